@@ -1,0 +1,431 @@
+//! Allocators: the [`Allocator`] trait, the pooling [`CpuAllocator`] and its statistics.
+
+use std::alloc::Layout;
+use std::collections::HashMap;
+use std::fmt;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The alignment every tensorcast allocation has: TensorFlow's `Allocator::kAllocatorAlignment`
+/// (and `EIGEN_MAX_ALIGN_BYTES`), 64 bytes.
+pub const DEFAULT_ALIGNMENT: usize = 64;
+
+/// Why an allocation failed. Allocation failure is always an error value, never an abort.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AllocError {
+    /// The size cannot be represented as a valid layout (for example 2^60 bytes on a 64-bit host
+    /// is representable but the system refuses it; `usize::MAX` is not representable at all).
+    #[error("allocation of {size_bytes} bytes with alignment {alignment} is not a valid layout")]
+    InvalidLayout {
+        /// Requested size.
+        size_bytes: usize,
+        /// Requested alignment.
+        alignment: usize,
+    },
+    /// The allocator (or the system behind it) had no memory to give.
+    #[error("allocator {allocator} could not allocate {size_bytes} bytes")]
+    OutOfMemory {
+        /// Name of the allocator that failed.
+        allocator: String,
+        /// Requested size.
+        size_bytes: usize,
+    },
+}
+
+/// Hints passed with an allocation, as TensorFlow's `AllocationAttributes`.
+///
+/// The CPU allocators here use only `retry_on_failure` (a failed system allocation is retried
+/// once after the block cache is released); the others are recorded for allocators that care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationAttributes {
+    /// Retry a failed allocation after releasing cached memory (TensorFlow's default: true).
+    pub retry_on_failure: bool,
+    /// The caller will log this allocation itself (TensorFlow's `allocation_will_be_logged`).
+    pub allocation_will_be_logged: bool,
+    /// The caller promises the memory is short-lived (a scratch allocation).
+    pub scratch: bool,
+}
+
+impl Default for AllocationAttributes {
+    fn default() -> Self {
+        Self { retry_on_failure: true, allocation_will_be_logged: false, scratch: false }
+    }
+}
+
+/// A snapshot of an allocator's counters, as TensorFlow's `AllocatorStats`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AllocatorStats {
+    /// Number of allocations made so far.
+    pub num_allocs: u64,
+    /// Bytes handed out and not yet returned (requested sizes).
+    pub bytes_in_use: u64,
+    /// The highest `bytes_in_use` seen.
+    pub peak_bytes_in_use: u64,
+    /// The largest single allocation requested.
+    pub largest_alloc_size: u64,
+    /// Bytes of freed blocks kept for reuse (pooling allocators only).
+    pub bytes_cached: u64,
+    /// How many allocations were served from the cache of freed blocks.
+    pub cache_hits: u64,
+}
+
+/// A source of aligned memory, as TensorFlow's `tensorflow::Allocator`.
+///
+/// # Safety
+/// Implementations promise that a successful [`Allocator::allocate`] returns a pointer to
+/// `size_bytes` bytes of memory, valid for reads and writes and used by nobody else until it is
+/// passed back to [`Allocator::deallocate`]. [`crate::Buffer`] relies on this to hand out slices
+/// over the memory from safe code. The `alignment` is a request that well-behaved allocators
+/// meet; nothing relies on it for soundness (typed views check the real address), which is how
+/// [`crate::testing::OffsetAllocator`] can hand out odd addresses in tests.
+pub unsafe trait Allocator: Send + Sync + fmt::Debug {
+    /// The allocator's name (TensorFlow's `Name()`), reported in descriptions.
+    fn name(&self) -> &str;
+
+    /// Allocates `size_bytes > 0` bytes aligned to `alignment` (a power of two). The contents
+    /// are unspecified (they may be stale bytes of an earlier block): [`crate::Buffer`] never
+    /// exposes them before they are written.
+    fn allocate(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<NonNull<u8>, AllocError>;
+
+    /// Returns memory obtained from [`Allocator::allocate`].
+    ///
+    /// # Safety
+    /// `ptr` must have come from `allocate` on this same allocator with this `size_bytes` and
+    /// `alignment`, and must not be used after this call.
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize);
+
+    /// True if this allocator records the size of each allocation (TensorFlow's
+    /// `TracksAllocationSizes`); then `AllocatedBytes` reports it.
+    fn tracks_allocation_sizes(&self) -> bool {
+        false
+    }
+
+    /// The size requested for the live allocation at `ptr`, if tracked.
+    fn requested_size(&self, _ptr: NonNull<u8>) -> Option<usize> {
+        None
+    }
+
+    /// The size actually reserved for the live allocation at `ptr`, if tracked.
+    fn allocated_size(&self, _ptr: NonNull<u8>) -> Option<usize> {
+        None
+    }
+
+    /// A unique, positive id of the live allocation at `ptr`, if tracked.
+    fn allocation_id(&self, _ptr: NonNull<u8>) -> Option<i64> {
+        None
+    }
+
+    /// Counters, if this allocator keeps them.
+    fn stats(&self) -> Option<AllocatorStats> {
+        None
+    }
+
+    /// Returns cached free blocks to the system; gives the number of bytes released.
+    fn release_cached_memory(&self) -> usize {
+        0
+    }
+}
+
+/// Checks a request and builds its layout.
+pub(crate) fn layout_for(size_bytes: usize, alignment: usize) -> Result<Layout, AllocError> {
+    // isize::MAX is the hard limit of any Rust allocation; refuse before asking the system.
+    Layout::from_size_align(size_bytes, alignment)
+        .map_err(|_| AllocError::InvalidLayout { size_bytes, alignment })
+}
+
+/// Blocks below this size go straight to the system allocator (which pools small blocks well
+/// already); larger ones are kept in the free-block cache after they are freed.
+const POOL_MIN_BYTES: usize = 64 * 1024;
+
+/// Rounds a pooled request up to its size class: at most 1/8 larger than asked, so reuse across
+/// nearby sizes is possible while the waste stays bounded.
+fn size_class(size_bytes: usize) -> usize {
+    if size_bytes < POOL_MIN_BYTES {
+        return size_bytes;
+    }
+    let top = usize::BITS - 1 - size_bytes.leading_zeros();
+    let granule = 1usize << top.saturating_sub(3);
+    size_bytes.div_ceil(granule).saturating_mul(granule)
+}
+
+#[derive(Default)]
+struct Pool {
+    /// Free blocks by (size class, alignment).
+    free: HashMap<(usize, usize), Vec<usize>>,
+    cached_bytes: usize,
+}
+
+/// The default CPU allocator: 64-byte aligned system memory, with a bounded cache of freed large
+/// blocks so that repeated large allocations do not pay the page faults again.
+///
+/// TensorFlow's CPU allocators (the BFC allocator, the pool allocator) keep freed memory for the
+/// same reason: on this kind of machine a fresh 256 MiB allocation costs about 70 ms of page
+/// faults, more than writing it. Blocks of 64 KiB and above are rounded up to a size class (at
+/// most 12.5% larger), and on free are kept while the cache holds no more than its limit
+/// (default: 1 GiB, or `TENSORCAST_ALLOCATOR_CACHE_BYTES`); [`Allocator::release_cached_memory`]
+/// empties it.
+pub struct CpuAllocator {
+    name: String,
+    cache_limit_bytes: usize,
+    pool: Mutex<Pool>,
+    num_allocs: AtomicU64,
+    cache_hits: AtomicU64,
+    bytes_in_use: AtomicUsize,
+    peak_bytes_in_use: AtomicUsize,
+    largest_alloc: AtomicUsize,
+}
+
+impl fmt::Debug for CpuAllocator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CpuAllocator")
+            .field("name", &self.name)
+            .field("cache_limit_bytes", &self.cache_limit_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for CpuAllocator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CpuAllocator {
+    /// The default cache limit: 1 GiB.
+    pub const DEFAULT_CACHE_LIMIT_BYTES: usize = 1 << 30;
+
+    /// A new allocator named `"cpu"` with the default cache limit (or the one set in the
+    /// environment variable `TENSORCAST_ALLOCATOR_CACHE_BYTES`).
+    pub fn new() -> Self {
+        let limit = std::env::var("TENSORCAST_ALLOCATOR_CACHE_BYTES")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(Self::DEFAULT_CACHE_LIMIT_BYTES);
+        Self::with_cache_limit(limit)
+    }
+
+    /// A new allocator that keeps at most `cache_limit_bytes` of freed blocks (0 disables reuse).
+    pub fn with_cache_limit(cache_limit_bytes: usize) -> Self {
+        Self {
+            name: "cpu".to_string(),
+            cache_limit_bytes,
+            pool: Mutex::new(Pool::default()),
+            num_allocs: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+            bytes_in_use: AtomicUsize::new(0),
+            peak_bytes_in_use: AtomicUsize::new(0),
+            largest_alloc: AtomicUsize::new(0),
+        }
+    }
+
+    /// The most freed memory this allocator keeps for reuse.
+    pub fn cache_limit_bytes(&self) -> usize {
+        self.cache_limit_bytes
+    }
+
+    fn pool(&self) -> std::sync::MutexGuard<'_, Pool> {
+        // A panic while holding the lock cannot leave the pool inconsistent (every update is a
+        // single push or pop plus a counter), so a poisoned lock is still usable.
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn system_alloc(&self, layout: Layout, attrs: &AllocationAttributes) -> Option<NonNull<u8>> {
+        // SAFETY: `layout` has a non-zero size (callers never ask for 0 bytes: `allocate`
+        // refuses it before we get here) and was built by `Layout::from_size_align`.
+        let p = NonNull::new(unsafe { std::alloc::alloc(layout) });
+        if p.is_none() && attrs.retry_on_failure && self.release_cached_memory() > 0 {
+            // SAFETY: as above.
+            return NonNull::new(unsafe { std::alloc::alloc(layout) });
+        }
+        p
+    }
+
+    fn record_alloc(&self, size_bytes: usize) {
+        self.num_allocs.fetch_add(1, Ordering::Relaxed);
+        let now = self.bytes_in_use.fetch_add(size_bytes, Ordering::Relaxed) + size_bytes;
+        self.peak_bytes_in_use.fetch_max(now, Ordering::Relaxed);
+        self.largest_alloc.fetch_max(size_bytes, Ordering::Relaxed);
+    }
+}
+
+// SAFETY: every pointer handed out comes from `std::alloc::alloc` with a layout of at least the
+// requested size and alignment (the size class is >= the size), either fresh or taken out of the
+// free-block cache, from which it is removed before being returned, so no two callers share it.
+unsafe impl Allocator for CpuAllocator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn allocate(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<NonNull<u8>, AllocError> {
+        if size_bytes == 0 {
+            return Err(AllocError::InvalidLayout { size_bytes, alignment });
+        }
+        let class = size_class(size_bytes);
+        let layout = layout_for(class, alignment)?;
+        if class >= POOL_MIN_BYTES && self.cache_limit_bytes > 0 {
+            let mut pool = self.pool();
+            if let Some(addr) = pool.free.get_mut(&(class, alignment)).and_then(Vec::pop) {
+                pool.cached_bytes -= class;
+                drop(pool);
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                self.record_alloc(size_bytes);
+                // The cache only holds non-null addresses of blocks it was given.
+                return NonNull::new(addr as *mut u8).ok_or_else(|| AllocError::OutOfMemory {
+                    allocator: self.name.clone(),
+                    size_bytes,
+                });
+            }
+        }
+        let p = self.system_alloc(layout, attrs).ok_or_else(|| AllocError::OutOfMemory {
+            allocator: self.name.clone(),
+            size_bytes,
+        })?;
+        self.record_alloc(size_bytes);
+        Ok(p)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        self.bytes_in_use.fetch_sub(size_bytes, Ordering::Relaxed);
+        let class = size_class(size_bytes);
+        if class >= POOL_MIN_BYTES {
+            let mut pool = self.pool();
+            if pool.cached_bytes + class <= self.cache_limit_bytes {
+                pool.cached_bytes += class;
+                pool.free.entry((class, alignment)).or_default().push(ptr.as_ptr() as usize);
+                return;
+            }
+        }
+        // The caller guarantees (size, alignment) are those of the allocation, so this layout
+        // is the one `allocate` built and validated.
+        let Ok(layout) = layout_for(class, alignment) else { return };
+        // SAFETY: `ptr` was returned by `std::alloc::alloc` with exactly `layout` (same size
+        // class and alignment), per this function's contract, and is not used after this.
+        unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
+    }
+
+    fn stats(&self) -> Option<AllocatorStats> {
+        let cached = self.pool().cached_bytes;
+        Some(AllocatorStats {
+            num_allocs: self.num_allocs.load(Ordering::Relaxed),
+            bytes_in_use: self.bytes_in_use.load(Ordering::Relaxed) as u64,
+            peak_bytes_in_use: self.peak_bytes_in_use.load(Ordering::Relaxed) as u64,
+            largest_alloc_size: self.largest_alloc.load(Ordering::Relaxed) as u64,
+            bytes_cached: cached as u64,
+            cache_hits: self.cache_hits.load(Ordering::Relaxed),
+        })
+    }
+
+    fn release_cached_memory(&self) -> usize {
+        let free = {
+            let mut pool = self.pool();
+            pool.cached_bytes = 0;
+            std::mem::take(&mut pool.free)
+        };
+        let mut released = 0;
+        for ((class, alignment), addrs) in free {
+            let Ok(layout) = layout_for(class, alignment) else { continue };
+            for addr in addrs {
+                // SAFETY: every cached address was returned by `std::alloc::alloc` with this
+                // size class and alignment and was removed from the cache above, so it is freed
+                // exactly once.
+                unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+                released += class;
+            }
+        }
+        released
+    }
+}
+
+impl Drop for CpuAllocator {
+    fn drop(&mut self) {
+        self.release_cached_memory();
+    }
+}
+
+/// The process-wide default CPU allocator (created on first use).
+pub fn cpu_allocator() -> Arc<dyn Allocator> {
+    static DEFAULT: OnceLock<Arc<CpuAllocator>> = OnceLock::new();
+    DEFAULT.get_or_init(|| Arc::new(CpuAllocator::new())).clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_class_is_never_smaller_and_at_most_an_eighth_larger() {
+        for s in [1usize, 100, 65535, 65536, 65537, 100_000, 1 << 20, (1 << 20) + 1, 268_435_456] {
+            let c = size_class(s);
+            assert!(c >= s);
+            assert!(c - s <= s / 8 + 1, "{s} -> {c}");
+        }
+    }
+
+    #[test]
+    fn pooled_block_is_reused_and_release_empties_cache() {
+        let a = CpuAllocator::with_cache_limit(1 << 24);
+        let attrs = AllocationAttributes::default();
+        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(p, 1 << 20, 64) };
+        assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
+        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
+        assert_eq!(p, q);
+        assert_eq!(a.stats().unwrap().cache_hits, 1);
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(q, 1 << 20, 64) };
+        assert_eq!(a.release_cached_memory(), 1 << 20);
+        assert_eq!(a.stats().unwrap().bytes_cached, 0);
+    }
+
+    #[test]
+    fn cache_limit_bounds_memory_kept() {
+        let a = CpuAllocator::with_cache_limit(1 << 20);
+        let attrs = AllocationAttributes::default();
+        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
+        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
+        // SAFETY: both allocated just above with these sizes and alignments.
+        unsafe {
+            a.deallocate(p, 1 << 20, 64);
+            a.deallocate(q, 1 << 20, 64);
+        }
+        assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
+    }
+
+    #[test]
+    fn absurd_sizes_are_errors_not_aborts() {
+        let a = CpuAllocator::with_cache_limit(0);
+        let attrs = AllocationAttributes { retry_on_failure: false, ..Default::default() };
+        assert!(a.allocate(1 << 60, 64, &attrs).is_err());
+        assert!(a.allocate(usize::MAX, 64, &attrs).is_err());
+        assert!(a.allocate(0, 64, &attrs).is_err());
+    }
+
+    #[test]
+    fn stats_track_use_and_peak() {
+        let a = CpuAllocator::with_cache_limit(0);
+        let attrs = AllocationAttributes::default();
+        let p = a.allocate(1000, 64, &attrs).unwrap();
+        let q = a.allocate(3000, 64, &attrs).unwrap();
+        let s = a.stats().unwrap();
+        assert_eq!((s.num_allocs, s.bytes_in_use, s.largest_alloc_size), (2, 4000, 3000));
+        // SAFETY: both allocated just above with these sizes and alignments.
+        unsafe {
+            a.deallocate(p, 1000, 64);
+            a.deallocate(q, 3000, 64);
+        }
+        let s = a.stats().unwrap();
+        assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (0, 4000));
+    }
+}

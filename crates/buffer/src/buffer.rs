@@ -1,0 +1,530 @@
+//! [`Buffer`]: a reference-counted byte range over one root allocation.
+
+use std::any::Any;
+use std::fmt;
+use std::ops::Range;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use crate::alloc::{cpu_allocator, AllocError, AllocationAttributes, Allocator, DEFAULT_ALIGNMENT};
+use crate::writer::Writer;
+
+/// A zero-sized type whose alignment makes `NonNull::dangling()` 64-byte aligned.
+#[repr(align(64))]
+struct Align64;
+
+fn dangling_aligned() -> NonNull<u8> {
+    NonNull::<Align64>::dangling().cast()
+}
+
+/// Who owns a root allocation's memory, and so how it is released.
+enum Owner {
+    /// Memory from an [`Allocator`]; returned to it on drop.
+    Allocated { allocator: Arc<dyn Allocator>, alignment: usize },
+    /// Memory owned by a foreign object (a `Vec`, `bytes::Bytes`, a memory map...), which is
+    /// dropped (and so frees it) when the root goes.
+    Foreign {
+        #[allow(dead_code, reason = "never read: held only so that dropping it frees the memory")]
+        owner: Box<dyn Any + Send + Sync>,
+        kind: &'static str,
+    },
+    /// No memory (a zero-length root).
+    Empty,
+}
+
+/// One allocation. Every [`Buffer`] points into exactly one root.
+///
+/// Invariants: `ptr` is valid for reads of `len` bytes for as long as the root lives (and for
+/// writes when `writable`); nothing outside this root reads or writes them except through a
+/// `Buffer` that holds this root.
+struct Root {
+    ptr: NonNull<u8>,
+    len: usize,
+    writable: bool,
+    owner: Owner,
+}
+
+// SAFETY: the root's memory is plain bytes with no thread affinity; the owner object is itself
+// `Send + Sync` (or an allocator, which the trait requires to be `Send + Sync`). Shared access
+// only ever reads; writes need `&mut Buffer` on the only handle of the root (see
+// `Buffer::as_mut_slice`), so there are no data races.
+unsafe impl Send for Root {}
+// SAFETY: see `Send` above.
+unsafe impl Sync for Root {}
+
+impl Drop for Root {
+    fn drop(&mut self) {
+        if let Owner::Allocated { allocator, alignment } = &self.owner {
+            // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when
+            // this root was built (roots of length 0 are `Owner::Empty`), and the root is the
+            // only owner of the memory, so it is returned exactly once, here.
+            unsafe { allocator.deallocate(self.ptr, self.len, *alignment) };
+        }
+    }
+}
+
+/// A reference-counted, immutable-by-default range of bytes over one root allocation.
+///
+/// - [`Clone`] and [`Buffer::slice`] are O(1): they share the root.
+/// - Memory from an [`Allocator`] is 64-byte aligned; adopted memory ([`Buffer::from_vec`],
+///   [`Buffer::from_bytes`], [`Buffer::from_owner`], [`Buffer::map_file`]) keeps the address it
+///   has, and [`Buffer::address_alignment`] tells what that is.
+/// - Mutation needs `&mut self` and a root that no other `Buffer` shares
+///   ([`Buffer::as_mut_slice`]), or copies first ([`Buffer::make_mut`]).
+///
+/// ```
+/// use tensorcast_buffer::Buffer;
+/// let b = Buffer::copy_from_slice(&[1u8, 2, 3, 4]).unwrap();
+/// let tail = b.slice(2..4).unwrap();
+/// assert_eq!(tail.as_slice(), &[3, 4]);
+/// assert!(tail.shares_root_with(&b));
+/// assert_eq!(b.as_ptr() as usize % 64, 0);
+/// ```
+#[derive(Clone)]
+pub struct Buffer {
+    root: Arc<Root>,
+    offset: usize,
+    len: usize,
+}
+
+impl fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Buffer")
+            .field("len", &self.len)
+            .field("offset", &self.offset)
+            .field("root_len", &self.root.len)
+            .field("owner", &self.owner_name())
+            .field("address_alignment", &self.address_alignment())
+            .finish()
+    }
+}
+
+impl Default for Buffer {
+    fn default() -> Self {
+        Self::empty()
+    }
+}
+
+impl Buffer {
+    fn from_root(root: Root) -> Self {
+        let len = root.len;
+        Self { root: Arc::new(root), offset: 0, len }
+    }
+
+    /// A buffer of no bytes (its address is 64-byte aligned; nothing is allocated).
+    pub fn empty() -> Self {
+        Self::from_root(Root { ptr: dangling_aligned(), len: 0, writable: true, owner: Owner::Empty })
+    }
+
+    /// Allocates `len` bytes from `allocator` without exposing their old contents: `init`
+    /// receives a [`Writer`] over the whole range and whatever it leaves unwritten is zeroed.
+    ///
+    /// This is how kernels produce outputs without paying for a zero fill first.
+    pub fn new_with(
+        allocator: &Arc<dyn Allocator>,
+        len: usize,
+        attrs: &AllocationAttributes,
+        init: impl FnOnce(&mut Writer<'_>),
+    ) -> Result<Self, AllocError> {
+        if len == 0 {
+            let mut w = Writer::new(&mut []);
+            init(&mut w);
+            return Ok(Self::empty());
+        }
+        let ptr = allocator.allocate(len, DEFAULT_ALIGNMENT, attrs)?;
+        // Build the root first so the memory is returned to the allocator even if `init` panics.
+        let root = Root {
+            ptr,
+            len,
+            writable: true,
+            owner: Owner::Allocated { allocator: allocator.clone(), alignment: DEFAULT_ALIGNMENT },
+        };
+        {
+            // SAFETY: `ptr` is valid for writes of `len` bytes and owned by `root` alone
+            // (Allocator contract); viewing possibly-uninitialised bytes as `MaybeUninit<u8>` is
+            // always allowed. The slice borrows `root` mutably, so nothing else touches it.
+            let raw = unsafe {
+                std::slice::from_raw_parts_mut(
+                    root.ptr.as_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+                    root.len,
+                )
+            };
+            let mut w = Writer::new(raw);
+            init(&mut w);
+            w.finish();
+        }
+        Ok(Self::from_root(root))
+    }
+
+    /// Allocates `len` zeroed bytes from `allocator`.
+    pub fn zeroed_in(
+        allocator: &Arc<dyn Allocator>,
+        len: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<Self, AllocError> {
+        Self::new_with(allocator, len, attrs, |w| w.put_zeros(w.remaining()))
+    }
+
+    /// Allocates `len` zeroed bytes from the default CPU allocator.
+    pub fn zeroed(len: usize) -> Result<Self, AllocError> {
+        Self::zeroed_in(&cpu_allocator(), len, &AllocationAttributes::default())
+    }
+
+    /// Copies `bytes` into a new 64-byte-aligned buffer from the default CPU allocator.
+    pub fn copy_from_slice(bytes: &[u8]) -> Result<Self, AllocError> {
+        Self::copy_from_slice_in(&cpu_allocator(), bytes)
+    }
+
+    /// Copies `bytes` into a new 64-byte-aligned buffer from `allocator`.
+    pub fn copy_from_slice_in(
+        allocator: &Arc<dyn Allocator>,
+        bytes: &[u8],
+    ) -> Result<Self, AllocError> {
+        Self::new_with(allocator, bytes.len(), &AllocationAttributes::default(), |w| {
+            w.put_slice(bytes)
+        })
+    }
+
+    /// Adopts a `Vec` without copying: the buffer covers its elements' bytes and frees the
+    /// vector when the last handle goes. The vector is writable through [`Buffer::as_mut_slice`]
+    /// (any byte pattern is a valid `T`, as `AnyBitPattern` promises).
+    pub fn from_vec<T: bytemuck::Pod + Send + Sync>(v: Vec<T>) -> Self {
+        let mut v = std::mem::ManuallyDrop::new(v);
+        let len = v.len() * std::mem::size_of::<T>();
+        if len == 0 {
+            drop(std::mem::ManuallyDrop::into_inner(v));
+            return Self::empty();
+        }
+        let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>()).unwrap_or_else(dangling_aligned);
+        let owner = VecOwner::<T> { ptr: v.as_mut_ptr(), len: v.len(), cap: v.capacity() };
+        Self::from_root(Root {
+            ptr,
+            len,
+            writable: true,
+            owner: Owner::Foreign { owner: Box::new(owner), kind: "vec" },
+        })
+    }
+
+    /// Adopts a `bytes::Bytes` without copying (read-only: writes copy first).
+    pub fn from_bytes(bytes: bytes::Bytes) -> Self {
+        if bytes.is_empty() {
+            return Self::empty();
+        }
+        let ptr = NonNull::new(bytes.as_ptr().cast_mut()).unwrap_or_else(dangling_aligned);
+        let len = bytes.len();
+        Self::from_root(Root {
+            ptr,
+            len,
+            writable: false,
+            owner: Owner::Foreign { owner: Box::new(bytes), kind: "bytes" },
+        })
+    }
+
+    /// Adopts any owner of bytes without copying (read-only), as `bytes::Bytes::from_owner`:
+    /// the owner is moved to the heap, asked for its bytes once, and dropped with the last handle.
+    pub fn from_owner<O: AsRef<[u8]> + Send + Sync + 'static>(owner: O) -> Self {
+        let owner = Box::new(owner);
+        let bytes: &[u8] = (*owner).as_ref();
+        let len = bytes.len();
+        if len == 0 {
+            return Self::empty();
+        }
+        let ptr = NonNull::new(bytes.as_ptr().cast_mut()).unwrap_or_else(dangling_aligned);
+        Self::from_root(Root {
+            ptr,
+            len,
+            writable: false,
+            owner: Owner::Foreign { owner, kind: "owner" },
+        })
+    }
+
+    /// Maps a whole file read-only into memory, without copying.
+    ///
+    /// The mapping is private: writes through other handles to the file may or may not be seen,
+    /// and if another process truncates the file while it is mapped, reading the lost pages
+    /// raises SIGBUS (the usual caveat of every memory map). Use [`Buffer::copy_from_slice`] on
+    /// the file's bytes where that risk is unacceptable.
+    pub fn map_file(file: &std::fs::File) -> std::io::Result<Self> {
+        let meta_len = file.metadata()?.len();
+        if meta_len == 0 {
+            return Ok(Self::empty());
+        }
+        // SAFETY: a read-only private mapping of a file we opened. memmap2's documented hazard
+        // is that the file is changed or truncated by others while mapped; that cannot make
+        // safe Rust observe anything but some bytes (or a SIGBUS, which is not memory
+        // corruption), and the method's docs tell callers so.
+        let map = unsafe { memmap2::Mmap::map(file)? };
+        let ptr = NonNull::new(map.as_ptr().cast_mut()).unwrap_or_else(dangling_aligned);
+        let len = map.len();
+        Ok(Self::from_root(Root {
+            ptr,
+            len,
+            writable: false,
+            owner: Owner::Foreign { owner: Box::new(map), kind: "mmap" },
+        }))
+    }
+
+    /// Number of bytes in this range.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True if the range has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: `offset + len <= root.len` (checked in `slice`), the root's memory is valid for
+        // reads for as long as `self` holds the `Arc`, and it was fully initialised when the root
+        // was built (`new_with` writes or zeroes every byte; adopted owners hand us initialised
+        // bytes). Writes happen only through `as_mut_slice`, which needs `&mut self` on the sole
+        // handle, so no write can overlap this shared borrow.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
+    }
+
+    /// The address of the first byte.
+    pub fn as_ptr(&self) -> *const u8 {
+        // `wrapping_add` keeps this free of unsafe; `offset <= root.len` so it stays in bounds.
+        self.root.ptr.as_ptr().cast_const().wrapping_add(self.offset)
+    }
+
+    /// The largest power of two (up to 4096) that divides the address of the first byte.
+    pub fn address_alignment(&self) -> usize {
+        let addr = self.as_ptr() as usize;
+        if addr == 0 {
+            return 4096;
+        }
+        (1usize << addr.trailing_zeros().min(12)).min(4096)
+    }
+
+    /// True if the address is a multiple of `alignment` (a power of two).
+    pub fn is_aligned_to(&self, alignment: usize) -> bool {
+        alignment == 0 || (self.as_ptr() as usize) % alignment == 0
+    }
+
+    /// A sub-range sharing this buffer's root, in O(1); `None` if the range is out of bounds.
+    pub fn slice(&self, range: Range<usize>) -> Option<Self> {
+        if range.start > range.end || range.end > self.len {
+            return None;
+        }
+        Some(Self { root: self.root.clone(), offset: self.offset + range.start, len: range.len() })
+    }
+
+    /// True if both buffers point into the same root allocation (TensorFlow's
+    /// `SharesBufferWith`). Two empty buffers never share.
+    pub fn shares_root_with(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.root, &other.root) && !matches!(self.root.owner, Owner::Empty)
+    }
+
+    /// How many `Buffer` handles (ranges included) share this root.
+    pub fn root_ref_count(&self) -> usize {
+        Arc::strong_count(&self.root)
+    }
+
+    /// True if this handle covers the whole root.
+    pub fn is_whole_root(&self) -> bool {
+        self.offset == 0 && self.len == self.root.len
+    }
+
+    /// Offset of this range inside its root allocation.
+    pub fn root_offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Byte length of the root allocation.
+    pub fn root_len(&self) -> usize {
+        self.root.len
+    }
+
+    /// True if this is the only handle on its root, and it covers the whole root (TensorFlow's
+    /// `RefCountIsOne`, which is false for sub-buffers).
+    pub fn ref_count_is_one(&self) -> bool {
+        self.root_ref_count() == 1 && self.is_whole_root()
+    }
+
+    /// True if this buffer's memory may be written through [`Buffer::as_mut_slice`] now: the
+    /// root is writable (not adopted read-only memory) and no other handle shares it.
+    pub fn is_mutable(&self) -> bool {
+        self.root.writable && Arc::strong_count(&self.root) == 1
+    }
+
+    /// The bytes, writable, if this is the only handle on a writable root; `None` otherwise
+    /// (use [`Buffer::make_mut`] to copy in that case).
+    pub fn as_mut_slice(&mut self) -> Option<&mut [u8]> {
+        let root = Arc::get_mut(&mut self.root)?;
+        if !root.writable {
+            return None;
+        }
+        let base = root.ptr.as_ptr();
+        // SAFETY: `Arc::get_mut` proved this is the only handle on the root, and we hold it
+        // mutably for the slice's lifetime, so no other reference to these bytes exists. The
+        // root is writable (allocator memory or an adopted `Vec` of `Pod`), initialised, and
+        // `offset + len <= root.len`.
+        Some(unsafe { std::slice::from_raw_parts_mut(base.add(self.offset), self.len) })
+    }
+
+    /// The bytes, writable: if the root is shared or read-only, first copies this range into a
+    /// new buffer from the default allocator (copy-on-write).
+    pub fn make_mut(&mut self) -> Result<&mut [u8], AllocError> {
+        if !self.is_mutable() {
+            *self = Self::copy_from_slice(self.as_slice())?;
+        }
+        // A fresh copy is always unique and writable.
+        Ok(self.as_mut_slice().unwrap_or(&mut []))
+    }
+
+    /// Who owns the memory: the allocator's name, or `"vec"`, `"bytes"`, `"owner"`, `"mmap"`
+    /// for adopted memory, `"empty"` for none.
+    pub fn owner_name(&self) -> &str {
+        match &self.root.owner {
+            Owner::Allocated { allocator, .. } => allocator.name(),
+            Owner::Foreign { kind, .. } => kind,
+            Owner::Empty => "empty",
+        }
+    }
+
+    /// The allocator the memory came from, if it came from one.
+    pub fn allocator(&self) -> Option<&Arc<dyn Allocator>> {
+        match &self.root.owner {
+            Owner::Allocated { allocator, .. } => Some(allocator),
+            _ => None,
+        }
+    }
+
+    /// The allocator's recorded size for the root allocation, if it tracks sizes.
+    pub fn allocated_bytes(&self) -> Option<usize> {
+        let a = self.allocator()?;
+        if !a.tracks_allocation_sizes() {
+            return None;
+        }
+        a.allocated_size(self.root.ptr)
+    }
+
+    /// The allocator's id for the root allocation, if it tracks them.
+    pub fn allocation_id(&self) -> Option<i64> {
+        self.allocator()?.allocation_id(self.root.ptr)
+    }
+}
+
+/// Keeps an adopted `Vec<T>`'s allocation alive; frees it on drop.
+struct VecOwner<T> {
+    ptr: *mut T,
+    len: usize,
+    cap: usize,
+}
+
+// SAFETY: the owner only frees the allocation on drop; `T: Send + Sync` is required by
+// `Buffer::from_vec`, so moving or sharing the owner across threads is as safe as for `Vec<T>`.
+unsafe impl<T: Send> Send for VecOwner<T> {}
+// SAFETY: see `Send`; the owner has no `&self` methods that touch the memory.
+unsafe impl<T: Sync> Sync for VecOwner<T> {}
+
+impl<T> Drop for VecOwner<T> {
+    fn drop(&mut self) {
+        // SAFETY: (ptr, len, cap) are exactly those of a `Vec<T>` that was put in `ManuallyDrop`
+        // in `Buffer::from_vec`, never dropped, and reconstituted only here, once.
+        drop(unsafe { Vec::from_raw_parts(self.ptr, self.len, self.cap) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_is_send_sync_and_small() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<Buffer>();
+        assert_eq!(std::mem::size_of::<Buffer>(), 3 * std::mem::size_of::<usize>());
+    }
+
+    #[test]
+    fn allocated_buffers_are_64_byte_aligned() {
+        for n in [1usize, 3, 64, 1000, 100_000] {
+            let b = Buffer::zeroed(n).unwrap();
+            assert_eq!(b.as_ptr() as usize % 64, 0);
+            assert!(b.as_slice().iter().all(|&x| x == 0));
+        }
+        assert_eq!(Buffer::empty().as_ptr() as usize % 64, 0);
+    }
+
+    #[test]
+    fn slice_of_slice_shares_root() {
+        let b = Buffer::copy_from_slice(&(0..100u8).collect::<Vec<_>>()).unwrap();
+        let s = b.slice(10..50).unwrap().slice(5..10).unwrap();
+        assert_eq!(s.as_slice(), &[15, 16, 17, 18, 19]);
+        assert!(s.shares_root_with(&b));
+        assert!(b.slice(50..101).is_none());
+        assert!(!s.ref_count_is_one());
+    }
+
+    #[test]
+    fn mutation_requires_unique_handle() {
+        let mut b = Buffer::copy_from_slice(&[1, 2, 3]).unwrap();
+        assert!(b.ref_count_is_one());
+        b.as_mut_slice().unwrap()[0] = 9;
+        let c = b.clone();
+        assert!(b.as_mut_slice().is_none());
+        b.make_mut().unwrap()[1] = 7;
+        assert_eq!(b.as_slice(), &[9, 7, 3]);
+        assert_eq!(c.as_slice(), &[9, 2, 3]);
+        assert!(!b.shares_root_with(&c));
+    }
+
+    #[test]
+    fn adopted_vec_is_zero_copy_and_writable() {
+        let v: Vec<u32> = (0..10).collect();
+        let addr = v.as_ptr() as usize;
+        let mut b = Buffer::from_vec(v);
+        assert_eq!(b.as_ptr() as usize, addr);
+        assert_eq!(b.len(), 40);
+        b.as_mut_slice().unwrap()[0] = 0xff;
+        assert_eq!(b.as_slice()[..4], [0xff, 0, 0, 0]);
+        assert_eq!(b.owner_name(), "vec");
+    }
+
+    #[test]
+    fn adopted_bytes_is_read_only_and_copy_on_write() {
+        let bytes = bytes::Bytes::from(vec![1u8, 2, 3, 4, 5]);
+        let mut b = Buffer::from_bytes(bytes.slice(1..));
+        assert_eq!(b.as_ptr(), bytes.as_ptr().wrapping_add(1));
+        assert!(b.as_mut_slice().is_none());
+        b.make_mut().unwrap()[0] = 0;
+        assert_eq!(b.as_slice(), &[0, 3, 4, 5]);
+        assert_eq!(&bytes[..], &[1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn from_owner_keeps_owner_alive() {
+        let b = Buffer::from_owner(String::from("hello"));
+        let s = b.slice(1..3).unwrap();
+        drop(b);
+        assert_eq!(s.as_slice(), b"el");
+    }
+
+    #[test]
+    fn empty_buffers_never_share() {
+        let a = Buffer::empty();
+        let b = a.clone();
+        assert!(!a.shares_root_with(&b));
+        assert!(Buffer::from_vec(Vec::<u8>::new()).is_empty());
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "miri does not support mmap")]
+    fn map_file_reads_without_copying() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("tcbuf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.bin");
+        std::fs::File::create(&path).unwrap().write_all(b"mapped bytes").unwrap();
+        let f = std::fs::File::open(&path).unwrap();
+        let b = Buffer::map_file(&f).unwrap();
+        assert_eq!(b.as_slice(), b"mapped bytes");
+        assert_eq!(b.owner_name(), "mmap");
+        assert_eq!(b.address_alignment(), 4096);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
