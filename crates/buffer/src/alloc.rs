@@ -49,7 +49,11 @@ pub struct AllocationAttributes {
 
 impl Default for AllocationAttributes {
     fn default() -> Self {
-        Self { retry_on_failure: true, allocation_will_be_logged: false, scratch: false }
+        Self {
+            retry_on_failure: true,
+            allocation_will_be_logged: false,
+            scratch: false,
+        }
     }
 }
 
@@ -135,8 +139,10 @@ pub unsafe trait Allocator: Send + Sync + fmt::Debug {
 /// Checks a request and builds its layout.
 pub(crate) fn layout_for(size_bytes: usize, alignment: usize) -> Result<Layout, AllocError> {
     // isize::MAX is the hard limit of any Rust allocation; refuse before asking the system.
-    Layout::from_size_align(size_bytes, alignment)
-        .map_err(|_| AllocError::InvalidLayout { size_bytes, alignment })
+    Layout::from_size_align(size_bytes, alignment).map_err(|_| AllocError::InvalidLayout {
+        size_bytes,
+        alignment,
+    })
 }
 
 /// Blocks below this size go straight to the system allocator (which pools small blocks well
@@ -269,7 +275,10 @@ unsafe impl Allocator for CpuAllocator {
         attrs: &AllocationAttributes,
     ) -> Result<NonNull<u8>, AllocError> {
         if size_bytes == 0 {
-            return Err(AllocError::InvalidLayout { size_bytes, alignment });
+            return Err(AllocError::InvalidLayout {
+                size_bytes,
+                alignment,
+            });
         }
         let class = size_class(size_bytes);
         let layout = layout_for(class, alignment)?;
@@ -287,10 +296,12 @@ unsafe impl Allocator for CpuAllocator {
                 });
             }
         }
-        let p = self.system_alloc(layout, attrs).ok_or_else(|| AllocError::OutOfMemory {
-            allocator: self.name.clone(),
-            size_bytes,
-        })?;
+        let p = self
+            .system_alloc(layout, attrs)
+            .ok_or_else(|| AllocError::OutOfMemory {
+                allocator: self.name.clone(),
+                size_bytes,
+            })?;
         self.record_alloc(size_bytes);
         Ok(p)
     }
@@ -302,13 +313,18 @@ unsafe impl Allocator for CpuAllocator {
             let mut pool = self.pool();
             if pool.cached_bytes + class <= self.cache_limit_bytes {
                 pool.cached_bytes += class;
-                pool.free.entry((class, alignment)).or_default().push(ptr.as_ptr() as usize);
+                pool.free
+                    .entry((class, alignment))
+                    .or_default()
+                    .push(ptr.as_ptr() as usize);
                 return;
             }
         }
         // The caller guarantees (size, alignment) are those of the allocation, so this layout
         // is the one `allocate` built and validated.
-        let Ok(layout) = layout_for(class, alignment) else { return };
+        let Ok(layout) = layout_for(class, alignment) else {
+            return;
+        };
         // SAFETY: `ptr` was returned by `std::alloc::alloc` with exactly `layout` (same size
         // class and alignment), per this function's contract, and is not used after this.
         unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
@@ -334,7 +350,9 @@ unsafe impl Allocator for CpuAllocator {
         };
         let mut released = 0;
         for ((class, alignment), addrs) in free {
-            let Ok(layout) = layout_for(class, alignment) else { continue };
+            let Ok(layout) = layout_for(class, alignment) else {
+                continue;
+            };
             for addr in addrs {
                 // SAFETY: every cached address was returned by `std::alloc::alloc` with this
                 // size class and alignment and was removed from the cache above, so it is freed
@@ -356,7 +374,9 @@ impl Drop for CpuAllocator {
 /// The process-wide default CPU allocator (created on first use).
 pub fn cpu_allocator() -> Arc<dyn Allocator> {
     static DEFAULT: OnceLock<Arc<CpuAllocator>> = OnceLock::new();
-    DEFAULT.get_or_init(|| Arc::new(CpuAllocator::new())).clone()
+    DEFAULT
+        .get_or_init(|| Arc::new(CpuAllocator::new()))
+        .clone()
 }
 
 #[cfg(test)]
@@ -365,7 +385,17 @@ mod tests {
 
     #[test]
     fn size_class_is_never_smaller_and_at_most_an_eighth_larger() {
-        for s in [1usize, 100, 65535, 65536, 65537, 100_000, 1 << 20, (1 << 20) + 1, 268_435_456] {
+        for s in [
+            1usize,
+            100,
+            65535,
+            65536,
+            65537,
+            100_000,
+            1 << 20,
+            (1 << 20) + 1,
+            268_435_456,
+        ] {
             let c = size_class(s);
             assert!(c >= s);
             assert!(c - s <= s / 8 + 1, "{s} -> {c}");
@@ -406,7 +436,10 @@ mod tests {
     #[test]
     fn absurd_sizes_are_errors_not_aborts() {
         let a = CpuAllocator::with_cache_limit(0);
-        let attrs = AllocationAttributes { retry_on_failure: false, ..Default::default() };
+        let attrs = AllocationAttributes {
+            retry_on_failure: false,
+            ..Default::default()
+        };
         assert!(a.allocate(1 << 60, 64, &attrs).is_err());
         assert!(a.allocate(usize::MAX, 64, &attrs).is_err());
         assert!(a.allocate(0, 64, &attrs).is_err());
@@ -419,7 +452,10 @@ mod tests {
         let p = a.allocate(1000, 64, &attrs).unwrap();
         let q = a.allocate(3000, 64, &attrs).unwrap();
         let s = a.stats().unwrap();
-        assert_eq!((s.num_allocs, s.bytes_in_use, s.largest_alloc_size), (2, 4000, 3000));
+        assert_eq!(
+            (s.num_allocs, s.bytes_in_use, s.largest_alloc_size),
+            (2, 4000, 3000)
+        );
         // SAFETY: both allocated just above with these sizes and alignments.
         unsafe {
             a.deallocate(p, 1000, 64);

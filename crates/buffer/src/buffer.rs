@@ -20,11 +20,17 @@ fn dangling_aligned() -> NonNull<u8> {
 /// Who owns a root allocation's memory, and so how it is released.
 enum Owner {
     /// Memory from an [`Allocator`]; returned to it on drop.
-    Allocated { allocator: Arc<dyn Allocator>, alignment: usize },
+    Allocated {
+        allocator: Arc<dyn Allocator>,
+        alignment: usize,
+    },
     /// Memory owned by a foreign object (a `Vec`, `bytes::Bytes`, a memory map...), which is
     /// dropped (and so frees it) when the root goes.
     Foreign {
-        #[allow(dead_code, reason = "never read: held only so that dropping it frees the memory")]
+        #[allow(
+            dead_code,
+            reason = "never read: held only so that dropping it frees the memory"
+        )]
         owner: Box<dyn Any + Send + Sync>,
         kind: &'static str,
     },
@@ -54,7 +60,11 @@ unsafe impl Sync for Root {}
 
 impl Drop for Root {
     fn drop(&mut self) {
-        if let Owner::Allocated { allocator, alignment } = &self.owner {
+        if let Owner::Allocated {
+            allocator,
+            alignment,
+        } = &self.owner
+        {
             // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when
             // this root was built (roots of length 0 are `Owner::Empty`), and the root is the
             // only owner of the memory, so it is returned exactly once, here.
@@ -108,12 +118,21 @@ impl Default for Buffer {
 impl Buffer {
     fn from_root(root: Root) -> Self {
         let len = root.len;
-        Self { root: Arc::new(root), offset: 0, len }
+        Self {
+            root: Arc::new(root),
+            offset: 0,
+            len,
+        }
     }
 
     /// A buffer of no bytes (its address is 64-byte aligned; nothing is allocated).
     pub fn empty() -> Self {
-        Self::from_root(Root { ptr: dangling_aligned(), len: 0, writable: true, owner: Owner::Empty })
+        Self::from_root(Root {
+            ptr: dangling_aligned(),
+            len: 0,
+            writable: true,
+            owner: Owner::Empty,
+        })
     }
 
     /// Allocates `len` bytes from `allocator` without exposing their old contents: `init`
@@ -137,7 +156,10 @@ impl Buffer {
             ptr,
             len,
             writable: true,
-            owner: Owner::Allocated { allocator: allocator.clone(), alignment: DEFAULT_ALIGNMENT },
+            owner: Owner::Allocated {
+                allocator: allocator.clone(),
+                alignment: DEFAULT_ALIGNMENT,
+            },
         };
         {
             // SAFETY: `ptr` is valid for writes of `len` bytes and owned by `root` alone
@@ -180,9 +202,12 @@ impl Buffer {
         allocator: &Arc<dyn Allocator>,
         bytes: &[u8],
     ) -> Result<Self, AllocError> {
-        Self::new_with(allocator, bytes.len(), &AllocationAttributes::default(), |w| {
-            w.put_slice(bytes)
-        })
+        Self::new_with(
+            allocator,
+            bytes.len(),
+            &AllocationAttributes::default(),
+            |w| w.put_slice(bytes),
+        )
     }
 
     /// Adopts a `Vec` without copying: the buffer covers its elements' bytes and frees the
@@ -196,12 +221,19 @@ impl Buffer {
             return Self::empty();
         }
         let ptr = NonNull::new(v.as_mut_ptr().cast::<u8>()).unwrap_or_else(dangling_aligned);
-        let owner = VecOwner::<T> { ptr: v.as_mut_ptr(), len: v.len(), cap: v.capacity() };
+        let owner = VecOwner::<T> {
+            ptr: v.as_mut_ptr(),
+            len: v.len(),
+            cap: v.capacity(),
+        };
         Self::from_root(Root {
             ptr,
             len,
             writable: true,
-            owner: Owner::Foreign { owner: Box::new(owner), kind: "vec" },
+            owner: Owner::Foreign {
+                owner: Box::new(owner),
+                kind: "vec",
+            },
         })
     }
 
@@ -216,7 +248,10 @@ impl Buffer {
             ptr,
             len,
             writable: false,
-            owner: Owner::Foreign { owner: Box::new(bytes), kind: "bytes" },
+            owner: Owner::Foreign {
+                owner: Box::new(bytes),
+                kind: "bytes",
+            },
         })
     }
 
@@ -234,7 +269,10 @@ impl Buffer {
             ptr,
             len,
             writable: false,
-            owner: Owner::Foreign { owner, kind: "owner" },
+            owner: Owner::Foreign {
+                owner,
+                kind: "owner",
+            },
         })
     }
 
@@ -260,7 +298,10 @@ impl Buffer {
             ptr,
             len,
             writable: false,
-            owner: Owner::Foreign { owner: Box::new(map), kind: "mmap" },
+            owner: Owner::Foreign {
+                owner: Box::new(map),
+                kind: "mmap",
+            },
         }))
     }
 
@@ -287,7 +328,11 @@ impl Buffer {
     /// The address of the first byte.
     pub fn as_ptr(&self) -> *const u8 {
         // `wrapping_add` keeps this free of unsafe; `offset <= root.len` so it stays in bounds.
-        self.root.ptr.as_ptr().cast_const().wrapping_add(self.offset)
+        self.root
+            .ptr
+            .as_ptr()
+            .cast_const()
+            .wrapping_add(self.offset)
     }
 
     /// The largest power of two (up to 4096) that divides the address of the first byte.
@@ -309,7 +354,11 @@ impl Buffer {
         if range.start > range.end || range.end > self.len {
             return None;
         }
-        Some(Self { root: self.root.clone(), offset: self.offset + range.start, len: range.len() })
+        Some(Self {
+            root: self.root.clone(),
+            offset: self.offset + range.start,
+            len: range.len(),
+        })
     }
 
     /// True if both buffers point into the same root allocation (TensorFlow's
@@ -437,7 +486,10 @@ mod tests {
     fn buffer_is_send_sync_and_small() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<Buffer>();
-        assert_eq!(std::mem::size_of::<Buffer>(), 3 * std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Buffer>(),
+            3 * std::mem::size_of::<usize>()
+        );
     }
 
     #[test]
@@ -519,7 +571,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("tcbuf-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("m.bin");
-        std::fs::File::create(&path).unwrap().write_all(b"mapped bytes").unwrap();
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(b"mapped bytes")
+            .unwrap();
         let f = std::fs::File::open(&path).unwrap();
         let b = Buffer::map_file(&f).unwrap();
         assert_eq!(b.as_slice(), b"mapped bytes");

@@ -35,9 +35,9 @@
 
 mod alloc;
 mod buffer;
+pub mod testing;
 mod tracking;
 mod writer;
-pub mod testing;
 
 pub use alloc::{
     cpu_allocator, AllocError, AllocationAttributes, Allocator, AllocatorStats, CpuAllocator,

@@ -21,7 +21,9 @@ impl FailingAllocator {
 
     /// Lets `n` allocations succeed (from the system), then fails the rest.
     pub fn after(n: usize) -> Self {
-        Self { successes_left: AtomicUsize::new(n) }
+        Self {
+            successes_left: AtomicUsize::new(n),
+        }
     }
 }
 
@@ -38,7 +40,10 @@ unsafe impl Allocator for FailingAllocator {
         alignment: usize,
         _attrs: &AllocationAttributes,
     ) -> Result<NonNull<u8>, AllocError> {
-        let fail = || AllocError::OutOfMemory { allocator: "failing".into(), size_bytes };
+        let fail = || AllocError::OutOfMemory {
+            allocator: "failing".into(),
+            size_bytes,
+        };
         let ok = self
             .successes_left
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
@@ -52,7 +57,9 @@ unsafe impl Allocator for FailingAllocator {
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
-        let Ok(layout) = layout_for(size_bytes, alignment) else { return };
+        let Ok(layout) = layout_for(size_bytes, alignment) else {
+            return;
+        };
         // SAFETY: per the caller's contract `ptr` came from `allocate` above, which allocated it
         // with exactly this layout.
         unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
@@ -70,7 +77,9 @@ pub struct OffsetAllocator {
 impl OffsetAllocator {
     /// Addresses will be `offset` (taken modulo 64) bytes past a 64-byte boundary.
     pub fn new(offset: usize) -> Self {
-        Self { offset: offset % 64 }
+        Self {
+            offset: offset % 64,
+        }
     }
 }
 
@@ -87,7 +96,10 @@ unsafe impl Allocator for OffsetAllocator {
         _alignment: usize,
         _attrs: &AllocationAttributes,
     ) -> Result<NonNull<u8>, AllocError> {
-        let fail = || AllocError::OutOfMemory { allocator: "offset".into(), size_bytes };
+        let fail = || AllocError::OutOfMemory {
+            allocator: "offset".into(),
+            size_bytes,
+        };
         let total = size_bytes.checked_add(self.offset).ok_or_else(fail)?;
         if total == 0 {
             return Err(fail());
@@ -100,7 +112,9 @@ unsafe impl Allocator for OffsetAllocator {
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, _alignment: usize) {
-        let Ok(layout) = layout_for(size_bytes + self.offset, 64) else { return };
+        let Ok(layout) = layout_for(size_bytes + self.offset, 64) else {
+            return;
+        };
         // SAFETY: per the caller's contract `ptr` is `offset` bytes into a block allocated above
         // with exactly this layout.
         unsafe { std::alloc::dealloc(ptr.as_ptr().sub(self.offset), layout) };
@@ -118,7 +132,10 @@ mod tests {
         let a: Arc<dyn Allocator> = Arc::new(FailingAllocator::after(1));
         assert!(Buffer::zeroed_in(&a, 10, &Default::default()).is_ok());
         let e = Buffer::zeroed_in(&a, 10, &Default::default()).unwrap_err();
-        assert_eq!(e.to_string(), "allocator failing could not allocate 10 bytes");
+        assert_eq!(
+            e.to_string(),
+            "allocator failing could not allocate 10 bytes"
+        );
     }
 
     #[test]

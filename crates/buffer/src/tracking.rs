@@ -35,7 +35,12 @@ impl TrackingAllocator {
     /// Tracks allocations made through `inner`.
     pub fn new(inner: Arc<dyn Allocator>) -> Self {
         let name = format!("tracking({})", inner.name());
-        Self { inner, name, next_id: AtomicI64::new(1), state: Mutex::new(State::default()) }
+        Self {
+            inner,
+            name,
+            next_id: AtomicI64::new(1),
+            state: Mutex::new(State::default()),
+        }
     }
 
     /// Number of allocations currently live.
@@ -69,7 +74,14 @@ unsafe impl Allocator for TrackingAllocator {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let allocated = size_bytes.next_multiple_of(alignment.max(1));
         let mut st = self.state();
-        st.live.insert(p.as_ptr() as usize, Record { requested: size_bytes, allocated, id });
+        st.live.insert(
+            p.as_ptr() as usize,
+            Record {
+                requested: size_bytes,
+                allocated,
+                id,
+            },
+        );
         let s = &mut st.stats;
         s.num_allocs += 1;
         s.bytes_in_use += size_bytes as u64;

@@ -33,7 +33,11 @@ pub struct Writer<'a> {
 impl<'a> Writer<'a> {
     pub(crate) fn new(dst: &'a mut [MaybeUninit<u8>]) -> Self {
         let streaming = dst.len() >= STREAMING_MIN_TOTAL_BYTES && cfg!(not(miri));
-        Self { dst, filled: 0, streaming }
+        Self {
+            dst,
+            filled: 0,
+            streaming,
+        }
     }
 
     /// Total size of the output in bytes.
@@ -106,7 +110,10 @@ impl<'a> Writer<'a> {
 
     /// Appends `pattern` repeated `count` times (an element fill when `pattern` is one element).
     pub fn put_fill(&mut self, pattern: &[u8], count: usize) {
-        let total = pattern.len().checked_mul(count).expect("fill size overflows usize");
+        let total = pattern
+            .len()
+            .checked_mul(count)
+            .expect("fill size overflows usize");
         if total == 0 {
             return;
         }
@@ -136,8 +143,13 @@ impl<'a> Writer<'a> {
     /// Appends `times` further copies of the last `run_bytes` bytes written (copy-doubling:
     /// each pass copies everything repeated so far, so the number of copies is logarithmic).
     pub fn repeat_last(&mut self, run_bytes: usize, times: usize) {
-        assert!(run_bytes <= self.filled, "repeat_last: run longer than what was written");
-        let total = run_bytes.checked_mul(times).expect("repeat size overflows usize");
+        assert!(
+            run_bytes <= self.filled,
+            "repeat_last: run longer than what was written"
+        );
+        let total = run_bytes
+            .checked_mul(times)
+            .expect("repeat size overflows usize");
         if total == 0 {
             return;
         }
@@ -149,7 +161,11 @@ impl<'a> Writer<'a> {
         let cap = (4 * BLOCK_BYTES).max(run_bytes);
         while self.filled < end {
             let have = self.filled - start;
-            let src_len = if have >= cap { (cap / run_bytes).max(1) * run_bytes } else { have };
+            let src_len = if have >= cap {
+                (cap / run_bytes).max(1) * run_bytes
+            } else {
+                have
+            };
             let n = src_len.min(end - self.filled);
             let base = self.dst.as_mut_ptr().cast::<u8>();
             // SAFETY: source `[start, start + n)` lies inside the written prefix (n <= have and
@@ -171,9 +187,16 @@ impl<'a> Writer<'a> {
 
     /// Appends `f(x)` for every `x` in `src`, element by element (the compiler vectorises simple
     /// conversions). `T`'s bytes are written in native order.
-    pub fn put_map<S: Copy, T: bytemuck::NoUninit>(&mut self, src: &[S], mut f: impl FnMut(S) -> T) {
+    pub fn put_map<S: Copy, T: bytemuck::NoUninit>(
+        &mut self,
+        src: &[S],
+        mut f: impl FnMut(S) -> T,
+    ) {
         let size = std::mem::size_of::<T>();
-        let n = src.len().checked_mul(size).expect("map size overflows usize");
+        let n = src
+            .len()
+            .checked_mul(size)
+            .expect("map size overflows usize");
         let dst = self.reserve(n);
         if (dst as usize) % std::mem::align_of::<T>() == 0 {
             let out = dst.cast::<MaybeUninit<T>>();
@@ -227,11 +250,17 @@ impl<'a> Writer<'a> {
         let chunk_bytes = chunk_bytes.max(1);
         let streaming = self.streaming;
         let rest = &mut self.dst[self.filled..];
-        rest.par_chunks_mut(chunk_bytes).enumerate().for_each(|(i, piece)| {
-            let mut w = Writer { dst: piece, filled: 0, streaming };
-            f(i, &mut w);
-            w.finish();
-        });
+        rest.par_chunks_mut(chunk_bytes)
+            .enumerate()
+            .for_each(|(i, piece)| {
+                let mut w = Writer {
+                    dst: piece,
+                    filled: 0,
+                    streaming,
+                };
+                f(i, &mut w);
+                w.finish();
+            });
         self.filled = self.dst.len();
     }
 

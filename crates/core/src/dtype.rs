@@ -1,0 +1,375 @@
+//! [`DataType`]: TensorFlow's dtype enum, with one table as the single source of truth.
+
+use std::fmt;
+
+/// A TensorFlow data type: the `DataType` enum of `types.proto`, as its proto number.
+///
+/// It is a number rather than a Rust enum because TensorFlow's enum is open: the `_REF` values
+/// (base + 100) and numbers no build knows still travel through protos and print as
+/// `unknown dtype enum (N)`. Every known value has an associated constant
+/// ([`DataType::FLOAT`], [`DataType::BFLOAT16`], ...), usable in `match` patterns.
+///
+/// ```
+/// use tensorcast_core::DataType;
+/// assert_eq!(DataType::FLOAT.name(), "float");
+/// assert_eq!(DataType::from_name("float16"), Some(DataType::HALF));
+/// assert_eq!(DataType::FLOAT.to_ref().name(), "float_ref");
+/// assert_eq!(DataType::from_number(150).name(), "unknown dtype enum (50)_ref");
+/// assert_eq!(DataType::COMPLEX128.size(), 16);
+/// assert_eq!(DataType::STRING.size(), 0);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct DataType(i32);
+
+/// TensorFlow's `kDataTypeRefOffset`.
+pub const REF_OFFSET: i32 = 100;
+
+/// One row of the dtype table.
+#[derive(Debug, Clone, Copy)]
+pub struct DataTypeInfo {
+    /// The proto number.
+    pub number: i32,
+    /// `DataTypeString`.
+    pub name: &'static str,
+    /// The proto enum name (`DT_FLOAT`).
+    pub proto_name: &'static str,
+    /// `DataTypeSize` in bytes (0 for string, resource, variant, invalid).
+    pub size: usize,
+    /// `DataTypeCanUseMemcpy`.
+    pub memcpy: bool,
+    /// The Rust element type that holds one value.
+    pub rust_type: &'static str,
+}
+
+macro_rules! dtype_table {
+    ($( $konst:ident = $num:literal, $name:literal, $proto:literal, $size:expr, $memcpy:literal, $rust:literal; )*) => {
+        impl DataType {
+            $(
+                #[doc = concat!("`", $proto, "` (", stringify!($num), "): `", $name, "`, held as `", $rust, "`.")]
+                pub const $konst: DataType = DataType($num);
+            )*
+        }
+        /// The dtype table: every base value 0..=33 in proto-number order.
+        pub const DATA_TYPES: &[DataTypeInfo] = &[
+            $( DataTypeInfo { number: $num, name: $name, proto_name: $proto, size: $size, memcpy: $memcpy, rust_type: $rust }, )*
+        ];
+    };
+}
+
+dtype_table! {
+    INVALID = 0, "INVALID", "DT_INVALID", 0, false, "()";
+    FLOAT = 1, "float", "DT_FLOAT", 4, true, "f32";
+    DOUBLE = 2, "double", "DT_DOUBLE", 8, true, "f64";
+    INT32 = 3, "int32", "DT_INT32", 4, true, "i32";
+    UINT8 = 4, "uint8", "DT_UINT8", 1, true, "u8";
+    INT16 = 5, "int16", "DT_INT16", 2, true, "i16";
+    INT8 = 6, "int8", "DT_INT8", 1, true, "i8";
+    STRING = 7, "string", "DT_STRING", 0, false, "TString";
+    COMPLEX64 = 8, "complex64", "DT_COMPLEX64", 8, true, "Complex<f32>";
+    INT64 = 9, "int64", "DT_INT64", 8, true, "i64";
+    BOOL = 10, "bool", "DT_BOOL", 1, true, "bool";
+    QINT8 = 11, "qint8", "DT_QINT8", 1, true, "QInt8";
+    QUINT8 = 12, "quint8", "DT_QUINT8", 1, true, "QUInt8";
+    QINT32 = 13, "qint32", "DT_QINT32", 4, true, "QInt32";
+    BFLOAT16 = 14, "bfloat16", "DT_BFLOAT16", 2, true, "bf16";
+    QINT16 = 15, "qint16", "DT_QINT16", 2, true, "QInt16";
+    QUINT16 = 16, "quint16", "DT_QUINT16", 2, true, "QUInt16";
+    UINT16 = 17, "uint16", "DT_UINT16", 2, true, "u16";
+    COMPLEX128 = 18, "complex128", "DT_COMPLEX128", 16, true, "Complex<f64>";
+    HALF = 19, "half", "DT_HALF", 2, true, "f16";
+    RESOURCE = 20, "resource", "DT_RESOURCE", 0, false, "ResourceHandle";
+    VARIANT = 21, "variant", "DT_VARIANT", 0, false, "Variant";
+    UINT32 = 22, "uint32", "DT_UINT32", 4, true, "u32";
+    UINT64 = 23, "uint64", "DT_UINT64", 8, true, "u64";
+    FLOAT8_E5M2 = 24, "float8_e5m2", "DT_FLOAT8_E5M2", 1, true, "Float8E5M2";
+    FLOAT8_E4M3FN = 25, "float8_e4m3fn", "DT_FLOAT8_E4M3FN", 1, true, "Float8E4M3FN";
+    FLOAT8_E4M3FNUZ = 26, "float8_e4m3fnuz", "DT_FLOAT8_E4M3FNUZ", 1, true, "Float8E4M3FNUZ";
+    FLOAT8_E4M3B11FNUZ = 27, "float8_e4m3b11fnuz", "DT_FLOAT8_E4M3B11FNUZ", 1, true, "Float8E4M3B11FNUZ";
+    FLOAT8_E5M2FNUZ = 28, "float8_e5m2fnuz", "DT_FLOAT8_E5M2FNUZ", 1, true, "Float8E5M2FNUZ";
+    INT4 = 29, "int4", "DT_INT4", 1, true, "Int4";
+    UINT4 = 30, "uint4", "DT_UINT4", 1, true, "UInt4";
+    INT2 = 31, "int2", "DT_INT2", 1, true, "Int2";
+    UINT2 = 32, "uint2", "DT_UINT2", 1, true, "UInt2";
+    FLOAT4_E2M1FN = 33, "float4_e2m1fn", "DT_FLOAT4_E2M1FN", 1, true, "Float4E2M1FN";
+}
+
+/// The largest base (non-ref) value.
+const MAX_BASE: i32 = 33;
+
+impl DataType {
+    /// `DT_FLOAT_REF` (101).
+    pub const FLOAT_REF: DataType = DataType(101);
+
+    /// Every supported base dtype (1..=33), in proto-number order.
+    pub fn all() -> impl Iterator<Item = DataType> {
+        (1..=MAX_BASE).map(DataType)
+    }
+
+    /// The dtype with this proto number (any number: unknown ones are kept as they are).
+    pub const fn from_number(n: i32) -> DataType {
+        DataType(n)
+    }
+
+    /// The proto number.
+    pub const fn number(self) -> i32 {
+        self.0
+    }
+
+    /// The table row of a known base dtype (refs and unknown numbers have none).
+    pub fn info(self) -> Option<&'static DataTypeInfo> {
+        if (0..=MAX_BASE).contains(&self.0) {
+            Some(&DATA_TYPES[self.0 as usize])
+        } else {
+            None
+        }
+    }
+
+    /// True for `_REF` values (`IsRefType`: the number is greater than 100).
+    pub const fn is_ref(self) -> bool {
+        self.0 > REF_OFFSET
+    }
+
+    /// The base type of a ref (`RemoveRefType`); a non-ref is returned as is.
+    pub const fn base(self) -> DataType {
+        if self.is_ref() {
+            DataType(self.0 - REF_OFFSET)
+        } else {
+            self
+        }
+    }
+
+    /// The `_REF` variant (`MakeRefType`); a ref is returned as is.
+    pub const fn to_ref(self) -> DataType {
+        if self.is_ref() {
+            self
+        } else {
+            DataType(self.0 + REF_OFFSET)
+        }
+    }
+
+    /// True for a value of the enum (a base 0..=33 or its ref).
+    pub fn is_known(self) -> bool {
+        (0..=MAX_BASE).contains(&self.base().0) && !(self.is_ref() && self.base().0 == 0)
+    }
+
+    /// True for a base dtype that tensors can hold (1..=33: TensorFlow's "CASES" list).
+    pub fn is_supported(self) -> bool {
+        (1..=MAX_BASE).contains(&self.0)
+    }
+
+    /// `DataTypeString`: `float`, `float_ref`, `unknown dtype enum (N)`.
+    pub fn name(self) -> String {
+        if self.is_ref() {
+            return format!("{}_ref", self.base().name());
+        }
+        match self.info() {
+            Some(i) => i.name.to_string(),
+            None => format!("unknown dtype enum ({})", self.0),
+        }
+    }
+
+    /// The proto enum name: `DT_FLOAT`, `DT_FLOAT_REF`; `None` for numbers outside the enum.
+    pub fn proto_name(self) -> Option<String> {
+        if self.is_ref() {
+            let base = self.base();
+            if base.0 == 0 {
+                return None;
+            }
+            return base.info().map(|i| format!("{}_REF", i.proto_name));
+        }
+        self.info().map(|i| i.proto_name.to_string())
+    }
+
+    /// `DataTypeFromString`: the names above plus `float32`, `float64`, `float16`, and a `_ref`
+    /// suffix. `INVALID` is not accepted.
+    pub fn from_name(s: &str) -> Option<DataType> {
+        if let Some(base) = s.strip_suffix("_ref") {
+            let b = Self::from_name(base)?;
+            return if b.is_ref() { None } else { Some(b.to_ref()) };
+        }
+        let alias = match s {
+            "float32" => Some(DataType::FLOAT),
+            "float64" => Some(DataType::DOUBLE),
+            "float16" => Some(DataType::HALF),
+            _ => None,
+        };
+        alias.or_else(|| {
+            DATA_TYPES
+                .iter()
+                .skip(1)
+                .find(|i| i.name == s)
+                .map(|i| DataType(i.number))
+        })
+    }
+
+    /// Parses a dtype the way a command-line user writes it: TensorFlow names and aliases,
+    /// proto names (`DT_FLOAT`), numpy-style names (`f32`, `i8`, `u16`, `bf16`, `f16`, `f64`,
+    /// `c64`, `c128`, `int`...) and numbers.
+    pub fn parse_lenient(s: &str) -> Option<DataType> {
+        let t = s.trim();
+        if let Some(d) = Self::from_name(t) {
+            return Some(d);
+        }
+        let lower = t.to_ascii_lowercase();
+        if let Some(d) = Self::from_name(&lower) {
+            return Some(d);
+        }
+        if let Some(rest) = lower.strip_prefix("dt_") {
+            return Self::from_name(rest);
+        }
+        if let Ok(n) = t.parse::<i32>() {
+            let d = DataType(n);
+            return d.is_known().then_some(d);
+        }
+        Some(match lower.as_str() {
+            "f32" => DataType::FLOAT,
+            "f64" => DataType::DOUBLE,
+            "f16" => DataType::HALF,
+            "bf16" => DataType::BFLOAT16,
+            "i8" => DataType::INT8,
+            "i16" => DataType::INT16,
+            "i32" | "int" => DataType::INT32,
+            "i64" => DataType::INT64,
+            "u8" => DataType::UINT8,
+            "u16" => DataType::UINT16,
+            "u32" => DataType::UINT32,
+            "u64" => DataType::UINT64,
+            "c64" => DataType::COMPLEX64,
+            "c128" => DataType::COMPLEX128,
+            "f8e4m3" | "f8_e4m3fn" | "float8_e4m3" => DataType::FLOAT8_E4M3FN,
+            "f8e5m2" | "f8_e5m2" => DataType::FLOAT8_E5M2,
+            _ => return None,
+        })
+    }
+
+    /// `DataTypeSize`: bytes per element; 0 for string, resource, variant, invalid, every ref
+    /// and unknown numbers.
+    pub fn size(self) -> usize {
+        self.info().map_or(0, |i| i.size)
+    }
+
+    /// `DataTypeCanUseMemcpy`: false for string, resource, variant, invalid, refs, unknown.
+    pub fn can_use_memcpy(self) -> bool {
+        self.info().is_some_and(|i| i.memcpy)
+    }
+
+    /// Floating types: half, bfloat16, float, double, the float8 types and float4.
+    pub fn is_floating(self) -> bool {
+        matches!(self.0, 1 | 2 | 14 | 19 | 24..=28 | 33)
+    }
+
+    /// Integer types: int2/4/8/16/32/64 and their unsigned twins (not the quantized types).
+    pub fn is_integer(self) -> bool {
+        matches!(self.0, 3..=6 | 9 | 17 | 22 | 23 | 29..=32)
+    }
+
+    /// Signed integer types.
+    pub fn is_signed_integer(self) -> bool {
+        matches!(self.0, 3 | 5 | 6 | 9 | 29 | 31)
+    }
+
+    /// Unsigned integer types.
+    pub fn is_unsigned_integer(self) -> bool {
+        matches!(self.0, 4 | 17 | 22 | 23 | 30 | 32)
+    }
+
+    /// Quantized types: qint8, quint8, qint16, quint16, qint32.
+    pub fn is_quantized(self) -> bool {
+        matches!(self.0, 11..=13 | 15 | 16)
+    }
+
+    /// complex64 and complex128.
+    pub fn is_complex(self) -> bool {
+        matches!(self.0, 8 | 18)
+    }
+
+    /// Number of bits of one element's value (4 for int4, 2 for int2, `8 * size` otherwise;
+    /// 0 for non-numeric types). Ascend TIK's `reinterpret_cast_to` factor uses storage bits,
+    /// not these: see [`DataType::size`].
+    pub fn value_bits(self) -> usize {
+        match self.0 {
+            29 | 30 | 33 => 4,
+            31 | 32 => 2,
+            _ => 8 * self.size(),
+        }
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl fmt::Debug for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.proto_name() {
+            Some(p) => f.write_str(&p),
+            None => write!(f, "DataType({})", self.0),
+        }
+    }
+}
+
+impl std::str::FromStr for DataType {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse_lenient(s)
+            .ok_or_else(|| crate::Error::InvalidArgument(format!("unknown data type '{s}'")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_rows_are_in_number_order() {
+        for (i, row) in DATA_TYPES.iter().enumerate() {
+            assert_eq!(row.number as usize, i);
+        }
+        assert_eq!(DATA_TYPES.len(), 34);
+    }
+
+    #[test]
+    fn names_round_trip_through_from_name() {
+        for d in DataType::all() {
+            assert_eq!(DataType::from_name(&d.name()), Some(d));
+            assert_eq!(DataType::from_name(&d.to_ref().name()), Some(d.to_ref()));
+        }
+        assert_eq!(DataType::from_name("INVALID"), None);
+        assert_eq!(DataType::from_name("float_ref_ref"), None);
+        assert_eq!(DataType::from_name("float64"), Some(DataType::DOUBLE));
+        assert_eq!(DataType::from_name("float32"), Some(DataType::FLOAT));
+    }
+
+    #[test]
+    fn sizes_and_memcpy_follow_tensorflow() {
+        assert_eq!(DataType::FLOAT.to_ref().size(), 0);
+        assert_eq!(DataType::RESOURCE.size(), 0);
+        assert_eq!(DataType::INT4.size(), 1);
+        assert_eq!(DataType::FLOAT4_E2M1FN.size(), 1);
+        assert!(DataType::BOOL.can_use_memcpy());
+        assert!(!DataType::STRING.can_use_memcpy());
+        assert!(!DataType::FLOAT_REF.can_use_memcpy());
+        assert_eq!(DataType::from_number(99).size(), 0);
+    }
+
+    #[test]
+    fn unknown_and_ref_names() {
+        assert_eq!(DataType::from_number(50).name(), "unknown dtype enum (50)");
+        assert_eq!(DataType::from_number(133).name(), "float4_e2m1fn_ref");
+        assert_eq!(
+            DataType::FLOAT_REF.proto_name().as_deref(),
+            Some("DT_FLOAT_REF")
+        );
+        assert_eq!(format!("{:?}", DataType::HALF), "DT_HALF");
+    }
+
+    #[test]
+    fn lenient_parsing() {
+        assert_eq!("bf16".parse::<DataType>().unwrap(), DataType::BFLOAT16);
+        assert_eq!("DT_INT8".parse::<DataType>().unwrap(), DataType::INT8);
+        assert_eq!("3".parse::<DataType>().unwrap(), DataType::INT32);
+        assert!("nope".parse::<DataType>().is_err());
+    }
+}

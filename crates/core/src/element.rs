@@ -1,0 +1,311 @@
+//! The [`Element`] trait: which Rust type holds each dtype, and how tensors store them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use half::{bf16, f16};
+use num_complex::Complex;
+use tensorcast_buffer::Buffer;
+
+use crate::error::{Error, Result};
+use crate::types::*;
+use crate::DataType;
+
+/// A shared run of objects (strings, handles, variants): an `Arc`'d vector and a range, so that
+/// slicing a string tensor shares its elements as slicing a numeric one shares its bytes.
+#[derive(Clone)]
+pub struct Objects<T> {
+    root: Arc<Vec<T>>,
+    start: usize,
+    len: usize,
+}
+
+impl<T> Objects<T> {
+    pub(crate) fn new(v: Vec<T>) -> Self {
+        let len = v.len();
+        Self {
+            root: Arc::new(v),
+            start: 0,
+            len,
+        }
+    }
+
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.root[self.start..self.start + self.len]
+    }
+
+    pub(crate) fn as_mut_slice(&mut self) -> Option<&mut [T]> {
+        let (start, len) = (self.start, self.len);
+        Arc::get_mut(&mut self.root).map(|v| &mut v[start..start + len])
+    }
+
+    pub(crate) fn slice(&self, start: usize, len: usize) -> Self {
+        Self {
+            root: self.root.clone(),
+            start: self.start + start,
+            len,
+        }
+    }
+
+    pub(crate) fn shares_root_with(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.root, &other.root)
+    }
+
+    pub(crate) fn is_whole_unique(&self) -> bool {
+        Arc::strong_count(&self.root) == 1 && self.start == 0 && self.len == self.root.len()
+    }
+}
+
+/// Where a tensor's elements live. Hidden: it appears in [`Element`]'s hidden methods only.
+#[doc(hidden)]
+#[derive(Clone, Default)]
+pub enum Storage {
+    /// No buffer: an empty tensor, or one whose allocation failed (uninitialised).
+    #[default]
+    None,
+    /// The bytes of a memcpy-able dtype.
+    Bytes(Buffer),
+    /// `string` elements.
+    Strings(Objects<TString>),
+    /// `resource` elements.
+    Resources(Objects<ResourceHandle>),
+    /// `variant` elements.
+    Variants(Objects<Variant>),
+}
+
+impl fmt::Debug for Storage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Storage::None => f.write_str("None"),
+            Storage::Bytes(b) => write!(f, "{b:?}"),
+            Storage::Strings(o) => write!(f, "Strings({})", o.len),
+            Storage::Resources(o) => write!(f, "Resources({})", o.len),
+            Storage::Variants(o) => write!(f, "Variants({})", o.len),
+        }
+    }
+}
+
+pub(crate) fn shared_error() -> Error {
+    Error::FailedPrecondition(
+        "the tensor's buffer is shared with another tensor or read-only; call make_unique() \
+         (which copies) before writing"
+            .to_string(),
+    )
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A Rust type that holds one element of a TensorFlow dtype.
+///
+/// Implemented for every dtype 1..=33: `f32` (float), `f64`, `i8`..`i64`, `u8`..`u64`, `bool`,
+/// [`half::f16`] (half), [`half::bf16`] (bfloat16), `Complex<f32>` / `Complex<f64>`
+/// (complex64/128), the quantized, float8, float4 and sub-byte types of [`crate::types`],
+/// [`TString`], [`ResourceHandle`] and [`Variant`]. Sealed: the set is TensorFlow's.
+pub trait Element: sealed::Sealed + Clone + Default + fmt::Debug + Send + Sync + 'static {
+    /// The dtype this type holds.
+    const DTYPE: DataType;
+
+    /// True if the elements are plain bytes (every dtype but string, resource and variant).
+    const IS_POD: bool;
+
+    #[doc(hidden)]
+    fn slice(storage: &Storage) -> Result<&[Self]>;
+    #[doc(hidden)]
+    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]>;
+    #[doc(hidden)]
+    fn from_bytes(bytes: &[u8]) -> Result<&[Self]>;
+    #[doc(hidden)]
+    fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]>;
+    #[doc(hidden)]
+    fn into_storage(v: Vec<Self>) -> Storage;
+    #[doc(hidden)]
+    fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>>;
+    #[doc(hidden)]
+    fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()>;
+}
+
+fn cast_error<T>(e: bytemuck::PodCastError, addr: usize) -> Error {
+    match e {
+        bytemuck::PodCastError::TargetAlignmentGreaterAndInputNotAligned => Error::Misaligned {
+            type_name: std::any::type_name::<T>(),
+            address: addr,
+            required: std::mem::align_of::<T>(),
+        },
+        other => Error::InvalidArgument(format!(
+            "cannot view {} bytes as {}: {other:?}",
+            std::any::type_name::<T>(),
+            std::any::type_name::<T>()
+        )),
+    }
+}
+
+fn not_bytes<T: Element>() -> Error {
+    Error::InvalidArgument(format!(
+        "{} elements are objects, not bytes: they have no bit-level view",
+        T::DTYPE.name()
+    ))
+}
+
+macro_rules! pod_element {
+    ($($t:ty => $dt:ident;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DataType = DataType::$dt;
+            const IS_POD: bool = true;
+            fn slice(storage: &Storage) -> Result<&[Self]> {
+                match storage {
+                    Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
+                    _ => Ok(&[]),
+                }
+            }
+            fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
+                match storage {
+                    Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
+                    _ => Ok(&mut []),
+                }
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
+                bytemuck::try_cast_slice(bytes).map_err(|e| cast_error::<Self>(e, bytes.as_ptr() as usize))
+            }
+            fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]> {
+                let addr = bytes.as_ptr() as usize;
+                bytemuck::try_cast_slice_mut(bytes).map_err(|e| cast_error::<Self>(e, addr))
+            }
+            fn into_storage(v: Vec<Self>) -> Storage {
+                Storage::Bytes(Buffer::from_vec(v))
+            }
+            fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>> {
+                Ok(bytes.chunks_exact(std::mem::size_of::<Self>()).map(bytemuck::pod_read_unaligned).collect())
+            }
+            fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()> {
+                bytes.copy_from_slice(bytemuck::cast_slice(values));
+                Ok(())
+            }
+        }
+    )*};
+}
+
+pod_element! {
+    f32 => FLOAT;
+    f64 => DOUBLE;
+    i32 => INT32;
+    u8 => UINT8;
+    i16 => INT16;
+    i8 => INT8;
+    Complex<f32> => COMPLEX64;
+    i64 => INT64;
+    QInt8 => QINT8;
+    QUInt8 => QUINT8;
+    QInt32 => QINT32;
+    bf16 => BFLOAT16;
+    QInt16 => QINT16;
+    QUInt16 => QUINT16;
+    u16 => UINT16;
+    Complex<f64> => COMPLEX128;
+    f16 => HALF;
+    u32 => UINT32;
+    u64 => UINT64;
+    Float8E5M2 => FLOAT8_E5M2;
+    Float8E4M3FN => FLOAT8_E4M3FN;
+    Float8E4M3FNUZ => FLOAT8_E4M3FNUZ;
+    Float8E4M3B11FNUZ => FLOAT8_E4M3B11FNUZ;
+    Float8E5M2FNUZ => FLOAT8_E5M2FNUZ;
+    Int4 => INT4;
+    UInt4 => UINT4;
+    Int2 => INT2;
+    UInt2 => UINT2;
+    Float4E2M1FN => FLOAT4_E2M1FN;
+}
+
+fn bad_bool() -> Error {
+    Error::InvalidArgument(
+        "a bool tensor holds a byte other than 0 or 1 (it was bitcast from other bytes); view it \
+         as uint8 instead"
+            .to_string(),
+    )
+}
+
+impl sealed::Sealed for bool {}
+/// `bool` is one byte, 0 or 1. A bool tensor made by bit-level reinterpretation can hold other
+/// bytes (TensorFlow allows `BitcastFrom` into bool); typed views check every byte and refuse
+/// such a tensor rather than create an invalid `bool`.
+impl Element for bool {
+    const DTYPE: DataType = DataType::BOOL;
+    const IS_POD: bool = true;
+    fn slice(storage: &Storage) -> Result<&[Self]> {
+        match storage {
+            Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
+            _ => Ok(&[]),
+        }
+    }
+    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
+        match storage {
+            Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
+            _ => Ok(&mut []),
+        }
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
+        bytemuck::checked::try_cast_slice(bytes).map_err(|_| bad_bool())
+    }
+    fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]> {
+        bytemuck::checked::try_cast_slice_mut(bytes).map_err(|_| bad_bool())
+    }
+    fn into_storage(v: Vec<Self>) -> Storage {
+        let bytes: Vec<u8> = v.into_iter().map(u8::from).collect();
+        Storage::Bytes(Buffer::from_vec(bytes))
+    }
+    fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>> {
+        Ok(Self::from_bytes(bytes)?.to_vec())
+    }
+    fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()> {
+        for (b, v) in bytes.iter_mut().zip(values) {
+            *b = u8::from(*v);
+        }
+        Ok(())
+    }
+}
+
+macro_rules! object_element {
+    ($($t:ty => $dt:ident, $variant:ident;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: DataType = DataType::$dt;
+            const IS_POD: bool = false;
+            fn slice(storage: &Storage) -> Result<&[Self]> {
+                match storage {
+                    Storage::$variant(o) => Ok(o.as_slice()),
+                    _ => Ok(&[]),
+                }
+            }
+            fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
+                match storage {
+                    Storage::$variant(o) => o.as_mut_slice().ok_or_else(shared_error),
+                    _ => Ok(&mut []),
+                }
+            }
+            fn from_bytes(_: &[u8]) -> Result<&[Self]> {
+                Err(not_bytes::<Self>())
+            }
+            fn from_bytes_mut(_: &mut [u8]) -> Result<&mut [Self]> {
+                Err(not_bytes::<Self>())
+            }
+            fn into_storage(v: Vec<Self>) -> Storage {
+                Storage::$variant(Objects::new(v))
+            }
+            fn read_unaligned(_: &[u8]) -> Result<Vec<Self>> {
+                Err(not_bytes::<Self>())
+            }
+            fn write_unaligned(_: &[Self], _: &mut [u8]) -> Result<()> {
+                Err(not_bytes::<Self>())
+            }
+        }
+    )*};
+}
+
+object_element! {
+    TString => STRING, Strings;
+    ResourceHandle => RESOURCE, Resources;
+    Variant => VARIANT, Variants;
+}

@@ -1,0 +1,13 @@
+//! The operations of the seed documents, on tensors: TensorFlow's `Bitcast`, Ascend TIK's
+//! `reinterpret_cast_to`, `BroadcastTo` (materialised and lazy), `Cast` and `Equal`.
+//!
+//! Each is a free function here and a method on [`crate::Tensor`].
+
+pub mod bcast;
+pub mod bitcast;
+pub mod broadcast;
+pub mod cast;
+pub mod equal;
+pub mod reinterpret;
+
+pub use bcast::broadcast_shapes;

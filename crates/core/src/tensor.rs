@@ -1,0 +1,771 @@
+//! [`Tensor`]: TensorFlow's `tensorflow::Tensor`, in Rust.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
+
+use crate::element::{shared_error, Element, Objects, Storage};
+use crate::error::{Error, Result};
+use crate::types::{ResourceHandle, TString, Variant};
+use crate::{DataType, TensorShape};
+
+/// TensorFlow's `sizeof(tstring)`, which enters `TotalBytes` of string tensors.
+pub const TSTRING_SIZE: usize = 24;
+
+/// An n-dimensional array of one dtype: dtype + shape + (maybe) a shared buffer.
+///
+/// Semantics follow TensorFlow's `tensorflow::Tensor` member by member:
+/// - [`Clone`] shares the buffer (O(1)), as TensorFlow's copy constructor does.
+/// - [`Tensor::slice`], [`Tensor::sub_slice`], [`Tensor::copy_from`], [`Tensor::bitcast_from`]
+///   and reshapes share the buffer too; nothing here copies unless its name says so.
+/// - A tensor with no elements has no buffer; a tensor whose allocation failed has none either
+///   and reports `is_initialized() == false`.
+/// - Writes need `&mut self` *and* a buffer no other tensor shares (TensorFlow lets every
+///   sharer see a write; safe Rust cannot, so a write to a shared buffer is refused with
+///   [`Error::FailedPrecondition`] and [`Tensor::make_unique`] copies first).
+///
+/// Where TensorFlow CHECK-fails (aborts), tensorcast returns an [`Error`] with TensorFlow's
+/// message.
+///
+/// ```
+/// use tensorcast_core::{DataType, Tensor, TensorShape};
+/// let mut t = Tensor::new(DataType::FLOAT, &TensorShape::new(&[2, 3]).unwrap()).unwrap();
+/// t.flat_mut::<f32>().unwrap().iter_mut().enumerate().for_each(|(i, x)| *x = i as f32);
+/// assert_eq!(t.debug_string(3), "Tensor<type: float shape: [2,3] values: [0 1 2]...>");
+/// let row = t.sub_slice(1).unwrap();
+/// assert_eq!(row.flat::<f32>().unwrap().to_vec(), vec![3.0, 4.0, 5.0]);
+/// assert!(row.shares_buffer_with(&t));
+/// ```
+#[derive(Clone)]
+pub struct Tensor {
+    dtype: DataType,
+    shape: TensorShape,
+    storage: Storage,
+}
+
+impl Default for Tensor {
+    /// `Tensor()`: a float tensor of shape `[0]` (one dimension, no elements), no buffer.
+    fn default() -> Self {
+        Self::empty(DataType::FLOAT)
+    }
+}
+
+fn check_buildable(dtype: DataType) -> Result<()> {
+    if dtype == DataType::INVALID {
+        return Err(Error::invalid("Type not set"));
+    }
+    if !dtype.is_supported() {
+        return Err(Error::invalid(format!(
+            "Unexpected type: {}",
+            dtype
+                .proto_name()
+                .unwrap_or_else(|| dtype.number().to_string())
+        )));
+    }
+    Ok(())
+}
+
+/// Byte size of `n` elements of a memcpy-able dtype, or an error if it does not fit in memory.
+pub(crate) fn byte_len(dtype: DataType, n: usize) -> Result<usize> {
+    n.checked_mul(dtype.size())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| {
+            Error::ResourceExhausted(format!(
+                "a {} tensor of {n} elements would need more bytes than this machine can address",
+                dtype.name()
+            ))
+        })
+}
+
+impl Tensor {
+    // ----- construction ------------------------------------------------------------------
+
+    /// `Tensor(dtype)`: shape `[0]`, no elements, no buffer (initialised).
+    pub fn empty(dtype: DataType) -> Self {
+        let shape = TensorShape::new(&[0]).unwrap_or_default();
+        Self {
+            dtype,
+            shape,
+            storage: Storage::None,
+        }
+    }
+
+    /// `Tensor(dtype, shape)`: allocates from the default CPU allocator and zero-fills (strings
+    /// empty, handles and variants default). Errors for `INVALID` (`Type not set`), refs and
+    /// unknown dtypes (`Unexpected type: DT_FLOAT_REF`) and allocation failure.
+    pub fn new(dtype: DataType, shape: &TensorShape) -> Result<Self> {
+        Self::new_in(
+            &cpu_allocator(),
+            dtype,
+            shape,
+            &AllocationAttributes::default(),
+        )
+    }
+
+    /// `Tensor(allocator, dtype, shape, attrs)`: as [`Tensor::new`] with a given allocator.
+    /// String, resource and variant elements are Rust objects and do not use the allocator.
+    pub fn new_in(
+        allocator: &Arc<dyn Allocator>,
+        dtype: DataType,
+        shape: &TensorShape,
+        attrs: &AllocationAttributes,
+    ) -> Result<Self> {
+        check_buildable(dtype)?;
+        let n = shape.num_elements_usize();
+        let storage = if n == 0 {
+            Storage::None
+        } else {
+            match dtype {
+                DataType::STRING => Storage::Strings(Objects::new(try_default_vec::<TString>(n)?)),
+                DataType::RESOURCE => {
+                    Storage::Resources(Objects::new(try_default_vec::<ResourceHandle>(n)?))
+                }
+                DataType::VARIANT => {
+                    Storage::Variants(Objects::new(try_default_vec::<Variant>(n)?))
+                }
+                _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?),
+            }
+        };
+        Ok(Self {
+            dtype,
+            shape: shape.clone(),
+            storage,
+        })
+    }
+
+    /// A tensor with a shape but no buffer: what TensorFlow's constructor leaves behind when
+    /// its allocator fails. `is_initialized()` is false when it has elements, and
+    /// `summarize_value` prints `uninitialized Tensor of N elements of type T`.
+    pub fn unallocated(dtype: DataType, shape: &TensorShape) -> Self {
+        Self {
+            dtype,
+            shape: shape.clone(),
+            storage: Storage::None,
+        }
+    }
+
+    /// Builds a memcpy-able tensor of `shape` whose bytes are written by `init` (anything it
+    /// leaves unwritten is zero). The way kernels produce outputs without a separate zero fill.
+    pub fn from_writer(
+        allocator: &Arc<dyn Allocator>,
+        dtype: DataType,
+        shape: &TensorShape,
+        init: impl FnOnce(&mut tensorcast_buffer::Writer<'_>),
+    ) -> Result<Self> {
+        check_buildable(dtype)?;
+        if !dtype.can_use_memcpy() {
+            return Err(Error::invalid(format!(
+                "{} tensors are not made of bytes",
+                dtype.name()
+            )));
+        }
+        let n = shape.num_elements_usize();
+        let len = byte_len(dtype, n)?;
+        let storage = if n == 0 {
+            Storage::None
+        } else {
+            Storage::Bytes(Buffer::new_with(
+                allocator,
+                len,
+                &AllocationAttributes::default(),
+                init,
+            )?)
+        };
+        Ok(Self {
+            dtype,
+            shape: shape.clone(),
+            storage,
+        })
+    }
+
+    /// `Tensor(dtype, shape, buf)`: a tensor over an existing buffer, without copying. The
+    /// buffer must hold exactly `num_elements * size` bytes.
+    pub fn from_buffer(dtype: DataType, shape: &TensorShape, buffer: Buffer) -> Result<Self> {
+        check_buildable(dtype)?;
+        if !dtype.can_use_memcpy() {
+            return Err(Error::invalid(format!(
+                "{} tensors cannot be built over a byte buffer",
+                dtype.name()
+            )));
+        }
+        let want = byte_len(dtype, shape.num_elements_usize())?;
+        if buffer.len() != want {
+            return Err(Error::invalid(format!(
+                "Input size was {} and expected {want}",
+                buffer.len()
+            )));
+        }
+        let storage = if want == 0 {
+            Storage::None
+        } else {
+            Storage::Bytes(buffer)
+        };
+        Ok(Self {
+            dtype,
+            shape: shape.clone(),
+            storage,
+        })
+    }
+
+    /// A tensor owning `values` (adopted without copying for numeric types) with `shape`.
+    pub fn from_vec<T: Element>(values: Vec<T>, shape: &TensorShape) -> Result<Self> {
+        if values.len() as u64 != shape.num_elements() as u64 {
+            return Err(Error::invalid(format!(
+                "{} values given for shape {shape} of {} elements",
+                values.len(),
+                shape.num_elements()
+            )));
+        }
+        let storage = if values.is_empty() {
+            Storage::None
+        } else {
+            T::into_storage(values)
+        };
+        Ok(Self {
+            dtype: T::DTYPE,
+            shape: shape.clone(),
+            storage,
+        })
+    }
+
+    /// A tensor holding a copy of `values` with `shape`.
+    pub fn from_slice<T: Element>(values: &[T], shape: &TensorShape) -> Result<Self> {
+        if values.len() as u64 != shape.num_elements() as u64 {
+            return Err(Error::invalid(format!(
+                "{} values given for shape {shape} of {} elements",
+                values.len(),
+                shape.num_elements()
+            )));
+        }
+        if T::IS_POD && T::DTYPE != DataType::BOOL {
+            // Copy into an aligned buffer from the default allocator.
+            let mut t = Self::new(T::DTYPE, shape)?;
+            if !values.is_empty() {
+                t.flat_slice_mut::<T>()?.clone_from_slice(values);
+            }
+            return Ok(t);
+        }
+        Self::from_vec(values.to_vec(), shape)
+    }
+
+    /// A 1-D tensor holding a copy of `values`.
+    pub fn vector<T: Element>(values: &[T]) -> Self {
+        let shape = TensorShape::new(&[values.len() as i64]).unwrap_or_default();
+        match Self::from_slice(values, &shape) {
+            Ok(t) => t,
+            // Only allocation can fail here; keep the shape and report uninitialised.
+            Err(_) => Self::unallocated(T::DTYPE, &shape),
+        }
+    }
+
+    /// A tensor holding a copy of an `ndarray` array (any layout), with its shape.
+    pub fn from_array<T: Element, D: ndarray::Dimension>(
+        a: ndarray::ArrayView<'_, T, D>,
+    ) -> Result<Self> {
+        let shape = TensorShape::from_usizes(a.shape())?;
+        let values: Vec<T> = a.iter().cloned().collect();
+        Self::from_vec(values, &shape)
+    }
+
+    /// A 0-d tensor holding `value` (TensorFlow's host-scalar constructors).
+    pub fn scalar_of<T: Element>(value: T) -> Self {
+        let storage = T::into_storage(vec![value]);
+        Self {
+            dtype: T::DTYPE,
+            shape: TensorShape::scalar(),
+            storage,
+        }
+    }
+
+    // ----- accessors ---------------------------------------------------------------------
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.dtype
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &TensorShape {
+        &self.shape
+    }
+
+    /// Number of dimensions (`dims()`).
+    pub fn dims(&self) -> usize {
+        self.shape.rank()
+    }
+
+    /// Size of dimension `d` (`dim_size(d)`), `None` past the rank.
+    pub fn dim_size(&self, d: usize) -> Option<i64> {
+        self.shape.dim_size(d)
+    }
+
+    /// Number of elements.
+    pub fn num_elements(&self) -> i64 {
+        self.shape.num_elements()
+    }
+
+    /// True if both shapes have the same dims.
+    pub fn is_same_size(&self, other: &Tensor) -> bool {
+        self.shape.is_same_size(&other.shape)
+    }
+
+    /// True if the tensor has a buffer or has no elements.
+    pub fn is_initialized(&self) -> bool {
+        !matches!(self.storage, Storage::None) || self.num_elements() == 0
+    }
+
+    /// TensorFlow's `IsAligned`: true for strings, empty tensors, and data at a multiple of 64.
+    pub fn is_aligned(&self) -> bool {
+        match &self.storage {
+            Storage::Bytes(b) => self.num_elements() == 0 || b.is_aligned_to(64),
+            _ => true,
+        }
+    }
+
+    /// True if this tensor is the only holder of its whole buffer (`RefCountIsOne`); false
+    /// for tensors with no buffer and for slices.
+    pub fn ref_count_is_one(&self) -> bool {
+        match &self.storage {
+            Storage::None => false,
+            Storage::Bytes(b) => b.ref_count_is_one(),
+            Storage::Strings(o) => o.is_whole_unique(),
+            Storage::Resources(o) => o.is_whole_unique(),
+            Storage::Variants(o) => o.is_whole_unique(),
+        }
+    }
+
+    /// True if both tensors have buffers over the same root allocation (`SharesBufferWith`).
+    pub fn shares_buffer_with(&self, other: &Tensor) -> bool {
+        match (&self.storage, &other.storage) {
+            (Storage::Bytes(a), Storage::Bytes(b)) => a.shares_root_with(b),
+            (Storage::Strings(a), Storage::Strings(b)) => a.shares_root_with(b),
+            (Storage::Resources(a), Storage::Resources(b)) => a.shares_root_with(b),
+            (Storage::Variants(a), Storage::Variants(b)) => a.shares_root_with(b),
+            _ => false,
+        }
+    }
+
+    /// TensorFlow's `TotalBytes`: `size * n`; for strings `24 * n` plus every string's length;
+    /// for handles and variants `size_of` the Rust type times `n`. 0 with no elements.
+    pub fn total_bytes(&self) -> usize {
+        let n = self.shape.num_elements_usize();
+        if n == 0 {
+            return 0;
+        }
+        match &self.storage {
+            Storage::Strings(o) => {
+                n * TSTRING_SIZE + o.as_slice().iter().map(TString::len).sum::<usize>()
+            }
+            _ => match self.dtype {
+                DataType::STRING => n * TSTRING_SIZE,
+                DataType::RESOURCE => n * std::mem::size_of::<ResourceHandle>(),
+                DataType::VARIANT => n * std::mem::size_of::<Variant>(),
+                d => n.saturating_mul(d.size()),
+            },
+        }
+    }
+
+    /// TensorFlow's `AllocatedBytes`: the allocator's recorded size when it tracks sizes,
+    /// otherwise [`Tensor::total_bytes`].
+    pub fn allocated_bytes(&self) -> usize {
+        match &self.storage {
+            Storage::Bytes(b) => b.allocated_bytes().unwrap_or_else(|| self.total_bytes()),
+            _ => self.total_bytes(),
+        }
+    }
+
+    /// The buffer of a memcpy-able tensor, if it has one.
+    pub fn buffer(&self) -> Option<&Buffer> {
+        match &self.storage {
+            Storage::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// `tensor_data()`: the raw bytes (empty without a buffer). Errors for string, resource
+    /// and variant tensors, where TensorFlow CHECK-fails.
+    pub fn tensor_data(&self) -> Result<&[u8]> {
+        match &self.storage {
+            Storage::Bytes(b) => Ok(b.as_slice()),
+            Storage::None => Ok(&[]),
+            _ => Err(Error::invalid(format!(
+                "tensor_data() needs a memcpy-able dtype, not {}",
+                self.dtype.name()
+            ))),
+        }
+    }
+
+    /// The raw bytes, writable (same rules as [`Tensor::flat_mut`]).
+    pub fn tensor_data_mut(&mut self) -> Result<&mut [u8]> {
+        match &mut self.storage {
+            Storage::Bytes(b) => b.as_mut_slice().ok_or_else(shared_error),
+            Storage::None => Ok(&mut []),
+            _ => Err(Error::invalid(format!(
+                "tensor_data() needs a memcpy-able dtype, not {}",
+                self.dtype.name()
+            ))),
+        }
+    }
+
+    /// `data()`: the address of the first element (null without a buffer).
+    pub fn data_ptr(&self) -> *const u8 {
+        match &self.storage {
+            Storage::Bytes(b) => b.as_ptr(),
+            _ => std::ptr::null(),
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// Copies the buffer if another tensor shares it or it is read-only (adopted memory), so
+    /// that writes are possible; a no-op otherwise.
+    pub fn make_unique(&mut self) -> Result<()> {
+        match &mut self.storage {
+            Storage::None => {}
+            Storage::Bytes(b) => {
+                b.make_mut()?;
+            }
+            Storage::Strings(o) => {
+                if o.as_mut_slice().is_none() {
+                    *o = Objects::new(o.as_slice().to_vec());
+                }
+            }
+            Storage::Resources(o) => {
+                if o.as_mut_slice().is_none() {
+                    *o = Objects::new(o.as_slice().to_vec());
+                }
+            }
+            Storage::Variants(o) => {
+                if o.as_mut_slice().is_none() {
+                    *o = Objects::new(o.as_slice().to_vec());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A deep copy with its own buffer from the default allocator (TensorFlow's
+    /// `tensor::DeepCopy`).
+    pub fn deep_copy(&self) -> Result<Tensor> {
+        let storage = match &self.storage {
+            Storage::None => Storage::None,
+            Storage::Bytes(b) => Storage::Bytes(Buffer::copy_from_slice(b.as_slice())?),
+            Storage::Strings(o) => Storage::Strings(Objects::new(o.as_slice().to_vec())),
+            Storage::Resources(o) => Storage::Resources(Objects::new(o.as_slice().to_vec())),
+            Storage::Variants(o) => Storage::Variants(Objects::new(o.as_slice().to_vec())),
+        };
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            storage,
+        })
+    }
+
+    // ----- sharing reshapes --------------------------------------------------------------
+
+    /// `CopyFrom(other, shape)`: this tensor becomes `other`'s dtype with `shape`, sharing its
+    /// buffer. Returns false (and changes nothing) if the element counts differ.
+    #[must_use]
+    pub fn copy_from(&mut self, other: &Tensor, shape: &TensorShape) -> bool {
+        if other.num_elements() != shape.num_elements() {
+            return false;
+        }
+        self.dtype = other.dtype;
+        self.shape = shape.clone();
+        self.storage = other.storage.clone();
+        true
+    }
+
+    /// A tensor sharing this one's buffer with another shape of the same element count.
+    pub fn reshape(&self, shape: &TensorShape) -> Result<Tensor> {
+        let mut t = Tensor::empty(self.dtype);
+        if t.copy_from(self, shape) {
+            Ok(t)
+        } else {
+            Err(Error::invalid(format!(
+                "Cannot reshape a tensor with {} elements to shape {shape} ({} elements)",
+                self.num_elements(),
+                shape.num_elements()
+            )))
+        }
+    }
+
+    /// `BitcastFrom(other, dtype, shape)`: this tensor shares `other`'s buffer as `dtype` with
+    /// `shape`. TensorFlow's three checks and messages, in order: `other tensor has
+    /// zero-sized data type`, `specified output type is zero-sized`, `input and output
+    /// shapes/data type sizes are not compatible`. On error nothing changes. Never copies (the
+    /// host is little-endian).
+    pub fn bitcast_from(
+        &mut self,
+        other: &Tensor,
+        dtype: DataType,
+        shape: &TensorShape,
+    ) -> Result<()> {
+        let in_size = other.dtype.size();
+        let out_size = dtype.size();
+        if in_size == 0 {
+            return Err(Error::invalid("other tensor has zero-sized data type"));
+        }
+        if out_size == 0 {
+            return Err(Error::invalid("specified output type is zero-sized"));
+        }
+        let in_bytes = (other.num_elements() as u128) * in_size as u128;
+        let out_bytes = (shape.num_elements() as u128) * out_size as u128;
+        if in_bytes != out_bytes {
+            return Err(Error::invalid(
+                "input and output shapes/data type sizes are not compatible",
+            ));
+        }
+        self.dtype = dtype;
+        self.shape = shape.clone();
+        self.storage = other.storage.clone();
+        Ok(())
+    }
+
+    /// [`Tensor::bitcast_from`] as a function: a new tensor sharing this one's buffer.
+    pub fn bitcast_to(&self, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
+        let mut t = Tensor::empty(dtype);
+        t.bitcast_from(self, dtype, shape)?;
+        Ok(t)
+    }
+
+    /// `Slice(start, limit)` along dimension 0, sharing the buffer. `start == 0` and
+    /// `limit == dim0` return this tensor itself (a clone). The result may be unaligned.
+    pub fn slice(&self, start: i64, limit: i64) -> Result<Tensor> {
+        let dim0 = self.dim0("Slice")?;
+        if !(0 <= start && start <= limit && limit <= dim0) {
+            return Err(Error::invalid(format!(
+                "Slice requires 0 <= start <= limit <= dim_size(0), got start {start}, limit \
+                 {limit}, dim_size(0) {dim0}"
+            )));
+        }
+        if start == 0 && limit == dim0 {
+            return Ok(self.clone());
+        }
+        let mut shape_dims = self.shape.dims().to_vec();
+        shape_dims[0] = limit - start;
+        let shape = TensorShape::new(&shape_dims)?;
+        let inner = self.inner_elements();
+        let storage = self.sub_storage(start as usize * inner, (limit - start) as usize * inner);
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape,
+            storage,
+        })
+    }
+
+    /// `SubSlice(index)`: the `index`-th entry along dimension 0, with that dimension dropped,
+    /// sharing the buffer. Requires `0 <= index < dim_size(0)`. The result may be unaligned.
+    pub fn sub_slice(&self, index: i64) -> Result<Tensor> {
+        let dim0 = self.dim0("SubSlice")?;
+        if !(0 <= index && index < dim0) {
+            return Err(Error::invalid(format!(
+                "SubSlice requires 0 <= index < dim_size(0), got index {index}, dim_size(0) {dim0}"
+            )));
+        }
+        let shape = TensorShape::new(&self.shape.dims()[1..])?;
+        let inner = self.inner_elements();
+        let storage = self.sub_storage(index as usize * inner, inner);
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape,
+            storage,
+        })
+    }
+
+    fn dim0(&self, op: &str) -> Result<i64> {
+        self.shape.dim_size(0).ok_or_else(|| {
+            Error::invalid(format!("{op} requires a tensor of rank >= 1, got a scalar"))
+        })
+    }
+
+    fn inner_elements(&self) -> usize {
+        self.shape.dims()[1..].iter().product::<i64>() as usize
+    }
+
+    /// The storage of elements `[start, start + len)`.
+    fn sub_storage(&self, start: usize, len: usize) -> Storage {
+        match &self.storage {
+            Storage::None => Storage::None,
+            Storage::Bytes(b) => {
+                let size = self.dtype.size();
+                match b.slice(start * size..(start + len) * size) {
+                    Some(s) if len > 0 => Storage::Bytes(s),
+                    _ => Storage::None,
+                }
+            }
+            Storage::Strings(o) => Storage::Strings(o.slice(start, len)),
+            Storage::Resources(o) => Storage::Resources(o.slice(start, len)),
+            Storage::Variants(o) => Storage::Variants(o.slice(start, len)),
+        }
+    }
+
+    /// The elements as a slice (shared).
+    pub(crate) fn flat_slice<T: Element>(&self) -> Result<&[T]> {
+        self.check_dtype::<T>()?;
+        self.check_initialized()?;
+        T::slice(&self.storage)
+    }
+
+    /// The elements as a mutable slice (unshared buffers only).
+    pub(crate) fn flat_slice_mut<T: Element>(&mut self) -> Result<&mut [T]> {
+        self.check_dtype::<T>()?;
+        self.check_initialized()?;
+        T::slice_mut(&mut self.storage)
+    }
+
+    pub(crate) fn check_dtype<T: Element>(&self) -> Result<()> {
+        if T::DTYPE != self.dtype {
+            return Err(Error::TypeMismatch {
+                actual: self.dtype,
+                expected: T::DTYPE,
+            });
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_initialized(&self) -> Result<()> {
+        if !self.is_initialized() {
+            return Err(Error::FailedPrecondition(format!(
+                "uninitialized Tensor of {} elements of type {}",
+                self.num_elements(),
+                self.dtype.number()
+            )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn bytes_or_empty(&self) -> &[u8] {
+        match &self.storage {
+            Storage::Bytes(b) => b.as_slice(),
+            _ => &[],
+        }
+    }
+
+    pub(crate) fn bytes_mut(&mut self) -> Result<&mut [u8]> {
+        self.check_initialized()?;
+        match &mut self.storage {
+            Storage::Bytes(b) => b.as_mut_slice().ok_or_else(shared_error),
+            Storage::None => Ok(&mut []),
+            _ => Err(Error::invalid(format!(
+                "{} elements are objects, not bytes: they have no bit-level view",
+                self.dtype.name()
+            ))),
+        }
+    }
+}
+
+fn try_default_vec<T: Default + Clone>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        Error::ResourceExhausted(format!(
+            "cannot allocate {n} {}",
+            std::any::type_name::<T>()
+        ))
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+/// Bitwise equality: same dtype, same shape, same bytes (so NaNs with equal bits are equal and
+/// `0.0 != -0.0`), and equal objects for strings, handles and variants.
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Self) -> bool {
+        if self.dtype != other.dtype || self.shape != other.shape {
+            return false;
+        }
+        match (&self.storage, &other.storage) {
+            (Storage::Strings(a), Storage::Strings(b)) => a.as_slice() == b.as_slice(),
+            (Storage::Resources(a), Storage::Resources(b)) => a.as_slice() == b.as_slice(),
+            (Storage::Variants(a), Storage::Variants(b)) => a.as_slice() == b.as_slice(),
+            (Storage::None, Storage::None) => true,
+            _ => {
+                self.is_initialized() == other.is_initialized()
+                    && self.bytes_or_empty() == other.bytes_or_empty()
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.debug_string(3))
+    }
+}
+
+/// TensorFlow's `operator<<`: `DebugString(100)`.
+impl fmt::Display for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.debug_string(100))
+    }
+}
+
+macro_rules! from_scalar {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Tensor {
+            fn from(v: $t) -> Self {
+                Tensor::scalar_of(v)
+            }
+        }
+    )*};
+}
+
+from_scalar!(
+    f32,
+    f64,
+    i32,
+    u32,
+    u16,
+    u8,
+    i16,
+    i8,
+    i64,
+    u64,
+    bool,
+    half::f16,
+    half::bf16,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>,
+    crate::types::QInt8,
+    crate::types::QUInt8,
+    crate::types::QInt16,
+    crate::types::QUInt16,
+    crate::types::QInt32,
+    crate::types::Float8E5M2,
+    crate::types::Float8E4M3FN,
+    crate::types::Float8E4M3FNUZ,
+    crate::types::Float8E4M3B11FNUZ,
+    crate::types::Float8E5M2FNUZ,
+    crate::types::Float4E2M1FN,
+    crate::types::Int4,
+    crate::types::UInt4,
+    crate::types::Int2,
+    crate::types::UInt2,
+    TString,
+    ResourceHandle,
+    Variant
+);
+
+/// `Tensor("str")`: a string scalar (not a bool, as C++ overloading once made it).
+impl From<&str> for Tensor {
+    fn from(s: &str) -> Self {
+        Tensor::scalar_of(TString::from(s))
+    }
+}
+
+impl From<String> for Tensor {
+    fn from(s: String) -> Self {
+        Tensor::scalar_of(TString::from(s))
+    }
+}
+
+impl From<&[u8]> for Tensor {
+    /// A string scalar holding these bytes.
+    fn from(s: &[u8]) -> Self {
+        Tensor::scalar_of(TString::from(s))
+    }
+}
