@@ -4,11 +4,21 @@ use serde_json::Value;
 
 use crate::Outcome;
 
+mod bitcast;
+mod broadcast_to;
+mod cast;
+mod parse;
+mod serialize;
 mod summarize;
 
 /// Runs one record of `file`.
 pub fn run(file: &str, rec: &Value) -> Outcome {
     match file {
+        "bitcast.jsonl" => bitcast::run(rec),
+        "broadcast_to.jsonl" => broadcast_to::run(rec),
+        "cast.jsonl" => cast::run(rec),
+        "parse.jsonl" => parse::run(rec),
+        "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
         _ => Outcome::Skip,
     }

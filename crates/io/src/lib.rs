@@ -1,0 +1,2 @@
+//! Tensor files (in progress).
+#![forbid(unsafe_code)]

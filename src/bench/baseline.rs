@@ -1,0 +1,37 @@
+//! Baselines: memcpy and fill of 256 MiB into fresh tensors from the default allocator.
+
+use super::Runner;
+use tensorcast_core::{buffer::cpu_allocator, DataType, Tensor, TensorShape};
+
+/// 256 MiB.
+pub const MIB_256: usize = 256 << 20;
+
+pub fn run(r: &mut Runner) {
+    let n = MIB_256 / 4;
+    let shape = TensorShape::new(&[n as i64]).unwrap_or_default();
+    if r.wants("memcpy_256MiB") {
+        let src = Tensor::from_vec((0..n).map(|i| i as f32).collect::<Vec<f32>>(), &shape)
+            .expect("source tensor");
+        let bytes = src.tensor_data().unwrap_or(&[]).to_vec();
+        r.measure("memcpy_256MiB", MIB_256 as u64, || {
+            Tensor::from_writer(&cpu_allocator(), DataType::FLOAT, &shape, |w| {
+                w.put_slice(&bytes)
+            })
+        });
+    }
+    // The machine's write bandwidth: a fill split over the rayon pool, as the kernels that
+    // are compared with it may be.
+    r.measure("fill_256MiB", MIB_256 as u64, || {
+        Tensor::from_writer(&cpu_allocator(), DataType::FLOAT, &shape, |w| {
+            w.par_chunks(4 << 20, |_, w| {
+                let k = w.remaining() / 4;
+                w.put_fill(&1.5f32.to_le_bytes(), k)
+            })
+        })
+    });
+    r.measure("fill_serial_256MiB", MIB_256 as u64, || {
+        Tensor::from_writer(&cpu_allocator(), DataType::FLOAT, &shape, |w| {
+            w.put_fill(&1.5f32.to_le_bytes(), n)
+        })
+    });
+}

@@ -1,0 +1,204 @@
+//! The quick benchmark report (`cargo run --release --example bench -- --json`, and the CLI's
+//! `bench`): each workload runs 7 times on fresh outputs from the default allocator, as a
+//! user's call would, and reports the median next to memcpy and fill of the same bytes
+//! measured in the same run.
+
+use std::time::Instant;
+
+mod baseline;
+mod bitcast;
+mod broadcast;
+mod cast;
+mod proto;
+
+/// One workload's result.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    /// The workload's name (`memcpy_256MiB`...).
+    pub name: String,
+    /// Median seconds per run.
+    pub seconds: f64,
+    /// Bytes of output one run produces.
+    pub bytes: u64,
+    /// Every run's seconds.
+    pub samples: Vec<f64>,
+}
+
+/// Collects measurements, skipping workloads the filter excludes.
+pub struct Runner {
+    filter: Option<String>,
+    runs: usize,
+    /// Results so far.
+    pub results: Vec<Measurement>,
+}
+
+impl Runner {
+    /// A runner taking `runs` samples per workload, keeping workloads whose name contains
+    /// `filter`.
+    pub fn new(filter: Option<String>, runs: usize) -> Self {
+        Self {
+            filter,
+            runs: runs.max(1),
+            results: Vec::new(),
+        }
+    }
+
+    /// True if `name` is to be run.
+    pub fn wants(&self, name: &str) -> bool {
+        self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    /// Times `f` `runs` times (each output is dropped outside the timed region) and records
+    /// the median under `name` with `bytes` of output per run.
+    pub fn measure<T>(&mut self, name: &str, bytes: u64, mut f: impl FnMut() -> T) {
+        if !self.wants(name) {
+            return;
+        }
+        // One untimed warm-up run, so that the allocator cache and page tables are as a
+        // repeated caller would find them.
+        drop(std::hint::black_box(f()));
+        let mut samples = Vec::with_capacity(self.runs);
+        for _ in 0..self.runs {
+            let start = Instant::now();
+            let out = std::hint::black_box(f());
+            samples.push(start.elapsed().as_secs_f64());
+            drop(out);
+        }
+        let mut sorted = samples.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let seconds = sorted[sorted.len() / 2];
+        self.results.push(Measurement {
+            name: name.to_string(),
+            seconds,
+            bytes,
+            samples,
+        });
+    }
+
+    /// Times a constant-time operation: the median over `runs` batches of `iters` calls,
+    /// divided by `iters`.
+    pub fn measure_tiny<T>(
+        &mut self,
+        name: &str,
+        bytes: u64,
+        iters: u32,
+        mut f: impl FnMut() -> T,
+    ) {
+        if !self.wants(name) {
+            return;
+        }
+        let mut samples = Vec::with_capacity(self.runs);
+        for _ in 0..self.runs {
+            let start = Instant::now();
+            for _ in 0..iters {
+                drop(std::hint::black_box(f()));
+            }
+            samples.push(start.elapsed().as_secs_f64() / f64::from(iters.max(1)));
+        }
+        let mut sorted = samples.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let seconds = sorted[sorted.len() / 2];
+        self.results.push(Measurement {
+            name: name.to_string(),
+            seconds,
+            bytes,
+            samples,
+        });
+    }
+
+    fn get(&self, name: &str) -> Option<&Measurement> {
+        self.results.iter().find(|m| m.name == name)
+    }
+}
+
+/// Runs every workload (those whose name contains `filter`, if given).
+pub fn run_all(filter: Option<String>, runs: usize) -> Vec<Measurement> {
+    let mut r = Runner::new(filter, runs);
+    baseline::run(&mut r);
+    bitcast::run(&mut r);
+    broadcast::run(&mut r);
+    cast::run(&mut r);
+    proto::run(&mut r);
+    r.results
+}
+
+/// The report as one JSON object `{workload: {"seconds": median, "bytes": output bytes}}`.
+pub fn to_json(results: &[Measurement]) -> String {
+    let mut map = serde_json::Map::new();
+    for m in results {
+        map.insert(
+            m.name.clone(),
+            serde_json::json!({ "seconds": m.seconds, "bytes": m.bytes }),
+        );
+    }
+    serde_json::Value::Object(map).to_string()
+}
+
+/// The report as an aligned table, with bandwidth and the ratio to memcpy and fill of the same
+/// bytes where those baselines ran.
+pub fn to_table(results: &[Measurement]) -> String {
+    let r = Runner {
+        filter: None,
+        runs: 1,
+        results: results.to_vec(),
+    };
+    let memcpy = r.get("memcpy_256MiB").map(|m| m.bytes as f64 / m.seconds);
+    let fill = r.get("fill_256MiB").map(|m| m.bytes as f64 / m.seconds);
+    let mut out = format!(
+        "{:<32} {:>12} {:>12} {:>10} {:>10}\n",
+        "workload", "median", "GB/s", "/memcpy", "/fill"
+    );
+    for m in results {
+        let bw = m.bytes as f64 / m.seconds;
+        let time = if m.seconds < 1e-6 {
+            format!("{:.1} ns", m.seconds * 1e9)
+        } else if m.seconds < 1e-3 {
+            format!("{:.2} us", m.seconds * 1e6)
+        } else {
+            format!("{:.2} ms", m.seconds * 1e3)
+        };
+        let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", bw / b));
+        out.push_str(&format!(
+            "{:<32} {:>12} {:>12.2} {:>10} {:>10}\n",
+            m.name,
+            time,
+            bw / 1e9,
+            ratio(memcpy),
+            ratio(fill)
+        ));
+    }
+    out
+}
+
+/// Entry point shared by the example and the CLI: `--json` for JSON, `--filter NAME`,
+/// `--runs N` (default 7).
+pub fn main_with_args(args: &[String]) -> i32 {
+    let mut json = false;
+    let mut filter = None;
+    let mut runs = 7;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--json" => json = true,
+            "--filter" => filter = it.next().cloned(),
+            "--runs" => match it.next().and_then(|v| v.parse().ok()) {
+                Some(n) => runs = n,
+                None => {
+                    eprintln!("bench: --runs needs a whole number");
+                    return 2;
+                }
+            },
+            other => {
+                eprintln!("bench: unknown argument {other} (use --json, --filter NAME, --runs N)");
+                return 2;
+            }
+        }
+    }
+    let results = run_all(filter, runs);
+    if json {
+        println!("{}", to_json(&results));
+    } else {
+        print!("{}", to_table(&results));
+    }
+    0
+}

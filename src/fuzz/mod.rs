@@ -1,0 +1,19 @@
+//! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
+//! tests (`tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
+
+pub mod npy_header;
+pub mod ops_bitcast;
+pub mod ops_broadcast;
+pub mod ops_cast;
+pub mod proto_decode;
+pub mod safetensors_header;
+
+/// Every target: its name (the folder under `fuzz/corpus/`) and body.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("npy_header", npy_header::run),
+    ("ops_bitcast", ops_bitcast::run),
+    ("ops_broadcast", ops_broadcast::run),
+    ("ops_cast", ops_cast::run),
+    ("proto_decode", proto_decode::run),
+    ("safetensors_header", safetensors_header::run),
+];
