@@ -1,1 +1,194 @@
-//! (in progress)
+//! TensorFlow's `Bitcast` op: the same bytes read as another dtype, without copying.
+//!
+//! The rules (TensorFlow's `tensorflow/c/kernels/bitcast_op.cc` and its op registration, as
+//! observed in TensorFlow 2.21):
+//!
+//! - Both the input dtype `T` and the target `type` must be one of the op's 19 types
+//!   ([`BITCAST_TYPES`]); anything else (bool, string, float8, int4, refs, unknown numbers)
+//!   fails with `Value for attr 'T' of bool is not in the list of allowed values: bfloat16,
+//!   half, ...` (`'type'` for the target). `T` is checked first.
+//! - With `in = sizeof(T)` and `out = sizeof(type)`:
+//!   - `in == out`: the shape is kept;
+//!   - `in > out`: a dim of `in / out` is appended (a scalar becomes `[in / out]`);
+//!   - `in < out`: the input must have rank >= 1 and a last dim equal to `out / in`, which is
+//!     dropped; otherwise the error is `Cannot bitcast from <T> to <type>`, with both dtypes
+//!     printed as their enum numbers (`Cannot bitcast from 6 to 3`).
+//! - The result shares the input's buffer ([`Tensor::bitcast_to`]): no byte is copied, and the
+//!   cost does not depend on the tensor's size. Bytes are read in host order (little-endian).
+//!
+//! TensorFlow's type-list error carries a `\n\t; NodeDef: {{node Bitcast}}; Op<...>` suffix
+//! that names the graph node; tensorcast has no node and stops before it.
+//!
+//! ```
+//! use tensorcast_core::{DataType, Tensor};
+//!
+//! let x = Tensor::vector(&[0.0f32, 1.0, 1.0]);
+//! let y = x.bitcast(DataType::UINT8).unwrap();
+//! assert_eq!(y.shape().dims(), &[3, 4]);
+//! assert!(y.shares_buffer_with(&x));
+//! assert_eq!(y.as_slice::<u8>().unwrap(), &[0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 63]);
+//!
+//! let err = Tensor::vector(&[1.0f32, 2.0, 3.0]).bitcast(DataType::COMPLEX128).unwrap_err();
+//! assert_eq!(err.to_string(), "Cannot bitcast from 1 to 18");
+//! ```
+
+use crate::error::{Error, Result};
+use crate::{DataType, Tensor, TensorShape};
+
+/// The dtypes the `Bitcast` op accepts for both `T` and `type`, in the order TensorFlow lists
+/// them in its error messages.
+pub const BITCAST_TYPES: [DataType; 19] = [
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::INT64,
+    DataType::INT32,
+    DataType::UINT8,
+    DataType::UINT16,
+    DataType::UINT32,
+    DataType::UINT64,
+    DataType::INT8,
+    DataType::INT16,
+    DataType::COMPLEX64,
+    DataType::COMPLEX128,
+    DataType::QINT8,
+    DataType::QUINT8,
+    DataType::QINT16,
+    DataType::QUINT16,
+    DataType::QINT32,
+];
+
+/// The allowed-values list exactly as TensorFlow prints it (`float`, not `float32`).
+const ALLOWED_LIST: &str = "bfloat16, half, float, double, int64, int32, uint8, uint16, \
+                            uint32, uint64, int8, int16, complex64, complex128, qint8, quint8, \
+                            qint16, quint16, qint32";
+
+/// True if `dtype` is one of [`BITCAST_TYPES`].
+pub fn is_bitcast_type(dtype: DataType) -> bool {
+    // The 19 types are exactly the numbers below: everything from 1 to 23 except string (7),
+    // bool (10), resource (20) and variant (21).
+    matches!(dtype.number(), 1..=6 | 8 | 9 | 11..=19 | 22 | 23)
+}
+
+fn check_attr(attr: &str, dtype: DataType) -> Result<()> {
+    if is_bitcast_type(dtype) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "Value for attr '{attr}' of {} is not in the list of allowed values: {ALLOWED_LIST}",
+            dtype.name()
+        )))
+    }
+}
+
+/// The output shape of `Bitcast` from `in_dtype` with `shape` to `out_dtype` (both already
+/// known to be bitcast types).
+fn output_shape(
+    shape: &TensorShape,
+    in_dtype: DataType,
+    out_dtype: DataType,
+) -> Result<TensorShape> {
+    let (in_size, out_size) = (in_dtype.size(), out_dtype.size());
+    let cannot = || {
+        Error::invalid(format!(
+            "Cannot bitcast from {} to {}",
+            in_dtype.number(),
+            out_dtype.number()
+        ))
+    };
+    if in_size == out_size {
+        Ok(shape.clone())
+    } else if in_size > out_size {
+        // Sizes are 1, 2, 4, 8 or 16: the ratio is a whole number (TensorFlow's construction
+        // check "cannot convert between datatype" cannot trigger for these types).
+        let ratio = (in_size / out_size) as i64;
+        let dims = shape.dims();
+        // Build the new dims in one allocation: [..., ratio].
+        let mut out = TensorShape::scalar();
+        for &d in dims {
+            out.add_dim(d)?;
+        }
+        out.add_dim(ratio)?;
+        Ok(out)
+    } else {
+        let ratio = (out_size / in_size) as i64;
+        match shape.dims().last() {
+            Some(&last) if last == ratio => {
+                let mut out = shape.clone();
+                out.remove_last_dim();
+                Ok(out)
+            }
+            _ => Err(cannot()),
+        }
+    }
+}
+
+/// TensorFlow's `Bitcast(input, type)`: `input`'s bytes as `dtype`, sharing its buffer.
+///
+/// See the [module docs](self) for the rules and messages. Every error is
+/// [`Error::InvalidArgument`].
+///
+/// ```
+/// use tensorcast_core::{DataType, Tensor, TensorShape};
+/// use tensorcast_core::ops::bitcast::bitcast;
+///
+/// // uint32 0xffffffff -> uint8 [255, 255, 255, 255] (seed example 2).
+/// let x = Tensor::from(0xffff_ffffu32);
+/// let y = bitcast(&x, DataType::UINT8).unwrap();
+/// assert_eq!(y.shape().dims(), &[4]);
+/// assert_eq!(y.as_slice::<u8>().unwrap(), &[255, 255, 255, 255]);
+///
+/// // The smaller type needs a last dim equal to the ratio, and drops it.
+/// let bytes = Tensor::from_vec(vec![0u8; 8], &TensorShape::new(&[2, 4]).unwrap()).unwrap();
+/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dims(), &[2]);
+/// assert_eq!(
+///     bitcast(&Tensor::vector(&[0i8]), DataType::INT32).unwrap_err().to_string(),
+///     "Cannot bitcast from 6 to 3"
+/// );
+/// ```
+pub fn bitcast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
+    check_attr("T", input.dtype())?;
+    check_attr("type", dtype)?;
+    let shape = output_shape(input.shape(), input.dtype(), dtype)?;
+    input.bitcast_to(dtype, &shape)
+}
+
+impl Tensor {
+    /// TensorFlow's `Bitcast`: this tensor's bytes as `dtype`, sharing the buffer. See
+    /// [`bitcast`](crate::ops::bitcast::bitcast).
+    ///
+    /// ```
+    /// use tensorcast_core::{DataType, Tensor};
+    /// let x = Tensor::vector(&[1.0f64, -2.0]);
+    /// let y = x.bitcast(DataType::INT64).unwrap();
+    /// assert_eq!(y.as_slice::<i64>().unwrap(), &[1.0f64.to_bits() as i64, (-2.0f64).to_bits() as i64]);
+    /// assert!(y.shares_buffer_with(&x));
+    /// ```
+    pub fn bitcast(&self, dtype: DataType) -> Result<Tensor> {
+        bitcast(self, dtype)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bitcast_types_match_the_predicate_and_the_printed_list() {
+        let all: Vec<DataType> = DataType::all().filter(|&d| is_bitcast_type(d)).collect();
+        assert_eq!(all.len(), 19);
+        for d in BITCAST_TYPES {
+            assert!(is_bitcast_type(d), "{d}");
+        }
+        let printed: Vec<String> = BITCAST_TYPES.iter().map(|d| d.name()).collect();
+        assert_eq!(printed.join(", "), ALLOWED_LIST);
+    }
+
+    #[test]
+    fn refs_and_unknown_numbers_fail_the_type_list() {
+        for n in [0, 7, 10, 20, 21, 24, 33, 34, 101, 150, -1, i32::MAX] {
+            assert!(!is_bitcast_type(DataType::from_number(n)), "{n}");
+        }
+    }
+}
