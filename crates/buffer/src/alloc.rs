@@ -434,6 +434,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri stops at an allocation this large instead of failing it")]
     fn absurd_sizes_are_errors_not_aborts() {
         let a = CpuAllocator::with_cache_limit(0);
         let attrs = AllocationAttributes {
