@@ -29,6 +29,15 @@ pub fn run(r: &mut Runner) {
             })
         })
     });
+    // The same fill from an allocator that keeps no freed blocks: every run pays the page
+    // faults of fresh memory, which is what the default allocator's block cache saves.
+    let uncached: std::sync::Arc<dyn tensorcast_core::buffer::Allocator> =
+        std::sync::Arc::new(tensorcast_core::buffer::CpuAllocator::with_cache_limit(0));
+    r.measure("fill_256MiB_uncached_allocator", MIB_256 as u64, || {
+        Tensor::from_writer(&uncached, DataType::FLOAT, &shape, |w| {
+            w.put_fill(&1.5f32.to_le_bytes(), n)
+        })
+    });
     r.measure("fill_serial_256MiB", MIB_256 as u64, || {
         Tensor::from_writer(&cpu_allocator(), DataType::FLOAT, &shape, |w| {
             w.put_fill(&1.5f32.to_le_bytes(), n)

@@ -160,10 +160,19 @@ fn size_class(size_bytes: usize) -> usize {
     size_bytes.div_ceil(granule).saturating_mul(granule)
 }
 
+/// A freed block kept for reuse. It keeps the pointer itself (not its address as an integer)
+/// so the memory's provenance survives the round trip through the cache.
+struct FreeBlock(NonNull<u8>);
+
+// SAFETY: a cached block is owned by the pool alone (nobody else holds its pointer once it
+// was deallocated into the cache); moving that ownership between threads is fine for raw
+// memory.
+unsafe impl Send for FreeBlock {}
+
 #[derive(Default)]
 struct Pool {
     /// Free blocks by (size class, alignment).
-    free: HashMap<(usize, usize), Vec<usize>>,
+    free: HashMap<(usize, usize), Vec<FreeBlock>>,
     cached_bytes: usize,
 }
 
@@ -284,16 +293,12 @@ unsafe impl Allocator for CpuAllocator {
         let layout = layout_for(class, alignment)?;
         if class >= POOL_MIN_BYTES && self.cache_limit_bytes > 0 {
             let mut pool = self.pool();
-            if let Some(addr) = pool.free.get_mut(&(class, alignment)).and_then(Vec::pop) {
+            if let Some(block) = pool.free.get_mut(&(class, alignment)).and_then(Vec::pop) {
                 pool.cached_bytes -= class;
                 drop(pool);
                 self.cache_hits.fetch_add(1, Ordering::Relaxed);
                 self.record_alloc(size_bytes);
-                // The cache only holds non-null addresses of blocks it was given.
-                return NonNull::new(addr as *mut u8).ok_or_else(|| AllocError::OutOfMemory {
-                    allocator: self.name.clone(),
-                    size_bytes,
-                });
+                return Ok(block.0);
             }
         }
         let p = self
@@ -316,7 +321,7 @@ unsafe impl Allocator for CpuAllocator {
                 pool.free
                     .entry((class, alignment))
                     .or_default()
-                    .push(ptr.as_ptr() as usize);
+                    .push(FreeBlock(ptr));
                 return;
             }
         }
@@ -349,15 +354,15 @@ unsafe impl Allocator for CpuAllocator {
             std::mem::take(&mut pool.free)
         };
         let mut released = 0;
-        for ((class, alignment), addrs) in free {
+        for ((class, alignment), blocks) in free {
             let Ok(layout) = layout_for(class, alignment) else {
                 continue;
             };
-            for addr in addrs {
-                // SAFETY: every cached address was returned by `std::alloc::alloc` with this
+            for block in blocks {
+                // SAFETY: every cached block was returned by `std::alloc::alloc` with this
                 // size class and alignment and was removed from the cache above, so it is freed
                 // exactly once.
-                unsafe { std::alloc::dealloc(addr as *mut u8, layout) };
+                unsafe { std::alloc::dealloc(block.0.as_ptr(), layout) };
                 released += class;
             }
         }
