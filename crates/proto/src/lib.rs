@@ -24,7 +24,36 @@
 //! Beware that `tensor_content` sits at whatever offset the encoding puts it (often odd), so a
 //! zero-copy view of it is in general *not* aligned for its element type.
 //!
-//! # Example
+//! # Tensors
+//!
+//! [`tensor_from_proto`] is TensorFlow's `Tensor::FromProto`, rule for rule (content wins over
+//! typed fields, repeat-last, exact content sizes, bool bytes 0/1, the string-list encoding,
+//! half/bfloat16/int4/float8 fields, shape and dtype validation); [`as_proto_field`] and
+//! [`as_proto_tensor_content`] are `AsProtoField` and `AsProtoTensorContent`;
+//! [`serialize_tensor`] and [`parse_tensor`] are the `SerializeTensor` and `ParseTensor` ops,
+//! byte for byte. Untrusted input is bounded: a proto may only claim elements it does not
+//! carry up to a fill limit ([`DecodeOptions`]), so a few bytes cannot demand gigabytes.
+//!
+//! Zero copy both ways: [`decode_tensor`] of a `bytes::Bytes` shares `tensor_content` as the
+//! tensor's buffer when the address suits the dtype (copying once otherwise: see
+//! [`DecodeOptions`]), [`as_proto_tensor_content`] shares the tensor's buffer as
+//! `tensor_content`, and [`encode_tensor`] lays the content out 64-byte aligned so that its
+//! output decodes without a copy.
+//!
+//! ```
+//! use tensorcast_core::{DataType, Tensor};
+//! use tensorcast_proto::{decode_tensor, encode_tensor, parse_tensor, serialize_tensor};
+//!
+//! let t = Tensor::vector(&[1.0f64, 2.0, 3.0]);
+//! let wire = serialize_tensor(&t); // what tf.io.serialize_tensor writes
+//! assert_eq!(parse_tensor(wire.into(), DataType::DOUBLE).unwrap(), t);
+//! let aligned = encode_tensor(&t).unwrap(); // same bytes, content 64-byte aligned
+//! assert_eq!(aligned.as_ref(), serialize_tensor(&t));
+//! let back = decode_tensor(aligned.clone()).unwrap(); // shares `aligned`'s memory
+//! assert!(aligned.as_ptr_range().contains(&back.data_ptr()));
+//! ```
+//!
+//! # Messages
 //!
 //! ```
 //! use bytes::Bytes;
@@ -54,7 +83,32 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod decode;
+mod encode;
+mod error;
 mod messages;
+mod objects;
+mod options;
+mod shape;
+
+pub use decode::{
+    decode_tensor, decode_tensor_with, parse_tensor, parse_tensor_with, tensor_from_proto,
+    tensor_from_proto_with,
+};
+pub use encode::{
+    as_proto_field, as_proto_tensor_content, bytes_from_buffer, encode_tensor, encode_tensor_in,
+    serialize_tensor, serialize_tensor_header, tensor_description,
+};
+pub use error::ProtoError;
+pub use objects::{
+    resource_handle_from_proto, resource_handle_to_proto, variant_from_proto,
+    variant_from_proto_with, variant_to_proto,
+};
+pub use options::{DecodeOptions, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH};
+pub use shape::{
+    partial_shape_from_proto, partial_shape_to_proto, shape_from_proto, shape_proto_debug_string,
+    shape_to_proto,
+};
 
 pub use messages::{
     resource_handle_proto, tensor_shape_proto, AllocationDescription, DataType,
