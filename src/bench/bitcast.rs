@@ -1,5 +1,49 @@
-//! Workloads of this op (none registered yet).
+//! Workloads of the zero-copy ops: `Bitcast`, `reinterpret_cast_to` and `Tensor::slice`.
+//!
+//! They touch no element, so each must take the same constant time (target: under 100 ns)
+//! whether the tensor holds 1 KiB or 256 MiB; `bytes` is the size of the tensor viewed, so the
+//! table's GB/s column shows how far from a copy they are.
 
+use super::baseline::MIB_256;
 use super::Runner;
+use tensorcast_core::{DataType, Tensor, TensorShape};
 
-pub fn run(_r: &mut Runner) {}
+/// Calls per timed batch of a constant-time op.
+const ITERS: u32 = 200_000;
+
+fn tensor(dtype: DataType, dims: &[i64]) -> Option<Tensor> {
+    let shape = TensorShape::new(dims).ok()?;
+    Tensor::new(dtype, &shape).ok()
+}
+
+pub fn run(r: &mut Runner) {
+    let n_f32 = (MIB_256 / 4) as i64;
+    if r.wants("bitcast_f32_u8_256MiB") {
+        if let Some(x) = tensor(DataType::FLOAT, &[n_f32]) {
+            r.measure_tiny("bitcast_f32_u8_256MiB", MIB_256 as u64, ITERS, || {
+                x.bitcast(DataType::UINT8)
+            });
+        }
+    }
+    if r.wants("bitcast_f32_u8_1KiB") {
+        if let Some(x) = tensor(DataType::FLOAT, &[256]) {
+            r.measure_tiny("bitcast_f32_u8_1KiB", 1024, ITERS, || {
+                x.bitcast(DataType::UINT8)
+            });
+        }
+    }
+    if r.wants("reinterpret_f16_u32_256MiB") {
+        if let Some(x) = tensor(DataType::HALF, &[(MIB_256 / 2) as i64]) {
+            r.measure_tiny("reinterpret_f16_u32_256MiB", MIB_256 as u64, ITERS, || {
+                x.reinterpret_cast_to(DataType::UINT32)
+            });
+        }
+    }
+    if r.wants("slice_256MiB") {
+        // Rows 1..4095 of a [4096, 16384] f32 tensor: a sub-buffer, not the whole-tensor
+        // shortcut.
+        if let Some(x) = tensor(DataType::FLOAT, &[4096, 16384]) {
+            r.measure_tiny("slice_256MiB", MIB_256 as u64, ITERS, || x.slice(1, 4095));
+        }
+    }
+}

@@ -160,7 +160,13 @@ impl DataType {
     /// `DataTypeString`: `float`, `float_ref`, `unknown dtype enum (N)`.
     pub fn name(self) -> String {
         if self.is_ref() {
-            return format!("{}_ref", self.base().name());
+            // One offset only, as TensorFlow strips it (and no recursion: 2^31 - 1 would
+            // recurse 21 million times): 250 is `unknown dtype enum (150)_ref`.
+            let base = self.base();
+            return match base.info() {
+                Some(i) => format!("{}_ref", i.name),
+                None => format!("unknown dtype enum ({})_ref", base.0),
+            };
         }
         match self.info() {
             Some(i) => i.name.to_string(),
