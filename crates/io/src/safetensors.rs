@@ -1,0 +1,618 @@
+//! safetensors files: an 8-byte little-endian header length `N`, `N` bytes of JSON, then the
+//! tensors' bytes back to back.
+//!
+//! The header maps each tensor name to `{"dtype": "F32", "shape": [2, 3], "data_offsets":
+//! [begin, end]}` (offsets relative to the first data byte), plus an optional
+//! `"__metadata__"` object of string to string.
+//!
+//! - **Reading is zero-copy**: each tensor is a [`Buffer`] slice of the input (the memory
+//!   map, for [`crate::read_file`]) when its address suits the dtype; writers pad the header
+//!   to a multiple of 8 and sort tensors by decreasing alignment, so in files written by the
+//!   reference implementation (and by this one) every tensor is aligned. A misaligned tensor
+//!   is copied into an aligned buffer. `F4` is the exception: safetensors packs two 4-bit
+//!   values per byte, tensorcast keeps one per byte, so `F4` tensors are unpacked (a copy).
+//! - **Validation** (the header is untrusted): `N` at most [`MAX_HEADER_BYTES`] (100 MB, as
+//!   the reference implementation) and inside the file, UTF-8 JSON starting with `{`, every
+//!   entry well-formed, offsets contiguous from 0 with no overlap or gap, `end` equal to the
+//!   data length exactly, and `shape x dtype size == end - begin` for every tensor, with
+//!   overflow checks.
+//! - **dtypes**, by the current format's names: `BOOL`, `U8`, `I8`, `I16`, `U16`, `I32`,
+//!   `U32`, `I64`, `U64`, `F16` (half), `BF16`, `F32`, `F64`, `C64` (complex64), `F8_E5M2`,
+//!   `F8_E4M3` (float8_e4m3fn), `F8_E4M3FNUZ`, `F8_E5M2FNUZ`, `F4` (float4_e2m1fn, packed two
+//!   per byte, first element in the low nibble). `F6_E2M3`, `F6_E3M2` and `F8_E8M0` are
+//!   refused on read (tensorcast has no such dtype); tensorcast dtypes with no safetensors
+//!   name (complex128, quantized, int4/int2, float8_e4m3b11fnuz, string, resource, variant)
+//!   are refused on write.
+//! - **Writing** follows the reference implementation: tensors are laid out by decreasing
+//!   alignment (stable, so equal-alignment tensors keep their order), the JSON is compact
+//!   with `__metadata__` first, and padded with spaces to a multiple of 8 bytes.
+//!
+//! ```
+//! use tensorcast_core::{bf16, Tensor};
+//! use tensorcast_io::{safetensors, NamedTensor};
+//! let ts = vec![
+//!     NamedTensor::new("w", Tensor::vector(&[bf16::from_f32(1.0), bf16::from_f32(-2.0)])),
+//!     NamedTensor::new("step", Tensor::scalar_of(7i64)),
+//! ];
+//! let bytes = safetensors::write(&ts, None).unwrap();
+//! let buf = tensorcast_buffer::Buffer::from_vec(bytes);
+//! let back = safetensors::read(buf.clone()).unwrap();
+//! // File order is by decreasing alignment: the int64 first.
+//! assert_eq!(back[0].name, "step");
+//! assert_eq!(back[1], ts[0]);
+//! // The tensors are slices of the input: no copy.
+//! assert!(back[1].tensor.buffer().unwrap().shares_root_with(&buf));
+//! ```
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use serde_json::Value;
+use tensorcast_buffer::Buffer;
+use tensorcast_core::{DataType, Tensor, TensorShape};
+
+use crate::error::{IoError, Result};
+use crate::{util, NamedTensor};
+
+/// The longest header accepted, in bytes (the reference implementation's limit).
+pub const MAX_HEADER_BYTES: usize = 100_000_000;
+
+/// Every dtype name of the format, with the tensorcast dtype it maps to (`None`: no
+/// counterpart, refused on read).
+pub const DTYPES: &[(&str, Option<DataType>)] = &[
+    ("BOOL", Some(DataType::BOOL)),
+    ("F4", Some(DataType::FLOAT4_E2M1FN)),
+    ("F6_E2M3", None),
+    ("F6_E3M2", None),
+    ("U8", Some(DataType::UINT8)),
+    ("I8", Some(DataType::INT8)),
+    ("F8_E5M2", Some(DataType::FLOAT8_E5M2)),
+    ("F8_E4M3", Some(DataType::FLOAT8_E4M3FN)),
+    ("F8_E8M0", None),
+    ("F8_E4M3FNUZ", Some(DataType::FLOAT8_E4M3FNUZ)),
+    ("F8_E5M2FNUZ", Some(DataType::FLOAT8_E5M2FNUZ)),
+    ("I16", Some(DataType::INT16)),
+    ("U16", Some(DataType::UINT16)),
+    ("F16", Some(DataType::HALF)),
+    ("BF16", Some(DataType::BFLOAT16)),
+    ("I32", Some(DataType::INT32)),
+    ("U32", Some(DataType::UINT32)),
+    ("F32", Some(DataType::FLOAT)),
+    ("C64", Some(DataType::COMPLEX64)),
+    ("F64", Some(DataType::DOUBLE)),
+    ("I64", Some(DataType::INT64)),
+    ("U64", Some(DataType::UINT64)),
+];
+
+/// The tensorcast dtype of a safetensors dtype name.
+///
+/// ```
+/// use tensorcast_core::DataType;
+/// use tensorcast_io::safetensors::dtype_from_name;
+/// assert_eq!(dtype_from_name("F8_E4M3").unwrap(), DataType::FLOAT8_E4M3FN);
+/// assert!(dtype_from_name("F8_E8M0").is_err());
+/// ```
+pub fn dtype_from_name(name: &str) -> Result<DataType> {
+    match DTYPES.iter().find(|(n, _)| *n == name) {
+        Some((_, Some(d))) => Ok(*d),
+        Some((_, None)) => Err(IoError::unsupported(format!(
+            "unsupported dtype '{name}': tensorcast has no such dtype"
+        ))),
+        None => Err(IoError::unsupported(format!("unsupported dtype '{name}'"))),
+    }
+}
+
+/// The safetensors name of a tensorcast dtype.
+///
+/// ```
+/// use tensorcast_core::DataType;
+/// use tensorcast_io::safetensors::dtype_name;
+/// assert_eq!(dtype_name(DataType::BFLOAT16).unwrap(), "BF16");
+/// assert!(dtype_name(DataType::COMPLEX128).is_err());
+/// ```
+pub fn dtype_name(dtype: DataType) -> Result<&'static str> {
+    DTYPES
+        .iter()
+        .find(|(_, d)| *d == Some(dtype))
+        .map(|(n, _)| *n)
+        .ok_or_else(|| {
+            IoError::unsupported(format!(
+                "unsupported dtype {} for safetensors: the format has no name for it",
+                dtype.name()
+            ))
+        })
+}
+
+/// Bits per element in the file (4 for `F4`, else 8 x the dtype size).
+fn bits_per_element(dtype: DataType) -> usize {
+    if dtype == DataType::FLOAT4_E2M1FN {
+        4
+    } else {
+        dtype.size() * 8
+    }
+}
+
+/// One tensor entry of a safetensors header.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The tensor's name.
+    pub name: String,
+    /// The dtype name as written (`F32`).
+    pub dtype_name: String,
+    /// The tensorcast dtype.
+    pub dtype: DataType,
+    /// The shape.
+    pub shape: TensorShape,
+    /// `[begin, end)` relative to the first data byte.
+    pub data_offsets: (usize, usize),
+}
+
+/// A parsed and validated safetensors header.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Header {
+    /// The tensors, in file (data offset) order.
+    pub entries: Vec<Entry>,
+    /// `__metadata__` (empty if absent).
+    pub metadata: BTreeMap<String, String>,
+    /// Offset of the first data byte in the file (`8 + N`).
+    pub data_start: usize,
+    /// Bytes of tensor data the header accounts for (the last `end`).
+    pub data_bytes: usize,
+}
+
+fn bad(msg: impl std::fmt::Display) -> IoError {
+    IoError::corrupt(format!("bad safetensors header: {msg}"))
+}
+
+/// Parses and validates the header at the start of `bytes` (the whole file, or at least the
+/// first `8 + N` bytes). The data length is checked by [`read`], which has the whole file.
+pub fn parse_header(bytes: &[u8]) -> Result<Header> {
+    let Some(len_field) = bytes.get(..8) else {
+        return Err(IoError::truncated(format!(
+            "the file has {} bytes, fewer than the 8-byte safetensors header length",
+            bytes.len()
+        )));
+    };
+    let mut n8 = [0u8; 8];
+    n8.copy_from_slice(len_field);
+    let n = u64::from_le_bytes(n8);
+    if n > MAX_HEADER_BYTES as u64 {
+        return Err(IoError::too_large(format!(
+            "header too long: {n} bytes (the limit is {MAX_HEADER_BYTES})"
+        )));
+    }
+    let n = n as usize;
+    let Some(text) = bytes.get(8..8 + n) else {
+        return Err(IoError::truncated(format!(
+            "the header declares {n} bytes, the file has {}",
+            bytes.len() - 8
+        )));
+    };
+    if text.first() != Some(&b'{') {
+        return Err(IoError::bad_magic(
+            "bad magic: not a safetensors file (the header does not start with '{')",
+        ));
+    }
+    let text = std::str::from_utf8(text).map_err(|e| bad(format!("not UTF-8 ({e})")))?;
+    let json: Value = serde_json::from_str(text).map_err(|e| bad(format!("bad JSON ({e})")))?;
+    let Value::Object(map) = json else {
+        return Err(bad("not a JSON object"));
+    };
+    let mut header = Header {
+        data_start: 8 + n,
+        ..Header::default()
+    };
+    for (name, info) in map {
+        if name == "__metadata__" {
+            let Value::Object(meta) = info else {
+                return Err(bad("__metadata__ is not an object"));
+            };
+            for (k, v) in meta {
+                let Value::String(v) = v else {
+                    return Err(bad(format!("__metadata__ value of '{k}' is not a string")));
+                };
+                header.metadata.insert(k, v);
+            }
+            continue;
+        }
+        let entry = parse_entry(&name, &info).map_err(|e| e.context(format!("tensor '{name}'")))?;
+        header.entries.push(entry);
+    }
+    // File order; zero-length tensors share offsets, so break ties by end, then name.
+    header.entries.sort_by(|a, b| {
+        a.data_offsets
+            .cmp(&b.data_offsets)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let mut expect = 0usize;
+    for e in &header.entries {
+        let (begin, end) = e.data_offsets;
+        if begin != expect {
+            return Err(bad(format!(
+                "tensor '{}' starts at {begin}, expected {expect} (tensors must cover the data \
+                 without gaps or overlaps)",
+                e.name
+            )));
+        }
+        expect = end;
+    }
+    header.data_bytes = expect;
+    Ok(header)
+}
+
+fn parse_entry(name: &str, info: &Value) -> Result<Entry> {
+    let Value::Object(info) = info else {
+        return Err(bad("entry is not an object"));
+    };
+    let dtype_name = match info.get("dtype") {
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(bad("dtype is not a string")),
+        None => return Err(bad("no dtype")),
+    };
+    let dtype = dtype_from_name(&dtype_name)?;
+    let dims = match info.get("shape") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|d| {
+                d.as_u64()
+                    .and_then(|d| i64::try_from(d).ok())
+                    .ok_or_else(|| bad(format!("shape holds {d}, not a non-negative integer")))
+            })
+            .collect::<Result<Vec<i64>>>()?,
+        Some(_) => return Err(bad("shape is not an array")),
+        None => return Err(bad("no shape")),
+    };
+    let offsets: Vec<usize> = match info.get("data_offsets") {
+        Some(Value::Array(a)) if a.len() == 2 => a
+            .iter()
+            .map(|o| {
+                o.as_u64()
+                    .and_then(|o| usize::try_from(o).ok())
+                    .ok_or_else(|| bad(format!("data offset {o} is not a non-negative integer")))
+            })
+            .collect::<Result<_>>()?,
+        Some(_) => return Err(bad("data_offsets is not an array of two integers")),
+        None => return Err(bad("no data_offsets")),
+    };
+    let (begin, end) = (offsets[0], offsets[1]);
+    if end < begin {
+        return Err(bad(format!(
+            "data_offsets [{begin}, {end}] end before they begin"
+        )));
+    }
+    let shape = TensorShape::new(&dims).map_err(|e| bad(format!("bad shape: {e}")))?;
+    let n = usize::try_from(shape.num_elements()).map_err(|_| bad("bad element count"))?;
+    let bits = n
+        .checked_mul(bits_per_element(dtype))
+        .ok_or_else(|| bad(format!("shape {shape} of {dtype_name} overflows")))?;
+    if bits % 8 != 0 {
+        return Err(bad(format!(
+            "{n} elements of {dtype_name} do not fill whole bytes"
+        )));
+    }
+    if bits / 8 != end - begin {
+        return Err(bad(format!(
+            "shape {shape} of {dtype_name} needs {} bytes, data_offsets [{begin}, {end}] hold {}",
+            bits / 8,
+            end - begin
+        )));
+    }
+    Ok(Entry {
+        name: name.to_string(),
+        dtype_name,
+        dtype,
+        shape,
+        data_offsets: (begin, end),
+    })
+}
+
+/// Reads every tensor of a safetensors file held in `buf`, in file order.
+pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
+    read_with_metadata(buf).map(|(t, _)| t)
+}
+
+/// [`read`], also returning `__metadata__`.
+pub fn read_with_metadata(buf: Buffer) -> Result<(Vec<NamedTensor>, BTreeMap<String, String>)> {
+    let (tensors, meta) = read_with_info(buf)?;
+    Ok((tensors.into_iter().map(|(t, _)| t).collect(), meta))
+}
+
+/// Tensors with whether each was copied, and the metadata.
+type ReadInfo = (Vec<(NamedTensor, bool)>, BTreeMap<String, String>);
+
+/// The tensors (and whether each was copied) and the metadata.
+pub(crate) fn read_with_info(buf: Buffer) -> Result<ReadInfo> {
+    let h = parse_header(buf.as_slice())?;
+    let available = buf.len() - h.data_start;
+    if available < h.data_bytes {
+        return Err(IoError::truncated(format!(
+            "the header declares {} data bytes, the file has {available}",
+            h.data_bytes
+        )));
+    }
+    if available > h.data_bytes {
+        return Err(bad(format!(
+            "{} bytes after the last tensor (the tensors must cover the data)",
+            available - h.data_bytes
+        )));
+    }
+    let mut out = Vec::with_capacity(h.entries.len());
+    for e in h.entries {
+        let (begin, end) = e.data_offsets;
+        let data = buf
+            .slice(h.data_start + begin..h.data_start + end)
+            .ok_or_else(|| IoError::truncated("tensor out of bounds"))?;
+        let ctx = |err: IoError| err.context(format!("tensor '{}'", e.name));
+        let (tensor, copied) = if e.dtype == DataType::FLOAT4_E2M1FN {
+            (unpack_f4(&e.shape, data.as_slice()).map_err(ctx)?, true)
+        } else {
+            util::tensor_over(e.dtype, &e.shape, data).map_err(ctx)?
+        };
+        out.push((NamedTensor::new(e.name, tensor), copied));
+    }
+    Ok((out, h.metadata))
+}
+
+/// One float4 per byte from two per byte (low nibble first).
+fn unpack_f4(shape: &TensorShape, packed: &[u8]) -> Result<Tensor> {
+    let len = util::data_len(DataType::FLOAT4_E2M1FN, shape)?;
+    let buf = util::build_buffer(len, |start, block| {
+        for (i, out) in block.iter_mut().enumerate() {
+            let k = start + i;
+            let byte = packed[k / 2];
+            *out = if k % 2 == 0 { byte & 0x0f } else { byte >> 4 };
+        }
+    })?;
+    Ok(Tensor::from_buffer(DataType::FLOAT4_E2M1FN, shape, buf)?)
+}
+
+/// Two float4 per byte (low nibble first) from one per byte; only the low 4 bits of each
+/// byte are kept.
+fn pack_f4(bytes: &[u8]) -> Vec<u8> {
+    bytes
+        .chunks(2)
+        .map(|c| (c[0] & 0x0f) | (c.get(1).copied().unwrap_or(0) & 0x0f) << 4)
+        .collect()
+}
+
+/// Writes `tensors` (and `metadata`, if given) as safetensors bytes.
+pub fn write(
+    tensors: &[NamedTensor],
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    write_to(&mut out, tensors, metadata)?;
+    Ok(out)
+}
+
+/// Streams `tensors` as safetensors to `w` (see [`write`]). Every tensor is checked (dtype,
+/// name, F4 element count) before anything is written.
+pub fn write_to<W: Write + ?Sized>(
+    w: &mut W,
+    tensors: &[NamedTensor],
+    metadata: Option<&BTreeMap<String, String>>,
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    let mut order: Vec<(usize, &NamedTensor, &'static str)> = Vec::with_capacity(tensors.len());
+    for (i, nt) in tensors.iter().enumerate() {
+        let ctx = |e: IoError| e.context(format!("tensor '{}'", nt.name));
+        if nt.name == "__metadata__" {
+            return Err(ctx(IoError::unsupported(
+                "the name __metadata__ is reserved",
+            )));
+        }
+        if !seen.insert(nt.name.as_str()) {
+            return Err(IoError::corrupt(format!(
+                "duplicate tensor name '{}'",
+                nt.name
+            )));
+        }
+        let name = dtype_name(nt.tensor.dtype()).map_err(ctx)?;
+        if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN && nt.tensor.num_elements() % 2 != 0 {
+            return Err(ctx(IoError::unsupported(
+                "safetensors F4 packs two values per byte: the element count must be even",
+            )));
+        }
+        nt.tensor.tensor_data().map_err(|e| ctx(e.into()))?;
+        order.push((i, nt, name));
+    }
+    // Decreasing alignment keeps every tensor aligned without padding between them.
+    order.sort_by_key(|(i, nt, _)| {
+        (
+            std::cmp::Reverse(util::element_alignment(nt.tensor.dtype())),
+            *i,
+        )
+    });
+    let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut header = String::from("{");
+    if let Some(meta) = metadata.filter(|m| !m.is_empty()) {
+        header.push_str("\"__metadata__\":{");
+        let items: Vec<String> = meta
+            .iter()
+            .map(|(k, v)| format!("{}:{}", json(k), json(v)))
+            .collect();
+        header.push_str(&items.join(","));
+        header.push_str("},");
+    }
+    let mut offset = 0usize;
+    let mut items = Vec::with_capacity(order.len());
+    for (_, nt, dtype) in &order {
+        let data_len = nt.tensor.tensor_data()?.len();
+        let len = if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN {
+            data_len / 2
+        } else {
+            data_len
+        };
+        let dims: Vec<String> = nt
+            .tensor
+            .shape()
+            .dims()
+            .iter()
+            .map(i64::to_string)
+            .collect();
+        items.push(format!(
+            "{}:{{\"dtype\":\"{dtype}\",\"shape\":[{}],\"data_offsets\":[{offset},{}]}}",
+            json(&nt.name),
+            dims.join(","),
+            offset + len
+        ));
+        offset += len;
+    }
+    header.push_str(&items.join(","));
+    if header.ends_with(',') {
+        header.pop();
+    }
+    header.push('}');
+    let pad = (8 - header.len() % 8) % 8;
+    header.extend(std::iter::repeat_n(' ', pad));
+    let io = |e| IoError::io("cannot write", e);
+    w.write_all(&(header.len() as u64).to_le_bytes())
+        .map_err(io)?;
+    w.write_all(header.as_bytes()).map_err(io)?;
+    for (_, nt, _) in &order {
+        let data = nt.tensor.tensor_data()?;
+        if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN {
+            w.write_all(&pack_f4(data)).map_err(io)?;
+        } else {
+            w.write_all(data).map_err(io)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut v = (header.len() as u64).to_le_bytes().to_vec();
+        v.extend_from_slice(header.as_bytes());
+        v.extend_from_slice(data);
+        v
+    }
+
+    fn read_err(header: &str, data: &[u8]) -> String {
+        read(Buffer::from_vec(file(header, data)))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn validation_names_each_problem() {
+        let cases = [
+            (
+                r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}"#,
+                4,
+                "needs 8 bytes",
+            ),
+            (
+                r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,
+                8,
+                "starts at 4, expected 0",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}}"#,
+                3,
+                "starts at 1, expected 2",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
+                3,
+                "1 bytes after the last tensor",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}"#,
+                2,
+                "truncated data",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[2,0]}}"#,
+                0,
+                "end before they begin",
+            ),
+            (
+                r#"{"a":{"dtype":"X9","shape":[],"data_offsets":[0,1]}}"#,
+                1,
+                "unsupported dtype 'X9'",
+            ),
+            (
+                r#"{"a":{"dtype":"F8_E8M0","shape":[],"data_offsets":[0,1]}}"#,
+                1,
+                "no such dtype",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}}"#,
+                1,
+                "shape holds -1",
+            ),
+            (
+                r#"{"a":{"dtype":"F4","shape":[3],"data_offsets":[0,1]}}"#,
+                1,
+                "whole bytes",
+            ),
+            (r#"{"a":{"dtype":"U8","shape":[1]}}"#, 1, "no data_offsets"),
+            (r#"{"__metadata__":{"k":1}}"#, 0, "is not a string"),
+            (r#"{"a":1}"#, 0, "entry is not an object"),
+            (r#"{"a":"#, 0, "bad JSON"),
+            (
+                r#"{"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}"#,
+                8,
+                "overflow",
+            ),
+        ];
+        for (h, n, want) in cases {
+            let err = read_err(h, &vec![0u8; n]);
+            assert!(err.contains(want), "{h}: {err}");
+        }
+    }
+
+    #[test]
+    fn header_length_past_limit_or_file_is_refused() {
+        let mut v = (MAX_HEADER_BYTES as u64 + 1).to_le_bytes().to_vec();
+        v.push(b'{');
+        assert!(read(Buffer::from_vec(v))
+            .unwrap_err()
+            .to_string()
+            .starts_with("header too long"));
+        let mut v = 100u64.to_le_bytes().to_vec();
+        v.extend_from_slice(b"{}");
+        assert!(read(Buffer::from_vec(v))
+            .unwrap_err()
+            .to_string()
+            .starts_with("truncated data"));
+        assert!(read(Buffer::from_vec(vec![1u8, 2]))
+            .unwrap_err()
+            .to_string()
+            .starts_with("truncated"));
+    }
+
+    #[test]
+    fn f4_packs_low_nibble_first_and_round_trips() {
+        let t = Tensor::from_buffer(
+            DataType::FLOAT4_E2M1FN,
+            &TensorShape::new(&[4]).unwrap(),
+            Buffer::copy_from_slice(&[1, 2, 3, 15]).unwrap(),
+        )
+        .unwrap();
+        let bytes = write(&[NamedTensor::new("f", t.clone())], None).unwrap();
+        assert_eq!(&bytes[bytes.len() - 2..], &[0x21, 0xf3]);
+        let back = read(Buffer::from_vec(bytes)).unwrap();
+        assert_eq!(back[0].tensor, t);
+    }
+
+    #[test]
+    fn writer_matches_reference_layout() {
+        // The reference implementation's own test vector: attn.0, F32 [1,2,3] of 0..6.
+        let t = Tensor::from_slice(
+            &[0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0],
+            &TensorShape::new(&[1, 2, 3]).unwrap(),
+        )
+        .unwrap();
+        let out = write(&[NamedTensor::new("attn.0", t)], None).unwrap();
+        let header = r#"{"attn.0":{"dtype":"F32","shape":[1,2,3],"data_offsets":[0,24]}}"#;
+        assert_eq!(&out[..8], &64u64.to_le_bytes());
+        assert_eq!(&out[8..8 + header.len()], header.as_bytes());
+        let empty = write(&[], None).unwrap();
+        assert_eq!(empty, b"\x08\0\0\0\0\0\0\0{}      ");
+    }
+}

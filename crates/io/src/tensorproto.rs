@@ -1,0 +1,42 @@
+//! Bare serialized `TensorProto` files: what `tf.io.serialize_tensor` writes and
+//! `tf.io.parse_tensor` reads (one tensor, no framing).
+//!
+//! Reading decodes from the input's memory through `bytes::Bytes` (no copy of the file):
+//! `tensor_content` is shared when its address suits the dtype and copied into an aligned
+//! buffer otherwise (see `tensorcast_proto::decode_tensor`, which applies every TensorFlow
+//! rule of `Tensor::FromProto` and bounds what an untrusted proto may make it allocate).
+//! Writing uses TensorFlow's `AsProtoTensorContent` encoding, byte-identical to
+//! `tf.io.serialize_tensor`.
+//!
+//! ```
+//! use tensorcast_core::Tensor;
+//! use tensorcast_io::tensorproto;
+//! let t = Tensor::vector(&[1.0f32, 2.0]);
+//! let bytes = tensorproto::write(&t).unwrap();
+//! assert_eq!(bytes, b"\x08\x01\x12\x04\x12\x02\x08\x02\x22\x08\x00\x00\x80\x3f\x00\x00\x00\x40");
+//! let back = tensorproto::read(tensorcast_buffer::Buffer::from_vec(bytes)).unwrap();
+//! assert_eq!(back, t);
+//! ```
+
+use tensorcast_buffer::Buffer;
+use tensorcast_core::Tensor;
+
+use crate::error::{ErrorKind, IoError, Result};
+use crate::util;
+
+/// Decodes one serialized `TensorProto` held in `buf`.
+pub fn read(buf: Buffer) -> Result<Tensor> {
+    tensorcast_proto::decode_tensor(util::buffer_to_bytes(buf)).map_err(|e| {
+        let kind = match e.code() {
+            tensorcast_core::Code::ResourceExhausted => ErrorKind::TooLarge,
+            tensorcast_core::Code::Unimplemented => ErrorKind::Unsupported,
+            _ => ErrorKind::Corrupt,
+        };
+        IoError::new(kind, e.to_string())
+    })
+}
+
+/// Encodes `t` as a serialized `TensorProto` (`tf.io.serialize_tensor`'s bytes).
+pub fn write(t: &Tensor) -> Result<Vec<u8>> {
+    Ok(tensorcast_proto::serialize_tensor(t))
+}
