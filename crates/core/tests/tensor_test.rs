@@ -58,8 +58,9 @@ macro_rules! simple {
             let s = shape(dims);
             let cols = if dims.len() == 2 { dims[1] } else { 1 };
             let conv = $conv;
-            let vals: Vec<$t> =
-                (0..s.num_elements()).map(|i| conv(((i / cols) * (i % cols)) as i32)).collect();
+            let vals: Vec<$t> = (0..s.num_elements())
+                .map(|i| conv(((i / cols) * (i % cols)) as i32))
+                .collect();
             let t = Tensor::from_vec(vals.clone(), &s).unwrap();
             assert_eq!(t.dtype(), <$t as tensorcast_core::Element>::DTYPE);
             assert_eq!(t.as_slice::<$t>().unwrap(), vals.as_slice());
@@ -69,15 +70,30 @@ macro_rules! simple {
 }
 
 simple!(simple_half, f16, [5, 7], |x: i32| f16::from_f32(x as f32));
-simple!(simple_bfloat16, bf16, [5, 7], |x: i32| bf16::from_f32(x as f32));
-simple!(simple_float8_e5m2, Float8E5M2, [5, 7], |x: i32| Float8E5M2(x as u8));
-simple!(simple_float8_e4m3fn, Float8E4M3FN, [5, 7], |x: i32| Float8E4M3FN(x as u8));
-simple!(simple_float8_e4m3fnuz, Float8E4M3FNUZ, [5, 7], |x: i32| Float8E4M3FNUZ(x as u8));
-simple!(simple_float8_e4m3b11fnuz, Float8E4M3B11FNUZ, [5, 7], |x: i32| Float8E4M3B11FNUZ(
+simple!(simple_bfloat16, bf16, [5, 7], |x: i32| bf16::from_f32(
+    x as f32
+));
+simple!(simple_float8_e5m2, Float8E5M2, [5, 7], |x: i32| Float8E5M2(
     x as u8
 ));
-simple!(simple_float8_e5m2fnuz, Float8E5M2FNUZ, [5, 7], |x: i32| Float8E5M2FNUZ(x as u8));
-simple!(simple_float4_e2m1fn, Float4E2M1FN, [5, 7], |x: i32| Float4E2M1FN(x as u8 & 0xf));
+simple!(simple_float8_e4m3fn, Float8E4M3FN, [5, 7], |x: i32| {
+    Float8E4M3FN(x as u8)
+});
+simple!(simple_float8_e4m3fnuz, Float8E4M3FNUZ, [5, 7], |x: i32| {
+    Float8E4M3FNUZ(x as u8)
+});
+simple!(
+    simple_float8_e4m3b11fnuz,
+    Float8E4M3B11FNUZ,
+    [5, 7],
+    |x: i32| Float8E4M3B11FNUZ(x as u8)
+);
+simple!(simple_float8_e5m2fnuz, Float8E5M2FNUZ, [5, 7], |x: i32| {
+    Float8E5M2FNUZ(x as u8)
+});
+simple!(simple_float4_e2m1fn, Float4E2M1FN, [5, 7], |x: i32| {
+    Float4E2M1FN(x as u8 & 0xf)
+});
 simple!(simple_float, f32, [10, 20], |x: i32| x as f32);
 simple!(simple_double, f64, [10, 20], |x: i32| x as f64);
 simple!(simple_int8, i8, [10, 20], |x: i32| x as i8);
@@ -98,8 +114,12 @@ simple!(simple_quint8, QUInt8, [2, 2], |x: i32| QUInt8(x as u8));
 simple!(simple_qint16, QInt16, [2, 2], |x: i32| QInt16(x as i16));
 simple!(simple_quint16, QUInt16, [2, 2], |x: i32| QUInt16(x as u16));
 simple!(simple_qint32, QInt32, [2, 2], |x: i32| QInt32(x));
-simple!(simple_complex64, Complex<f32>, [2, 2], |x: i32| Complex::new(x as f32, -x as f32));
-simple!(simple_complex128, Complex<f64>, [2, 2], |x: i32| Complex::new(x as f64, 0.5));
+simple!(simple_complex64, Complex<f32>, [2, 2], |x: i32| {
+    Complex::new(x as f32, -x as f32)
+});
+simple!(simple_complex128, Complex<f64>, [2, 2], |x: i32| {
+    Complex::new(x as f64, 0.5)
+});
 
 #[test]
 fn resource_handle_simple_and_summary() {
@@ -117,7 +137,10 @@ fn variant_simple_and_summary() {
     let t = Tensor::from(Variant::from(inner.clone()));
     assert_eq!(t.dtype(), DataType::VARIANT);
     test_copies(&t);
-    assert_eq!(t.summarize_value(-1, false), "<Tensor<type: float shape: [] values: 42>>");
+    assert_eq!(
+        t.summarize_value(-1, false),
+        "<Tensor<type: float shape: [] values: 42>>"
+    );
     match t.scalar::<Variant>().unwrap() {
         Variant::Tensor(x) => assert_eq!(**x, inner),
         other => panic!("not a tensor: {other:?}"),
@@ -139,7 +162,14 @@ fn reshape_views_keep_first_and_last() {
     let t = reshape_tensor();
     for sizes in [&[120][..], &[6, 20], &[6, 4, 5], &[2, 3, 4, 5]] {
         let s = t.shaped::<f32>(sizes).unwrap();
-        assert_eq!(s.shape(), sizes.iter().map(|&d| d as usize).collect::<Vec<_>>().as_slice());
+        assert_eq!(
+            s.shape(),
+            sizes
+                .iter()
+                .map(|&d| d as usize)
+                .collect::<Vec<_>>()
+                .as_slice()
+        );
         assert_eq!(*s.iter().next().unwrap(), 0.01);
         assert_eq!(*s.iter().last().unwrap(), 0.02);
         let u = t.unaligned_shaped::<f32>(sizes).unwrap();
@@ -159,7 +189,13 @@ fn bitcast_reshape_different_size() {
         let first: [u8; 4] = 0.01f32.to_le_bytes();
         assert_eq!(v.iter().take(4).copied().collect::<Vec<_>>(), first);
     }
-    for sizes in [&[240][..], &[6, 40], &[12, 4, 5], &[2, 3, 8, 5], &[2, 3, 4, 1, 10]] {
+    for sizes in [
+        &[240][..],
+        &[6, 40],
+        &[12, 4, 5],
+        &[2, 3, 8, 5],
+        &[2, 3, 4, 1, 10],
+    ] {
         assert_eq!(t.bit_casted_shaped::<i16>(sizes).unwrap().len(), 240);
     }
 }
@@ -167,13 +203,20 @@ fn bitcast_reshape_different_size() {
 #[test]
 fn reshape_errors_carry_tensorflow_messages() {
     let t = reshape_tensor();
-    let msg = |r: Result<_, Error>| r.map(|_: ndarray::ArrayViewD<'_, f32>| ()).unwrap_err().to_string();
+    let msg = |r: Result<_, Error>| {
+        r.map(|_: ndarray::ArrayViewD<'_, f32>| ())
+            .unwrap_err()
+            .to_string()
+    };
     assert_eq!(msg(t.shaped::<f32>(&[])), "1 vs. 120");
     assert_eq!(msg(t.shaped::<f32>(&[119])), "119 vs. 120");
     assert_eq!(msg(t.shaped::<f32>(&[2, 3, 4, 6])), "144 vs. 120");
     assert_eq!(msg(t.bit_casted_shaped::<f32>(&[])), "4 vs. 480");
     assert_eq!(msg(t.bit_casted_shaped::<f32>(&[119])), "476 vs. 480");
-    assert_eq!(msg(t.bit_casted_shaped::<f32>(&[2, 3, 4, 6])), "576 vs. 480");
+    assert_eq!(
+        msg(t.bit_casted_shaped::<f32>(&[2, 3, 4, 6])),
+        "576 vs. 480"
+    );
     let s = Tensor::new(DataType::STRING, &shape(&[10])).unwrap();
     let e = s.bit_casted_shaped::<TString>(&[9]).unwrap_err();
     assert_eq!(e.to_string(), "9 vs. 10");
@@ -188,21 +231,38 @@ fn flat_and_flat_dims_views() {
     assert_eq!(t.flat::<f32>().unwrap().len(), 120);
     assert_eq!(t.flat_inner_dims::<f32>(2).unwrap().shape(), &[24, 5]);
     assert_eq!(t.flat_inner_dims::<f32>(3).unwrap().shape(), &[6, 4, 5]);
-    assert_eq!(t.flat_inner_dims::<f32>(5).unwrap().shape(), &[1, 2, 3, 4, 5]);
+    assert_eq!(
+        t.flat_inner_dims::<f32>(5).unwrap().shape(),
+        &[1, 2, 3, 4, 5]
+    );
     assert_eq!(t.flat_outer_dims::<f32>(2).unwrap().shape(), &[2, 60]);
-    assert_eq!(t.flat_outer_dims::<f32>(5).unwrap().shape(), &[2, 3, 4, 5, 1]);
-    assert_eq!(t.flat_inner_outer_dims::<f32>(-2, 8).unwrap().shape(), &[1, 1, 2, 3, 4, 5, 1, 1]);
-    assert_eq!(t.flat_inner_outer_dims::<f32>(1, 2).unwrap().shape(), &[6, 20]);
+    assert_eq!(
+        t.flat_outer_dims::<f32>(5).unwrap().shape(),
+        &[2, 3, 4, 5, 1]
+    );
+    assert_eq!(
+        t.flat_inner_outer_dims::<f32>(-2, 8).unwrap().shape(),
+        &[1, 1, 2, 3, 4, 5, 1, 1]
+    );
+    assert_eq!(
+        t.flat_inner_outer_dims::<f32>(1, 2).unwrap().shape(),
+        &[6, 20]
+    );
     let z = Tensor::new(DataType::FLOAT, &shape(&[3, 0, 2, 0, 5])).unwrap();
     assert_eq!(z.flat_inner_dims::<f32>(2).unwrap().shape(), &[0, 5]);
     assert_eq!(z.flat_outer_dims::<f32>(3).unwrap().shape(), &[3, 0, 0]);
-    assert_eq!(z.flat_inner_outer_dims::<f32>(1, 3).unwrap().shape(), &[0, 2, 0]);
+    assert_eq!(
+        z.flat_inner_outer_dims::<f32>(1, 3).unwrap().shape(),
+        &[0, 2, 0]
+    );
 }
 
 #[test]
 fn reinterpret_last_dimension_packs_qint8_into_int32() {
     let s = shape(&[2, 3, 5, 7, 4]);
-    let vals: Vec<QInt8> = (0..s.num_elements()).map(|i| QInt8((i % 4) as i8 + 1)).collect();
+    let vals: Vec<QInt8> = (0..s.num_elements())
+        .map(|i| QInt8((i % 4) as i8 + 1))
+        .collect();
     let t = Tensor::from_vec(vals, &s).unwrap();
     let v = t.reinterpret_last_dimension::<i32>().unwrap();
     assert_eq!(v.shape(), &[2, 3, 5, 7]);
@@ -224,7 +284,10 @@ fn scalar_basics() {
     let empty = Tensor::new(DataType::FLOAT, &shape(&[0, 1])).unwrap();
     assert_eq!(empty.num_elements(), 0);
     assert_eq!(empty.matrix::<f32>().unwrap().shape(), &[0, 1]);
-    assert_eq!(empty.scalar::<f32>().unwrap_err().to_string(), "Must have a one element tensor");
+    assert_eq!(
+        empty.scalar::<f32>().unwrap_err().to_string(),
+        "Must have a one element tensor"
+    );
 }
 
 #[test]
@@ -251,7 +314,10 @@ fn reshape_and_slice_assignment() {
     }
     let v = t.tensor::<f32, ndarray::Ix4>().unwrap();
     for i in 0..10 {
-        assert!(v.index_axis(ndarray::Axis(0), i).iter().all(|&x| x == 2.0 * i as f32));
+        assert!(v
+            .index_axis(ndarray::Axis(0), i)
+            .iter()
+            .all(|&x| x == 2.0 * i as f32));
     }
 }
 
@@ -259,18 +325,28 @@ fn reshape_and_slice_assignment() {
 fn bitcast_from_double_onto_float() {
     let mut a = Tensor::new(DataType::FLOAT, &shape(&[2, 4])).unwrap();
     let b = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &shape(&[2, 2])).unwrap();
-    a.bitcast_from(&b, DataType::DOUBLE, &shape(&[2, 2])).unwrap();
+    a.bitcast_from(&b, DataType::DOUBLE, &shape(&[2, 2]))
+        .unwrap();
     assert_eq!(a.dtype(), DataType::DOUBLE);
     assert!(a.shares_buffer_with(&b));
-    let e = a.bitcast_from(&b, DataType::INT32, &shape(&[3])).unwrap_err();
-    assert_eq!(e.to_string(), "input and output shapes/data type sizes are not compatible");
+    let e = a
+        .bitcast_from(&b, DataType::INT32, &shape(&[3]))
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "input and output shapes/data type sizes are not compatible"
+    );
     let s = Tensor::from("x");
     assert_eq!(
-        a.bitcast_from(&s, DataType::INT8, &shape(&[1])).unwrap_err().to_string(),
+        a.bitcast_from(&s, DataType::INT8, &shape(&[1]))
+            .unwrap_err()
+            .to_string(),
         "other tensor has zero-sized data type"
     );
     assert_eq!(
-        a.bitcast_from(&b, DataType::STRING, &shape(&[1])).unwrap_err().to_string(),
+        a.bitcast_from(&b, DataType::STRING, &shape(&[1]))
+            .unwrap_err()
+            .to_string(),
         "specified output type is zero-sized"
     );
     // Nothing changed on failure.
@@ -281,9 +357,15 @@ fn bitcast_from_double_onto_float() {
 #[test]
 fn string_total_bytes() {
     let words = ["hello", "world", "machine", "learning", "new", "york"];
-    let t = Tensor::from_vec(words.iter().map(|&w| TString::from(w)).collect(), &shape(&[3, 2]))
-        .unwrap();
-    assert_eq!(t.total_bytes(), 6 * tensorcast_core::TSTRING_SIZE + 5 + 5 + 7 + 8 + 3 + 4);
+    let t = Tensor::from_vec(
+        words.iter().map(|&w| TString::from(w)).collect(),
+        &shape(&[3, 2]),
+    )
+    .unwrap();
+    assert_eq!(
+        t.total_bytes(),
+        6 * tensorcast_core::TSTRING_SIZE + 5 + 5 + 7 + 8 + 3 + 4
+    );
 }
 
 #[test]
@@ -304,19 +386,32 @@ fn build_tensor_allocated_bytes_and_description() {
     assert_eq!(d.dtype, DataType::FLOAT);
     let a = d.allocation_description.unwrap();
     assert_eq!((a.requested_bytes, a.allocator_name.as_str()), (800, "cpu"));
-    assert_eq!(Tensor::new(DataType::INVALID, &shape(&[1])).unwrap_err().to_string(), "Type not set");
     assert_eq!(
-        Tensor::new(DataType::FLOAT_REF, &shape(&[1])).unwrap_err().to_string(),
+        Tensor::new(DataType::INVALID, &shape(&[1]))
+            .unwrap_err()
+            .to_string(),
+        "Type not set"
+    );
+    assert_eq!(
+        Tensor::new(DataType::FLOAT_REF, &shape(&[1]))
+            .unwrap_err()
+            .to_string(),
         "Unexpected type: DT_FLOAT_REF"
     );
 }
 
 #[test]
 fn tracking_allocator_reports_allocated_bytes_and_ids() {
-    let tracking: Arc<dyn Allocator> =
-        Arc::new(TrackingAllocator::new(Arc::new(CpuAllocator::with_cache_limit(0))));
-    let t =
-        Tensor::new_in(&tracking, DataType::FLOAT, &shape(&[3]), &Default::default()).unwrap();
+    let tracking: Arc<dyn Allocator> = Arc::new(TrackingAllocator::new(Arc::new(
+        CpuAllocator::with_cache_limit(0),
+    )));
+    let t = Tensor::new_in(
+        &tracking,
+        DataType::FLOAT,
+        &shape(&[3]),
+        &Default::default(),
+    )
+    .unwrap();
     assert_eq!(t.allocated_bytes(), 64);
     let a = t.fill_description().allocation_description.unwrap();
     assert!(a.allocation_id > 0);
@@ -327,8 +422,13 @@ fn tracking_allocator_reports_allocated_bytes_and_ids() {
 #[test]
 fn failure_to_allocate_is_an_error_or_uninitialized() {
     let failing: Arc<dyn Allocator> = Arc::new(FailingAllocator::new());
-    let e = Tensor::new_in(&failing, DataType::FLOAT, &shape(&[10]), &Default::default())
-        .unwrap_err();
+    let e = Tensor::new_in(
+        &failing,
+        DataType::FLOAT,
+        &shape(&[10]),
+        &Default::default(),
+    )
+    .unwrap_err();
     assert_eq!(e.code(), Code::ResourceExhausted);
     let t = Tensor::unallocated(DataType::FLOAT, &shape(&[10]));
     assert!(!t.is_initialized());
@@ -388,9 +488,18 @@ fn sub_slice_basic() {
     assert_eq!(s.shape(), &shape(&[4, 36]));
     assert!(s.shares_buffer_with(&x));
     assert_eq!(s.flat::<f32>().unwrap()[0], (5 * 4 * 36) as f32);
-    let scalar = x.sub_slice(3).unwrap().sub_slice(3).unwrap().sub_slice(31).unwrap();
+    let scalar = x
+        .sub_slice(3)
+        .unwrap()
+        .sub_slice(3)
+        .unwrap()
+        .sub_slice(31)
+        .unwrap();
     assert_eq!(scalar.dims(), 0);
-    assert_eq!(*scalar.scalar::<f32>().unwrap(), (3 * 144 + 3 * 36 + 31) as f32);
+    assert_eq!(
+        *scalar.scalar::<f32>().unwrap(),
+        (3 * 144 + 3 * 36 + 31) as f32
+    );
     let y = Tensor::new(DataType::FLOAT, &shape(&[30, 5])).unwrap();
     assert!(!y.sub_slice(1).unwrap().is_aligned());
     assert!(x.sub_slice(10).is_err());
@@ -400,22 +509,40 @@ fn sub_slice_basic() {
 #[test]
 fn summarize_uninitialized() {
     let t = Tensor::unallocated(DataType::INT32, &shape(&[4, 4]));
-    assert_eq!(t.summarize_value(16, false), "uninitialized Tensor of 16 elements of type 3");
+    assert_eq!(
+        t.summarize_value(16, false),
+        "uninitialized Tensor of 16 elements of type 3"
+    );
 }
 
 fn simple_num<T: tensorcast_core::Element>(conv: impl Fn(i32) -> T) {
     let mk = |vals: &[i32], d: &[i64]| {
         Tensor::from_vec(vals.iter().map(|&v| conv(v)).collect::<Vec<T>>(), &shape(d)).unwrap()
     };
-    assert_eq!(mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(16, false), "1 2 3 4 0");
-    assert_eq!(mk(&[1, 2, 3, 4], &[2, 2]).summarize_value(16, false), "[1 2][3 4]");
+    assert_eq!(
+        mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(16, false),
+        "1 2 3 4 0"
+    );
+    assert_eq!(
+        mk(&[1, 2, 3, 4], &[2, 2]).summarize_value(16, false),
+        "[1 2][3 4]"
+    );
     let four = mk(&[1, 2, 3, 4], &[2, 2, 1, 1]);
     assert_eq!(four.summarize_value(16, false), "[[[1]][[2]]][[[3]][[4]]]");
     assert_eq!(four.summarize_value(3, false), "[[[1]][[2]]][[[3]]]...");
     assert_eq!(mk(&[], &[0]).summarize_value(16, false), "");
-    assert_eq!(mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(16, true), "[1 2 3 4 0]");
-    assert_eq!(mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(2, true), "[1 2 ... 4 0]");
-    assert_eq!(mk(&[1, 2, 3, 4], &[2, 2]).summarize_value(16, true), "[[1 2]\n [3 4]]");
+    assert_eq!(
+        mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(16, true),
+        "[1 2 3 4 0]"
+    );
+    assert_eq!(
+        mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(2, true),
+        "[1 2 ... 4 0]"
+    );
+    assert_eq!(
+        mk(&[1, 2, 3, 4], &[2, 2]).summarize_value(16, true),
+        "[[1 2]\n [3 4]]"
+    );
     assert_eq!(
         four.summarize_value(16, true),
         "[[[[1]]\n\n  [[2]]]\n\n\n [[[3]]\n\n  [[4]]]]"
@@ -448,36 +575,65 @@ fn summarize_simple_num_multi_length_for_16_dtypes() {
 fn summarize_int32_dims_bool_and_string() {
     let t = Tensor::from_vec((1..=12).collect::<Vec<i32>>(), &shape(&[3, 4])).unwrap();
     assert_eq!(t.summarize_value(3, false), "[1 2 3...]...");
-    assert_eq!(t.summarize_value(10, false), "[1 2 3 4][5 6 7 8][9 10...]...");
+    assert_eq!(
+        t.summarize_value(10, false),
+        "[1 2 3 4][5 6 7 8][9 10...]..."
+    );
     assert_eq!(t.summarize_value(1, true), "[[1 ... 4]\n ...\n [9 ... 12]]");
-    assert_eq!(t.summarize_value(10, true), "[[1 2 3 4]\n [5 6 7 8]\n [9 10 11 12]]");
-    assert_eq!(t.summarize_value(-1, true), "[[1 2 3 4]\n [5 6 7 8]\n [9 10 11 12]]");
+    assert_eq!(
+        t.summarize_value(10, true),
+        "[[1 2 3 4]\n [5 6 7 8]\n [9 10 11 12]]"
+    );
+    assert_eq!(
+        t.summarize_value(-1, true),
+        "[[1 2 3 4]\n [5 6 7 8]\n [9 10 11 12]]"
+    );
     let b = Tensor::from_vec(vec![false, true, true, false, true], &shape(&[5])).unwrap();
     assert_eq!(b.summarize_value(16, false), "0 1 1 0 1");
     assert_eq!(b.summarize_value(3, false), "0 1 1...");
     assert_eq!(b.summarize_value(-1, true), "[0 1 1 0 1]");
     assert_eq!(b.summarize_value(2, true), "[0 1 ... 0 1]");
-    let words: Vec<TString> =
-        ["one", "two", "three", "four", "five"].iter().map(|&w| w.into()).collect();
+    let words: Vec<TString> = ["one", "two", "three", "four", "five"]
+        .iter()
+        .map(|&w| w.into())
+        .collect();
     let s = Tensor::from_vec(words.clone(), &shape(&[5])).unwrap();
     assert_eq!(s.summarize_value(16, false), "one two three four five");
-    assert_eq!(s.summarize_value(-1, true), "[\"one\" \"two\" \"three\" \"four\" \"five\"]");
-    assert_eq!(s.summarize_value(2, true), "[\"one\" \"two\" ... \"four\" \"five\"]");
+    assert_eq!(
+        s.summarize_value(-1, true),
+        "[\"one\" \"two\" \"three\" \"four\" \"five\"]"
+    );
+    assert_eq!(
+        s.summarize_value(2, true),
+        "[\"one\" \"two\" ... \"four\" \"five\"]"
+    );
     let mut five = words.clone();
     for _ in 0..4 {
         five.extend(words.iter().cloned());
     }
     let s3 = Tensor::from_vec(five, &shape(&[5, 1, 5])).unwrap();
-    assert_eq!(s3.summarize_value(6, false), "[[one two three four five]][[one...]]...");
+    assert_eq!(
+        s3.summarize_value(6, false),
+        "[[one two three four five]][[one...]]..."
+    );
     let s22 = Tensor::from_vec(words[..4].to_vec(), &shape(&[2, 2])).unwrap();
-    assert_eq!(s22.summarize_value(-1, true), "[[\"one\" \"two\"]\n [\"three\" \"four\"]]");
+    assert_eq!(
+        s22.summarize_value(-1, true),
+        "[[\"one\" \"two\"]\n [\"three\" \"four\"]]"
+    );
 }
 
 #[test]
 fn debug_strings_and_display() {
     let t = Tensor::from(42.0f32);
-    assert_eq!(t.debug_string(3), "Tensor<type: float shape: [] values: 42>");
-    assert_eq!(t.device_safe_debug_string(), "Tensor<type: float shape: []>");
+    assert_eq!(
+        t.debug_string(3),
+        "Tensor<type: float shape: [] values: 42>"
+    );
+    assert_eq!(
+        t.device_safe_debug_string(),
+        "Tensor<type: float shape: []>"
+    );
     let big = Tensor::from_vec((0..200).collect::<Vec<i64>>(), &shape(&[200])).unwrap();
     assert!(format!("{big}").ends_with(" 98 99...>"));
     let c = Tensor::from_vec(vec![Complex::new(1.0f32, 2.0); 3], &shape(&[3])).unwrap();
@@ -490,11 +646,15 @@ fn misaligned_memory_is_refused_by_views_and_served_by_unaligned_accessors() {
     let odd: Arc<dyn Allocator> = Arc::new(OffsetAllocator::new(1));
     let mut t = Tensor::new_in(&odd, DataType::FLOAT, &shape(&[4]), &Default::default()).unwrap();
     assert!(!t.is_aligned());
-    assert!(matches!(t.flat::<f32>().unwrap_err(), Error::Misaligned { required: 4, .. }));
+    assert!(matches!(
+        t.flat::<f32>().unwrap_err(),
+        Error::Misaligned { required: 4, .. }
+    ));
     t.tensor_data_mut().unwrap()[4..8].copy_from_slice(&2.5f32.to_le_bytes());
     let u = t.unaligned_flat::<f32>().unwrap();
     assert_eq!(u.to_vec(), vec![0.0, 2.5, 0.0, 0.0]);
-    t.with_unaligned_flat_mut::<f32, _>(|mut v| v[3] = 7.0).unwrap();
+    t.with_unaligned_flat_mut::<f32, _>(|mut v| v[3] = 7.0)
+        .unwrap();
     assert_eq!(t.unaligned_flat::<f32>().unwrap()[3], 7.0);
     assert_eq!(t.summarize_value(-1, false), "0 2.5 0 7");
 }
@@ -517,7 +677,11 @@ fn bool_views_refuse_bytes_other_than_zero_and_one() {
     let u = Tensor::from_vec(vec![0u8, 1, 2], &shape(&[3])).unwrap();
     let b = u.bitcast_to(DataType::BOOL, &shape(&[3])).unwrap();
     assert!(b.flat::<bool>().is_err());
-    let ok = u.slice(0, 2).unwrap().bitcast_to(DataType::BOOL, &shape(&[2])).unwrap();
+    let ok = u
+        .slice(0, 2)
+        .unwrap()
+        .bitcast_to(DataType::BOOL, &shape(&[2]))
+        .unwrap();
     assert_eq!(ok.to_vec::<bool>().unwrap(), vec![false, true]);
 }
 
@@ -535,4 +699,74 @@ fn tensor_and_buffer_are_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Tensor>();
     check::<TensorShape>();
+}
+
+/// Outputs observed from TensorFlow 2.21 (`tf.strings.format("{}", t, summarize=n)`, which is
+/// `SummarizeValue(n, print_v2=true)`) for dtypes the shared vectors do not cover.
+#[test]
+fn summarize_matches_tensorflow_for_more_dtypes() {
+    fn floats<T: tensorcast_core::Element>(f: impl Fn(f32) -> T) -> Tensor {
+        let v = [1.5f32, -2.0, 0.0, 3.0, 0.5, -1.0];
+        Tensor::from_vec(v.iter().map(|&x| f(x)).collect(), &shape(&[2, 3])).unwrap()
+    }
+    let e4m3b11 = floats(Float8E4M3B11FNUZ::from_f32);
+    assert_eq!(
+        e4m3b11.summarize_value(1, true),
+        "[[1.5 ... 0]\n [3 ... -1]]"
+    );
+    assert_eq!(
+        e4m3b11.summarize_value(-1, true),
+        "[[1.5 -2 0]\n [3 0.5 -1]]"
+    );
+    let f4 = floats(Float4E2M1FN::from_f32);
+    assert_eq!(f4.summarize_value(-1, true), "[[1.5 -2 0]\n [3 0.5 -1]]");
+    for irregular in [
+        floats(Float8E4M3FNUZ::from_f32),
+        floats(Float8E5M2FNUZ::from_f32),
+    ] {
+        assert_eq!(irregular.summarize_value(1, true), "[?...]");
+        assert_eq!(irregular.summarize_value(-1, true), "[? ? ? ? ? ?]");
+    }
+    let i2 = Tensor::from_vec(
+        [1, -2, 0, 1, -1, 0].map(Int2::new).to_vec(),
+        &shape(&[2, 3]),
+    )
+    .unwrap();
+    assert_eq!(i2.summarize_value(1, true), "[[1 ... 0]\n [1 ... 0]]");
+    assert_eq!(i2.summarize_value(-1, true), "[[1 -2 0]\n [1 -1 0]]");
+    let u2 =
+        Tensor::from_vec([1, 2, 0, 3, 1, 0].map(UInt2::new).to_vec(), &shape(&[2, 3])).unwrap();
+    assert_eq!(u2.summarize_value(-1, true), "[[1 2 0]\n [3 1 0]]");
+    let i4 = Tensor::from_vec([1, -3, 7, -8].map(Int4::new).to_vec(), &shape(&[2, 2])).unwrap();
+    assert_eq!(i4.summarize_value(-1, true), "[[1 -3]\n [7 -8]]");
+    let u32s = Tensor::from_vec(vec![1u32, 2, 3, 4_000_000_000], &shape(&[2, 2])).unwrap();
+    assert_eq!(u32s.summarize_value(1, true), "[[1 2]\n [3 4000000000]]");
+    let e4m3 = Tensor::from_vec(
+        [1.5f32, -2.25, 448.0, 0.001]
+            .map(Float8E4M3FN::from_f32)
+            .to_vec(),
+        &shape(&[2, 2]),
+    )
+    .unwrap();
+    assert_eq!(
+        e4m3.summarize_value(-1, true),
+        "[[1.5 -2.25]\n [448 0.001953125]]"
+    );
+    let e5m2 = Tensor::from_vec(
+        [1.5f32, -2.25, 448.0, 0.001]
+            .map(Float8E5M2::from_f32)
+            .to_vec(),
+        &shape(&[2, 2]),
+    )
+    .unwrap();
+    assert_eq!(
+        e5m2.summarize_value(-1, true),
+        "[[1.5 -2]\n [448 0.0009765625]]"
+    );
+    let q = Tensor::from_vec(
+        vec![QInt16(1), QInt16(2), QInt16(3), QInt16(-1)],
+        &shape(&[2, 2]),
+    )
+    .unwrap();
+    assert_eq!(q.summarize_value(-1, true), "[[1 2]\n [3 -1]]");
 }
