@@ -24,7 +24,7 @@
 //!   name (complex128, quantized, int4/int2, float8_e4m3b11fnuz, string, resource, variant)
 //!   are refused on write.
 //! - **Writing** follows the reference implementation: tensors are laid out by decreasing
-//!   alignment (stable, so equal-alignment tensors keep their order), the JSON is compact
+//!   element size (stable, so tensors of equal size keep their order), the JSON is compact
 //!   with `__metadata__` first, and padded with spaces to a multiple of 8 bytes.
 //!
 //! ```
@@ -37,7 +37,7 @@
 //! let bytes = safetensors::write(&ts, None).unwrap();
 //! let buf = tensorcast_buffer::Buffer::from_vec(bytes);
 //! let back = safetensors::read(buf.clone()).unwrap();
-//! // File order is by decreasing alignment: the int64 first.
+//! // File order is by decreasing element size: the int64 first.
 //! assert_eq!(back[0].name, "step");
 //! assert_eq!(back[1], ts[0]);
 //! // The tensors are slices of the input: no copy.
@@ -416,12 +416,14 @@ pub fn write_to<W: Write + ?Sized>(
         nt.tensor.tensor_data().map_err(|e| ctx(e.into()))?;
         order.push((i, nt, name));
     }
-    // Decreasing alignment keeps every tensor aligned without padding between them.
+    // Decreasing element size (all powers of two) keeps every tensor aligned to its size
+    // without padding between them; packed F4 goes last.
     order.sort_by_key(|(i, nt, _)| {
-        (
-            std::cmp::Reverse(util::element_alignment(nt.tensor.dtype())),
-            *i,
-        )
+        let size = match nt.tensor.dtype() {
+            DataType::FLOAT4_E2M1FN => 0,
+            d => d.size(),
+        };
+        (std::cmp::Reverse(size), *i)
     });
     let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut header = String::from("{");
