@@ -15,5 +15,7 @@ mod numpy_interop;
 mod roundtrip;
 #[path = "files/safetensors_interop.rs"]
 mod safetensors_interop;
+#[path = "files/samples.rs"]
+mod samples;
 #[path = "files/zero_copy.rs"]
 mod zero_copy;
