@@ -10,9 +10,12 @@ fn samples_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../samples")
 }
 
+/// A sample file, its format, and its tensors' names and dtypes.
+type Sample = (&'static str, Format, &'static [(&'static str, DataType)]);
+
 #[test]
 fn every_sample_reads_with_its_format_and_dtypes() {
-    let expect: &[(&str, Format, &[(&str, DataType)])] = &[
+    let expect: &[Sample] = &[
         (
             "weights.safetensors",
             Format::Safetensors,
