@@ -1,5 +1,43 @@
-//! Workloads of this op (none registered yet).
+//! BroadcastTo workloads: 256 MiB of f32 output each, fresh from the default allocator on every
+//! run (as a user's call gets it), compared with `memcpy_256MiB` and `fill_256MiB`.
+//!
+//! - `broadcast_row_256MiB`: [1,16384] -> [4096,16384] (one 64 KiB row copied 4096 times)
+//! - `broadcast_col_256MiB`: [4096,1] -> [4096,16384] (each row a fill of one value)
+//! - `broadcast_scalar_256MiB`: [] -> [4096,16384] (one fill)
+//! - `broadcast_mid_256MiB`: [64,1,1024] -> [64,1024,1024] (a middle axis broadcast)
+//! - `broadcast_tiny_inner_64MiB`: [5592405,1] -> [5592405,3] (3-element fills: the
+//!   small-run path)
 
 use super::Runner;
+use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
 
-pub fn run(_r: &mut Runner) {}
+fn f32_tensor(dims: &[i64]) -> Tensor {
+    let shape = TensorShape::new(dims).unwrap_or_default();
+    let n = shape.num_elements() as usize;
+    Tensor::from_vec((0..n).map(|i| i as f32 * 0.5).collect::<Vec<f32>>(), &shape)
+        .expect("input tensor")
+}
+
+fn workload(r: &mut Runner, name: &str, input: &[i64], output: &[i64]) {
+    if !r.wants(name) {
+        return;
+    }
+    let x = f32_tensor(input);
+    let shape = TensorShape::new(output).unwrap_or_default();
+    let bytes = shape.num_elements() as u64 * 4;
+    r.measure(name, bytes, || broadcast_to(&x, &shape).expect("broadcast"));
+}
+
+/// Registers the BroadcastTo workloads.
+pub fn run(r: &mut Runner) {
+    workload(r, "broadcast_row_256MiB", &[1, 16384], &[4096, 16384]);
+    workload(r, "broadcast_col_256MiB", &[4096, 1], &[4096, 16384]);
+    workload(r, "broadcast_scalar_256MiB", &[], &[4096, 16384]);
+    workload(r, "broadcast_mid_256MiB", &[64, 1, 1024], &[64, 1024, 1024]);
+    workload(
+        r,
+        "broadcast_tiny_inner_64MiB",
+        &[5_592_405, 1],
+        &[5_592_405, 3],
+    );
+}

@@ -458,6 +458,12 @@ impl<'a> Plan<'a> {
         let a = self.axes[d];
         let next_n = self.axes[d + 1].n;
         if !a.bcast {
+            if d + 1 == last && next_n * self.es < DIRECT_BYTES {
+                // Each input element of a contiguous run (the innermost copy axis has stride
+                // 1) repeated `next_n` times: one tight loop instead of a fill per element.
+                out.expand(self.elems(off + j0, j1 - j0), self.es, next_n);
+                return;
+            }
             for j in j0..j1 {
                 self.span(out, d + 1, off + j * a.stride, 0, next_n);
             }
@@ -555,6 +561,35 @@ impl<'w, 'a> Out<'w, 'a> {
         self.buf.extend_from_slice(s);
     }
 
+    /// Appends each `es`-byte element of `src` repeated `n` times (`n * es` is small).
+    fn expand(&mut self, src: &[u8], es: usize, n: usize) {
+        let row = es * n;
+        let per_batch = (STAGE_BYTES / row).max(1);
+        for batch in src.chunks(per_batch * es) {
+            let need = batch.len() / es * row;
+            if self.buf.len() + need > STAGE_BYTES {
+                self.flush();
+            }
+            let start = self.buf.len();
+            self.buf.resize(start + need, 0);
+            let dst = &mut self.buf[start..];
+            match es {
+                1 => expand_fixed::<1>(batch, dst, n),
+                2 => expand_fixed::<2>(batch, dst, n),
+                4 => expand_fixed::<4>(batch, dst, n),
+                8 => expand_fixed::<8>(batch, dst, n),
+                16 => expand_fixed::<16>(batch, dst, n),
+                _ => {
+                    for (d, s) in dst.chunks_exact_mut(row).zip(batch.chunks_exact(es)) {
+                        for x in d.chunks_exact_mut(es) {
+                            x.copy_from_slice(s);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// Appends `count` copies of `pat`.
     fn fill(&mut self, pat: &[u8], count: usize) {
         let p = pat.len();
@@ -597,6 +632,18 @@ impl<'w, 'a> Out<'w, 'a> {
             }
         }
         repeat_into(&mut self.buf, pat, count);
+    }
+}
+
+/// Writes each `ES`-byte element of `src` `n` times into `dst` (`src.len() / ES * n * ES`
+/// bytes).
+fn expand_fixed<const ES: usize>(src: &[u8], dst: &mut [u8], n: usize) {
+    for (d, s) in dst.chunks_exact_mut(ES * n).zip(src.chunks_exact(ES)) {
+        let mut e = [0u8; ES];
+        e.copy_from_slice(s);
+        for x in d.chunks_exact_mut(ES) {
+            x.copy_from_slice(&e);
+        }
     }
 }
 
