@@ -1,0 +1,278 @@
+//! Summary statistics of a numeric tensor (min, max, mean, NaN count) and number formatting.
+//!
+//! Floats of every width (half, bfloat16, the float8 and float4 kinds, float, double) are
+//! widened to `f64`, which holds each of them exactly; min and max skip NaNs and the mean is
+//! over the non-NaN elements (numpy's `nanmin`/`nanmax`/`nanmean`). Integers, quantized
+//! integers and bool (as 0/1) are exact (`i128`). Complex tensors are summarised by their
+//! magnitudes `|z|` (an element is NaN when either part is), and say so (`of: "abs"`).
+
+use serde_json::{json, Value};
+use tensorcast::{DataType, Tensor};
+
+use super::decode::{Chunk, Decoder, Kind, CHUNK_ELEMS};
+
+/// A min or max: exact for integers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    /// A floating-point value.
+    Float(f64),
+    /// An exact integer.
+    Int(i128),
+}
+
+/// What the statistics are of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Of {
+    /// The values themselves.
+    Value,
+    /// The magnitudes `|z|` of complex values.
+    Abs,
+}
+
+/// Statistics of a numeric tensor with at least one element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stats {
+    /// Values or magnitudes.
+    pub of: Of,
+    /// Smallest non-NaN value (NaN when every element is NaN).
+    pub min: Num,
+    /// Largest non-NaN value.
+    pub max: Num,
+    /// Mean of the non-NaN values.
+    pub mean: f64,
+    /// Number of NaN elements.
+    pub nan_count: u64,
+}
+
+/// Computes the statistics of `tensor`, calling `progress(bytes)` after each chunk; `None`
+/// for non-numeric dtypes and empty tensors.
+pub fn compute(tensor: &Tensor, progress: &mut dyn FnMut(u64)) -> Option<Stats> {
+    if tensor.num_elements() <= 0 {
+        return None;
+    }
+    let mut dec = Decoder::new(tensor)?;
+    let elem_bytes = dec.element_bytes() as u64;
+    let mut chunk = Chunk::Float(Vec::new());
+    let mut fmin = f64::INFINITY;
+    let mut fmax = f64::NEG_INFINITY;
+    let mut imin = i128::MAX;
+    let mut imax = i128::MIN;
+    let mut fsum = 0.0f64;
+    let mut isum = 0i128;
+    let mut count = 0u64;
+    let mut nan = 0u64;
+    loop {
+        let n = dec.next_chunk(CHUNK_ELEMS, &mut chunk);
+        if n == 0 {
+            break;
+        }
+        match &chunk {
+            Chunk::Float(v) => {
+                let mut s = 0.0;
+                for &x in v {
+                    if x.is_nan() {
+                        nan += 1;
+                    } else {
+                        fmin = fmin.min(x);
+                        fmax = fmax.max(x);
+                        s += x;
+                        count += 1;
+                    }
+                }
+                fsum += s;
+            }
+            Chunk::Int(v) => {
+                for &x in v {
+                    imin = imin.min(x);
+                    imax = imax.max(x);
+                    isum += x;
+                }
+                count += v.len() as u64;
+            }
+            Chunk::Complex(v) => {
+                let mut s = 0.0;
+                for &(re, im) in v {
+                    let a = re.hypot(im);
+                    if re.is_nan() || im.is_nan() {
+                        nan += 1;
+                    } else {
+                        fmin = fmin.min(a);
+                        fmax = fmax.max(a);
+                        s += a;
+                        count += 1;
+                    }
+                }
+                fsum += s;
+            }
+        }
+        progress(n as u64 * elem_bytes);
+    }
+    Some(match dec.kind() {
+        Kind::Int => Stats {
+            of: Of::Value,
+            min: Num::Int(imin),
+            max: Num::Int(imax),
+            mean: isum as f64 / count as f64,
+            nan_count: 0,
+        },
+        kind => {
+            let (min, max, mean) = if count == 0 {
+                (f64::NAN, f64::NAN, f64::NAN)
+            } else {
+                (fmin, fmax, fsum / count as f64)
+            };
+            Stats {
+                of: if kind == Kind::Complex {
+                    Of::Abs
+                } else {
+                    Of::Value
+                },
+                min: Num::Float(min),
+                max: Num::Float(max),
+                mean,
+                nan_count: nan,
+            }
+        }
+    })
+}
+
+/// True when values of `dtype` (or their magnitudes) are exactly `f32`s: printed as `f32`.
+fn narrow(dtype: DataType) -> bool {
+    !matches!(dtype, DataType::DOUBLE | DataType::COMPLEX128)
+}
+
+/// Shortest text that reads back as `x` (as `f32` when `as_f32`), in exponent form for very
+/// large and very small magnitudes.
+pub fn fmt_float(x: f64, as_f32: bool) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let a = x.abs();
+    let exp = a != 0.0 && !(1e-4..1e7).contains(&a);
+    match (as_f32, exp) {
+        (true, true) => format!("{:e}", x as f32),
+        (true, false) => format!("{}", x as f32),
+        (false, true) => format!("{x:e}"),
+        (false, false) => format!("{x}"),
+    }
+}
+
+/// `x` rounded to 7 significant digits, shortest form (for means).
+pub fn fmt_mean(x: f64) -> String {
+    let rounded: f64 = format!("{x:.6e}").parse().unwrap_or(x);
+    fmt_float(rounded, false)
+}
+
+/// A min or max as text for `dtype`.
+pub fn fmt_num(n: Num, dtype: DataType) -> String {
+    match n {
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) => fmt_float(f, narrow(dtype)),
+    }
+}
+
+/// A float as JSON: a number when finite (shortest `f32` text for narrow dtypes), else the
+/// string `"nan"`, `"inf"` or `"-inf"` (JSON has no non-finite numbers).
+pub fn json_float(x: f64, as_f32: bool) -> Value {
+    if !x.is_finite() {
+        return Value::String(fmt_float(x, false));
+    }
+    let v = if as_f32 {
+        format!("{}", x as f32).parse().unwrap_or(x)
+    } else {
+        x
+    };
+    json!(v)
+}
+
+/// A min or max as JSON.
+pub fn json_num(n: Num, dtype: DataType) -> Value {
+    match n {
+        // Elements are at most 64 bits wide, so every value fits an i64 or a u64.
+        Num::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+            (Ok(v), _) => json!(v),
+            (_, Ok(v)) => json!(v),
+            _ => Value::String(i.to_string()),
+        },
+        Num::Float(f) => json_float(f, narrow(dtype)),
+    }
+}
+
+impl Stats {
+    /// The statistics as a JSON object.
+    pub fn to_json(&self, dtype: DataType) -> Value {
+        json!({
+            "of": match self.of { Of::Value => "value", Of::Abs => "abs" },
+            "min": json_num(self.min, dtype),
+            "max": json_num(self.max, dtype),
+            "mean": json_float(self.mean, false),
+            "nan_count": self.nan_count,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensorcast::{bf16, Complex64};
+
+    fn stats(t: &Tensor) -> Stats {
+        compute(t, &mut |_| {}).unwrap()
+    }
+
+    #[test]
+    fn float_stats_skip_nans() {
+        let s = stats(&Tensor::vector(&[1.0f32, f32::NAN, -3.0, 4.0]));
+        assert_eq!(s.min, Num::Float(-3.0));
+        assert_eq!(s.max, Num::Float(4.0));
+        assert!((s.mean - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.nan_count, 1);
+    }
+
+    #[test]
+    fn all_nan_gives_nan_stats() {
+        let s = stats(&Tensor::vector(&[bf16::NAN, bf16::NAN]));
+        assert!(matches!(s.min, Num::Float(x) if x.is_nan()));
+        assert_eq!(s.nan_count, 2);
+    }
+
+    #[test]
+    fn int_stats_are_exact() {
+        let s = stats(&Tensor::vector(&[i64::MAX, i64::MAX - 1]));
+        assert_eq!(s.min, Num::Int(i128::from(i64::MAX) - 1));
+        assert_eq!(s.max, Num::Int(i128::from(i64::MAX)));
+        let s = stats(&Tensor::vector(&[true, false, true, true]));
+        assert_eq!(s.mean, 0.75);
+    }
+
+    #[test]
+    fn complex_stats_are_of_magnitudes() {
+        let s = stats(&Tensor::vector(&[
+            Complex64::new(3.0, 4.0),
+            Complex64::new(0.0, 1.0),
+        ]));
+        assert_eq!(s.of, Of::Abs);
+        assert_eq!(s.max, Num::Float(5.0));
+        assert_eq!(s.min, Num::Float(1.0));
+    }
+
+    #[test]
+    fn empty_and_string_tensors_have_no_stats() {
+        assert!(compute(&Tensor::vector::<f32>(&[]), &mut |_| {}).is_none());
+        assert!(compute(&Tensor::from("x"), &mut |_| {}).is_none());
+    }
+
+    #[test]
+    fn floats_print_shortest() {
+        assert_eq!(fmt_float(0.1f32 as f64, true), "0.1");
+        assert_eq!(fmt_float(0.1, false), "0.1");
+        assert_eq!(fmt_float(1e20, false), "1e20");
+        assert_eq!(fmt_float(-2.5e-7, false), "-2.5e-7");
+        assert_eq!(fmt_mean(2.0 / 3.0), "0.6666667");
+        assert_eq!(json_float(0.1f32 as f64, true), json!(0.1));
+        assert_eq!(json_float(f64::NAN, true), json!("nan"));
+    }
+}
