@@ -132,6 +132,9 @@ fn typed<T: Element>(
     out: &TensorShape,
     eq: fn(&T, &T) -> bool,
 ) -> Result<Tensor> {
+    if out.num_elements() == 0 {
+        return Tensor::new(DataType::BOOL, out);
+    }
     let (a, b) = (viewable::<T>(a)?, viewable::<T>(b)?);
     let (sa, sb) = (a.as_slice::<T>()?, b.as_slice::<T>()?);
     let n = out.num_elements_usize();
