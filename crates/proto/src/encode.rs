@@ -247,16 +247,65 @@ pub fn serialize_tensor_header(t: &Tensor) -> Option<Vec<u8>> {
 /// assert_eq!(serialize_tensor(&Tensor::from(7.0f32)), b"\x08\x01\x12\x00\x22\x04\x00\x00\xe0\x40");
 /// ```
 pub fn serialize_tensor(t: &Tensor) -> Vec<u8> {
+    let mut out = Vec::new();
+    serialize_tensor_into(t, &mut out);
+    out
+}
+
+/// [`serialize_tensor`], appended to `out`. A caller that serializes repeatedly and reuses (and
+/// clears) one `Vec` avoids the cost of fresh memory on every call, which for large tensors is
+/// larger than the copy itself (page faults).
+///
+/// ```
+/// use tensorcast_proto::{serialize_tensor, serialize_tensor_into};
+/// use tensorcast_core::Tensor;
+/// let t = Tensor::vector(&[1u8, 2, 3]);
+/// let mut out = b"prefix".to_vec();
+/// serialize_tensor_into(&t, &mut out);
+/// assert_eq!(&out[6..], serialize_tensor(&t).as_slice());
+/// ```
+pub fn serialize_tensor_into(t: &Tensor, out: &mut Vec<u8>) {
     match serialize_tensor_header(t) {
         Some(header) => {
             let data = pod_data(t);
-            let mut out = Vec::with_capacity(header.len() + data.len());
+            out.reserve(header.len() + data.len());
             out.extend_from_slice(&header);
-            out.extend_from_slice(data);
-            out
+            extend_large(out, data);
         }
-        None if t.dtype() == DataType::STRING => as_proto_field(t).encode_to_vec(),
-        None => as_proto_tensor_content(t).encode_to_vec(),
+        None if t.dtype() == DataType::STRING => as_proto_field(t).encode_raw_into(out),
+        None => as_proto_tensor_content(t).encode_raw_into(out),
+    }
+}
+
+/// Appends `data` to `out` (which has room for it). One `memcpy` when the destination and the
+/// source sit at the same offset within a 4 KiB page; otherwise in 1 MiB pieces. Measured on the
+/// reference machine (256 MiB): glibc's single large `memcpy` takes about 3x longer when the
+/// offsets differ (as they do here, the content following a header of a dozen bytes: 4K
+/// aliasing defeats its large-copy path), while 1 MiB pieces run at the aligned speed or close.
+fn extend_large(out: &mut Vec<u8>, data: &[u8]) {
+    const PIECE: usize = 1 << 20;
+    let dst = out.as_ptr() as usize + out.len();
+    let same_page_offset = dst.wrapping_sub(data.as_ptr() as usize) % 4096 == 0;
+    if data.len() <= 2 * PIECE || same_page_offset {
+        out.extend_from_slice(data);
+    } else {
+        for piece in data.chunks(PIECE) {
+            out.extend_from_slice(piece);
+        }
+    }
+}
+
+/// Appends a message's encoding to a `Vec` (which grows as needed, so it cannot fail).
+trait EncodeInto {
+    fn encode_raw_into(&self, out: &mut Vec<u8>);
+}
+
+impl<M: Message> EncodeInto for M {
+    fn encode_raw_into(&self, out: &mut Vec<u8>) {
+        out.reserve(self.encoded_len());
+        // A Vec has room for any message after the reserve above; prost reports an error only
+        // when the buffer is too small.
+        let _ = self.encode(out);
     }
 }
 

@@ -97,7 +97,7 @@ pub use decode::{
 };
 pub use encode::{
     as_proto_field, as_proto_tensor_content, bytes_from_buffer, encode_tensor, encode_tensor_in,
-    serialize_tensor, serialize_tensor_header, tensor_description,
+    serialize_tensor, serialize_tensor_header, serialize_tensor_into, tensor_description,
 };
 pub use error::ProtoError;
 pub use objects::{
