@@ -73,6 +73,46 @@ fn doc_example3_bitcast_of_float_zero_one_one_gives_ieee_bytes() {
 }
 
 #[test]
+fn doc_example1_cast_float_to_complex128_gives_zero_imaginary_parts() {
+    // The other half of example 1: where bitcast fails, cast makes `[1+0j 2+0j 3+0j]`.
+    let a = Tensor::vector(&[1.0f32, 2.0, 3.0]);
+    let c = tensorcast::ops::cast::cast(&a, DataType::COMPLEX128).unwrap();
+    assert_eq!(c.dtype(), DataType::COMPLEX128);
+    assert_eq!(c.shape().dims(), &[3]);
+    assert_eq!(
+        c.as_slice::<tensorcast::Complex64>().unwrap(),
+        &[1.0, 2.0, 3.0].map(|re| tensorcast::Complex64::new(re, 0.0))
+    );
+}
+
+#[test]
+fn doc_example3_equal_then_cast_then_bitcast() {
+    let x = Tensor::vector(&[1.0f32, 2.0, 3.0]);
+    let y = Tensor::vector(&[0.0f32, 2.0, 3.0]);
+    let equality = tensorcast::ops::equal::equal(&x, &y).unwrap();
+    assert_eq!(equality.dtype(), DataType::BOOL);
+    assert_eq!(equality.shape().dims(), &[3]);
+    assert_eq!(equality.as_slice::<bool>().unwrap(), &[false, true, true]);
+    // A bool tensor cannot be bitcast: the op's type list refuses it.
+    assert!(bitcast(&equality, DataType::UINT8).is_err());
+
+    let equality_cast = tensorcast::ops::cast::cast(&equality, DataType::FLOAT).unwrap();
+    assert_eq!(equality_cast.shape().dims(), &[3]);
+    assert_eq!(equality_cast.as_slice::<f32>().unwrap(), &[0.0, 1.0, 1.0]);
+
+    let equality_bitcast = assert_bitcast(&equality_cast, DataType::UINT8, &[3, 4]);
+    assert_eq!(
+        equality_bitcast.as_slice::<u8>().unwrap(),
+        &[0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 63]
+    );
+    assert_eq!(
+        equality_bitcast.debug_string(100),
+        "Tensor<type: uint8 shape: [3,4] values: [0 0 0...]...>"
+            .replace("[0 0 0...]...", "[0 0 0 0][0 0 128 63][0 0 128 63]")
+    );
+}
+
+#[test]
 fn bool_and_string_operands_fail_the_type_list() {
     let list = "bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, \
                 int8, int16, complex64, complex128, qint8, quint8, qint16, quint16, qint32";

@@ -39,6 +39,14 @@ pub fn run(r: &mut Runner) {
             });
         }
     }
+    if r.wants("tensor_clone_256MiB") {
+        // The floor these ops stand on: a Tensor clone is an Arc increment plus one shape
+        // allocation; bitcast and reinterpret add one more (the new shape, which the tensor
+        // then clones).
+        if let Some(x) = tensor(DataType::FLOAT, &[n_f32]) {
+            r.measure_tiny("tensor_clone_256MiB", MIB_256 as u64, ITERS, || x.clone());
+        }
+    }
     if r.wants("slice_256MiB") {
         // Rows 1..4095 of a [4096, 16384] f32 tensor: a sub-buffer, not the whole-tensor
         // shortcut.

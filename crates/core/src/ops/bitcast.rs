@@ -13,7 +13,7 @@
 //!   - `in < out`: the input must have rank >= 1 and a last dim equal to `out / in`, which is
 //!     dropped; otherwise the error is `Cannot bitcast from <T> to <type>`, with both dtypes
 //!     printed as their enum numbers (`Cannot bitcast from 6 to 3`).
-//! - The result shares the input's buffer ([`Tensor::bitcast_to`]): no byte is copied, and the
+//! - The result shares the input's buffer ([`Tensor::bitcast_from`]): no byte is copied, and the
 //!   cost does not depend on the tensor's size. Bytes are read in host order (little-endian).
 //!
 //! TensorFlow's type-list error carries a `\n\t; NodeDef: {{node Bitcast}}; Op<...>` suffix
@@ -82,44 +82,55 @@ fn check_attr(attr: &str, dtype: DataType) -> Result<()> {
     }
 }
 
-/// The output shape of `Bitcast` from `in_dtype` with `shape` to `out_dtype` (both already
-/// known to be bitcast types).
-fn output_shape(
-    shape: &TensorShape,
-    in_dtype: DataType,
-    out_dtype: DataType,
-) -> Result<TensorShape> {
-    let (in_size, out_size) = (in_dtype.size(), out_dtype.size());
-    let cannot = || {
-        Error::invalid(format!(
-            "Cannot bitcast from {} to {}",
-            in_dtype.number(),
-            out_dtype.number()
-        ))
-    };
+/// A shape of `prefix` dims followed by `last`, if given, built with a single allocation (a
+/// stack copy for common ranks): the zero-copy ops are priced by their allocations.
+pub(crate) fn shape_from_parts(prefix: &[i64], last: Option<i64>) -> Result<TensorShape> {
+    const INLINE: usize = 8;
+    let n = prefix.len() + usize::from(last.is_some());
+    if n > INLINE || n > crate::MAX_DIMENSIONS {
+        // Rare: dim by dim, with TensorShape's own messages (`Too many dimensions in tensor`).
+        let mut s = TensorShape::new(prefix)?;
+        if let Some(l) = last {
+            s.add_dim(l)?;
+        }
+        return Ok(s);
+    }
+    let mut dims = [0i64; INLINE];
+    dims[..prefix.len()].copy_from_slice(prefix);
+    if let Some(l) = last {
+        dims[prefix.len()] = l;
+    }
+    TensorShape::make_shape(&dims[..n])
+}
+
+/// A tensor sharing `input`'s buffer as `dtype` with `shape`: [`Tensor::bitcast_from`] into a
+/// scalar placeholder, which (unlike [`Tensor::empty`]) allocates nothing.
+pub(crate) fn share_as(input: &Tensor, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
+    let mut t = Tensor::unallocated(dtype, &TensorShape::scalar());
+    t.bitcast_from(input, dtype, shape)?;
+    Ok(t)
+}
+
+/// TensorFlow's `Bitcast` on validated dtypes: the new shape (`None`: the input's own), or the
+/// `Cannot bitcast` error.
+fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> {
+    let (in_size, out_size) = (input.dtype().size(), dtype.size());
+    let dims = input.shape().dims();
     if in_size == out_size {
-        Ok(shape.clone())
+        Ok(None)
     } else if in_size > out_size {
         // Sizes are 1, 2, 4, 8 or 16: the ratio is a whole number (TensorFlow's construction
         // check "cannot convert between datatype" cannot trigger for these types).
-        let ratio = (in_size / out_size) as i64;
-        let dims = shape.dims();
-        // Build the new dims in one allocation: [..., ratio].
-        let mut out = TensorShape::scalar();
-        for &d in dims {
-            out.add_dim(d)?;
-        }
-        out.add_dim(ratio)?;
-        Ok(out)
+        shape_from_parts(dims, Some((in_size / out_size) as i64)).map(Some)
     } else {
         let ratio = (out_size / in_size) as i64;
-        match shape.dims().last() {
-            Some(&last) if last == ratio => {
-                let mut out = shape.clone();
-                out.remove_last_dim();
-                Ok(out)
-            }
-            _ => Err(cannot()),
+        match dims.split_last() {
+            Some((&last, prefix)) if last == ratio => shape_from_parts(prefix, None).map(Some),
+            _ => Err(Error::invalid(format!(
+                "Cannot bitcast from {} to {}",
+                input.dtype().number(),
+                dtype.number()
+            ))),
         }
     }
 }
@@ -150,8 +161,10 @@ fn output_shape(
 pub fn bitcast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_attr("T", input.dtype())?;
     check_attr("type", dtype)?;
-    let shape = output_shape(input.shape(), input.dtype(), dtype)?;
-    input.bitcast_to(dtype, &shape)
+    match output_shape(input, dtype)? {
+        Some(shape) => share_as(input, dtype, &shape),
+        None => share_as(input, dtype, input.shape()),
+    }
 }
 
 impl Tensor {

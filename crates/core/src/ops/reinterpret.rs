@@ -22,7 +22,7 @@
 //!   scalar; between dtypes of different sizes the rank cannot be kept, so it is an error
 //!   (reshape it to `[1]` first if that is what is meant).
 //!
-//! The result shares the input's buffer ([`Tensor::bitcast_to`]): no byte is copied.
+//! The result shares the input's buffer ([`Tensor::bitcast_from`]): no byte is copied.
 //!
 //! ```
 //! use tensorcast_core::{f16, DataType, Tensor, TensorShape};
@@ -39,6 +39,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::ops::bitcast::{shape_from_parts, share_as};
 use crate::{DataType, Tensor, TensorShape};
 
 /// The message TIK reports when the last dimension times the factor is not an integer.
@@ -94,12 +95,7 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
         // At most `last`, so it fits in an i64.
         (bits / dst_bits as i128) as i64
     };
-    let mut out = TensorShape::scalar();
-    for &d in outer {
-        out.add_dim(d)?;
-    }
-    out.add_dim(new_last)?;
-    Ok(out)
+    shape_from_parts(outer, Some(new_last))
 }
 
 /// Ascend TIK's `reinterpret_cast_to(dtype)`: `input`'s bytes as `dtype`, keeping the rank and
@@ -121,8 +117,11 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
 pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_dtype("source", input.dtype())?;
     check_dtype("target", dtype)?;
+    if input.dtype().size() == dtype.size() {
+        return share_as(input, dtype, input.shape());
+    }
     let shape = output_shape(input.shape(), input.dtype(), dtype)?;
-    input.bitcast_to(dtype, &shape)
+    share_as(input, dtype, &shape)
 }
 
 impl Tensor {
