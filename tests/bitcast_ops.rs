@@ -13,10 +13,6 @@ fn shape(dims: &[i64]) -> TensorShape {
     TensorShape::new(dims).unwrap()
 }
 
-fn from_bytes(dtype: DataType, dims: &[i64], bytes: &[u8]) -> Tensor {
-    Tensor::from_buffer(dtype, &shape(dims), Buffer::copy_from_slice(bytes).unwrap()).unwrap()
-}
-
 /// Checks what every success case of `bitcast_op_test.py` checks: the target dtype, the
 /// shape, the same bytes; and what tensorcast adds: the same buffer, at the same address.
 fn assert_bitcast(input: &Tensor, dtype: DataType, want_dims: &[i64]) -> Tensor {
