@@ -8,8 +8,11 @@ pub mod ops_cast;
 pub mod proto_decode;
 pub mod safetensors_header;
 
+/// A fuzz target's body.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("npy_header", npy_header::run),
     ("ops_bitcast", ops_bitcast::run),
     ("ops_broadcast", ops_broadcast::run),

@@ -439,7 +439,10 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "Miri stops at an allocation this large instead of failing it")]
+    #[cfg_attr(
+        miri,
+        ignore = "Miri stops at an allocation this large instead of failing it"
+    )]
     fn absurd_sizes_are_errors_not_aborts() {
         let a = CpuAllocator::with_cache_limit(0);
         let attrs = AllocationAttributes {

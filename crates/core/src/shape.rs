@@ -33,10 +33,7 @@ pub fn multiply_without_overflow(x: i64, y: i64) -> i64 {
     if x < 0 || y < 0 {
         return -1;
     }
-    match x.checked_mul(y) {
-        Some(p) => p,
-        None => -1,
-    }
+    x.checked_mul(y).unwrap_or(-1)
 }
 
 /// Renders dims as TensorFlow's `[a,b,c]` (`-1` shown as `?`).

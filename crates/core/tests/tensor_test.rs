@@ -272,7 +272,7 @@ fn reinterpret_last_dimension_packs_qint8_into_int32() {
 
 #[test]
 fn scalar_basics() {
-    assert_eq!(*Tensor::from(true).scalar::<bool>().unwrap(), true);
+    assert!(*Tensor::from(true).scalar::<bool>().unwrap());
     assert_eq!(*Tensor::from(123.45f32).scalar::<f32>().unwrap(), 123.45);
     let s = Tensor::from("foo");
     assert_eq!(s.dtype(), DataType::STRING);
