@@ -202,6 +202,47 @@ fn inspect_without_files_reads_the_samples_directory() {
 }
 
 #[test]
+fn inspect_without_files_falls_back_to_the_shipped_samples() {
+    // An empty directory has no samples/: the source tree's are used (the README's first
+    // command shows them).
+    let dir = temp_dir("inspect_shipped");
+    let o = run_in(&dir, &["inspect"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let files = out
+        .lines()
+        .filter(|l| l.starts_with(&*shipped.to_string_lossy()))
+        .count();
+    assert!(files >= 4, "several sample files expected:\n{out}");
+    for format in ["npy", "npz", "safetensors", "tensorproto"] {
+        assert!(
+            out.contains(&format!(": {format}, ")),
+            "no {format} sample:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn inspect_of_a_directory_reads_its_tensor_files() {
+    let dir = temp_dir("inspect_dir");
+    let sub = dir.join("d");
+    std::fs::create_dir(&sub).unwrap();
+    write_one(&sub, "one.npy", matrix_f32());
+    write_one(&sub, "two.pb", matrix_f32());
+    let o = run_in(&dir, &["inspect", "--json", "d"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let doc: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["files"].as_array().unwrap().len(), 2);
+    std::fs::create_dir(dir.join("empty")).unwrap();
+    assert_one_line_error(
+        &run_in(&dir, &["inspect", "empty"]),
+        "empty",
+        "no tensor files",
+    );
+}
+
+#[test]
 fn inspect_detects_the_format_from_content_not_the_extension() {
     let dir = temp_dir("inspect_content");
     let p = write_one(&dir, "x.npy", matrix_f32());

@@ -23,7 +23,8 @@ pub fn bar(total: u64, msg: &str) -> ProgressBar {
     }
     let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template(
-        "{msg} [{bar:32}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
+        // `wide_msg` takes the width left and is cut to it: the line never wraps.
+        "[{bar:24}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} {wide_msg}",
     )
     .map(|s| s.progress_chars("=> "))
     .unwrap_or_else(|_| ProgressStyle::default_bar());
@@ -39,7 +40,7 @@ pub fn spinner(total: u64, msg: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let style = ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+    let style = ProgressStyle::with_template("{spinner} {elapsed} {wide_msg}")
         .unwrap_or_else(|_| ProgressStyle::default_spinner());
     pb.set_style(style);
     pb.set_message(format!("{msg} ({})", human_bytes(total)));
