@@ -14,8 +14,11 @@ use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
 fn f32_tensor(dims: &[i64]) -> Tensor {
     let shape = TensorShape::new(dims).unwrap_or_default();
     let n = shape.num_elements() as usize;
-    Tensor::from_vec((0..n).map(|i| i as f32 * 0.5).collect::<Vec<f32>>(), &shape)
-        .expect("input tensor")
+    Tensor::from_vec(
+        (0..n).map(|i| (i as f32 + 1.0) * 0.5).collect::<Vec<f32>>(),
+        &shape,
+    )
+    .expect("input tensor")
 }
 
 fn workload(r: &mut Runner, name: &str, input: &[i64], output: &[i64]) {
