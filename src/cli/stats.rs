@@ -268,6 +268,22 @@ mod tests {
     }
 
     #[test]
+    fn lanes_agree_with_a_plain_loop_across_blocks_and_remainder() {
+        let v: Vec<f64> = (0..37)
+            .map(|i| match i % 7 {
+                3 => f64::NAN,
+                _ => (i as f64 - 18.0) * 0.5,
+            })
+            .collect();
+        let l = float_lanes(&v);
+        let ok: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+        assert_eq!(l.nans, 5);
+        assert_eq!(l.min, -9.0);
+        assert_eq!(l.max, 9.0);
+        assert_eq!(l.sum, ok.iter().sum::<f64>());
+    }
+
+    #[test]
     fn all_nan_gives_nan_stats() {
         let s = stats(&Tensor::vector(&[bf16::NAN, bf16::NAN]));
         assert!(matches!(s.min, Num::Float(x) if x.is_nan()));
