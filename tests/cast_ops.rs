@@ -779,7 +779,7 @@ fn ref_cast(v: Val, dst: DataType, head: bool) -> Vec<u8> {
                 Val::Int(i) => i != 0,
                 Val::Float(x, Class::Bf16, _) => x != 0.0,
                 Val::Float(x, Class::F64, _) | Val::Complex(x, _, Class::F64, _, _) => {
-                    x != 0.0 && !(x.abs() < f64::MIN_POSITIVE)
+                    x != 0.0 && (x.is_nan() || x.abs() >= f64::MIN_POSITIVE)
                 }
                 Val::Float(x, _, _) | Val::Complex(x, _, _, _, _) => {
                     x != 0.0 && !is_subnormal_f32(x)
