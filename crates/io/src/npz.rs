@@ -41,7 +41,7 @@ use crate::{npy, NamedTensor};
 /// The most a deflated member may declare per compressed byte (deflate's limit is about 1032).
 const MAX_DEFLATE_RATIO: u64 = 1100;
 
-/// How [`write`] stores members.
+/// How [`write()`] stores members.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
     /// No compression (`np.savez`); readable without copying.
@@ -73,7 +73,7 @@ pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
     read_with_info(buf).map(|v| v.into_iter().map(|(t, _)| t).collect())
 }
 
-/// [`read`], also telling for each tensor whether its data was copied.
+/// [`read()`], also telling for each tensor whether its data was copied.
 pub(crate) fn read_with_info(buf: Buffer) -> Result<Vec<(NamedTensor, bool)>> {
     let bytes = buf.as_slice();
     if bytes.len() >= 4 && &bytes[..4] != b"PK\x03\x04" && &bytes[..4] != b"PK\x05\x06" {
@@ -266,7 +266,7 @@ pub fn write(tensors: &[NamedTensor], compression: Compression) -> Result<Vec<u8
     Ok(out.into_inner())
 }
 
-/// Streams `tensors` as an `.npz` archive to `w` (see [`write`]). Fails on the first tensor
+/// Streams `tensors` as an `.npz` archive to `w` (see [`write()`]). Fails on the first tensor
 /// numpy has no dtype for (see [`npy::dtype_to_descr`]), on a duplicate name, or on an I/O
 /// error; `w` then holds a partial archive, which [`crate::write_file`] discards.
 pub fn write_to<W: Write + Seek>(

@@ -165,7 +165,7 @@ fn bad(msg: impl std::fmt::Display) -> IoError {
 }
 
 /// Parses and validates the header at the start of `bytes` (the whole file, or at least the
-/// first `8 + N` bytes). The data length is checked by [`read`], which has the whole file.
+/// first `8 + N` bytes). The data length is checked by [`read()`], which has the whole file.
 pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     let Some(len_field) = bytes.get(..8) else {
         return Err(IoError::truncated(format!(
@@ -311,7 +311,7 @@ pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
     read_with_metadata(buf).map(|(t, _)| t)
 }
 
-/// [`read`], also returning `__metadata__`.
+/// [`read()`], also returning `__metadata__`.
 pub fn read_with_metadata(buf: Buffer) -> Result<(Vec<NamedTensor>, BTreeMap<String, String>)> {
     let (tensors, meta) = read_with_info(buf)?;
     Ok((tensors.into_iter().map(|(t, _)| t).collect(), meta))
@@ -385,7 +385,7 @@ pub fn write(
     Ok(out)
 }
 
-/// Streams `tensors` as safetensors to `w` (see [`write`]). Every tensor is checked (dtype,
+/// Streams `tensors` as safetensors to `w` (see [`write()`]). Every tensor is checked (dtype,
 /// name, F4 element count) before anything is written.
 pub fn write_to<W: Write + ?Sized>(
     w: &mut W,

@@ -292,7 +292,7 @@ pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
     Ok((dtype, order == b'>' && dtype.size() > 1))
 }
 
-/// The numpy `descr` that [`write`] uses for `dtype` (`dtype.str` in numpy), or an
+/// The numpy `descr` that [`write()`] uses for `dtype` (`dtype.str` in numpy), or an
 /// `Unsupported` error for dtypes numpy has no code for.
 ///
 /// ```
@@ -397,7 +397,7 @@ pub fn read(buf: Buffer) -> Result<Tensor> {
     read_with_info(buf).map(|(t, _)| t)
 }
 
-/// [`read`], also telling whether the data was copied.
+/// [`read()`], also telling whether the data was copied.
 pub(crate) fn read_with_info(buf: Buffer) -> Result<(Tensor, bool)> {
     let h = parse_header(buf.as_slice())?;
     let available = buf.len() - h.data_offset;
@@ -448,7 +448,7 @@ pub fn write(t: &Tensor) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Streams `t` as `.npy` to `w` (see [`write`]).
+/// Streams `t` as `.npy` to `w` (see [`write()`]).
 pub fn write_to<W: Write + ?Sized>(w: &mut W, t: &Tensor) -> Result<()> {
     let header = header_bytes(t.dtype(), t.shape())?;
     let data = t.tensor_data()?;
