@@ -526,7 +526,7 @@ struct Out<'w, 'a> {
 
 impl<'w, 'a> Out<'w, 'a> {
     fn new(w: Option<&'w mut Writer<'a>>) -> Self {
-        let cap = if w.is_some() { STAGE_BYTES } else { 0 };
+        let cap = w.as_ref().map_or(0, |w| w.remaining().min(STAGE_BYTES));
         Self {
             w,
             buf: Vec::with_capacity(cap),
@@ -573,12 +573,24 @@ impl<'w, 'a> Out<'w, 'a> {
             let start = self.buf.len();
             self.buf.resize(start + need, 0);
             let dst = &mut self.buf[start..];
-            match es {
-                1 => expand_fixed::<1>(batch, dst, n),
-                2 => expand_fixed::<2>(batch, dst, n),
-                4 => expand_fixed::<4>(batch, dst, n),
-                8 => expand_fixed::<8>(batch, dst, n),
-                16 => expand_fixed::<16>(batch, dst, n),
+            match (es, n) {
+                (1, 2) => expand_const::<1, 2>(batch, dst),
+                (1, 3) => expand_const::<1, 3>(batch, dst),
+                (1, 4) => expand_const::<1, 4>(batch, dst),
+                (2, 2) => expand_const::<2, 2>(batch, dst),
+                (2, 3) => expand_const::<2, 3>(batch, dst),
+                (2, 4) => expand_const::<2, 4>(batch, dst),
+                (4, 2) => expand_const::<4, 2>(batch, dst),
+                (4, 3) => expand_const::<4, 3>(batch, dst),
+                (4, 4) => expand_const::<4, 4>(batch, dst),
+                (8, 2) => expand_const::<8, 2>(batch, dst),
+                (8, 3) => expand_const::<8, 3>(batch, dst),
+                (8, 4) => expand_const::<8, 4>(batch, dst),
+                (1, _) => expand_fixed::<1>(batch, dst, n),
+                (2, _) => expand_fixed::<2>(batch, dst, n),
+                (4, _) => expand_fixed::<4>(batch, dst, n),
+                (8, _) => expand_fixed::<8>(batch, dst, n),
+                (16, _) => expand_fixed::<16>(batch, dst, n),
                 _ => {
                     for (d, s) in dst.chunks_exact_mut(row).zip(batch.chunks_exact(es)) {
                         for x in d.chunks_exact_mut(es) {
@@ -643,6 +655,18 @@ fn expand_fixed<const ES: usize>(src: &[u8], dst: &mut [u8], n: usize) {
         e.copy_from_slice(s);
         for x in d.chunks_exact_mut(ES) {
             x.copy_from_slice(&e);
+        }
+    }
+}
+
+/// [`expand_fixed`] with the repeat count known at compile time, so the copies unroll into
+/// a few fixed-size stores.
+fn expand_const<const ES: usize, const N: usize>(src: &[u8], dst: &mut [u8]) {
+    for (d, s) in dst.chunks_exact_mut(ES * N).zip(src.chunks_exact(ES)) {
+        let mut e = [0u8; ES];
+        e.copy_from_slice(s);
+        for k in 0..N {
+            d[k * ES..(k + 1) * ES].copy_from_slice(&e);
         }
     }
 }
