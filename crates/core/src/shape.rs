@@ -23,8 +23,99 @@ pub const MAX_DIMENSIONS: usize = 254;
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash, Default)]
 pub struct TensorShape {
-    dims: Vec<i64>,
+    dims: Dims,
     num_elements: i64,
+}
+
+/// How many dims a shape holds without a heap allocation. Shapes are created on every
+/// zero-copy op (bitcast, reshape, slice), so keeping the common ranks inline makes those ops
+/// allocation-free.
+const INLINE_DIMS: usize = 6;
+
+/// The dims of a shape: inline up to [`INLINE_DIMS`], on the heap beyond.
+#[derive(Clone)]
+enum Dims {
+    Inline { len: u8, dims: [i64; INLINE_DIMS] },
+    Heap(Vec<i64>),
+}
+
+impl Default for Dims {
+    fn default() -> Self {
+        Dims::Inline {
+            len: 0,
+            dims: [0; INLINE_DIMS],
+        }
+    }
+}
+
+impl Dims {
+    fn from_slice(d: &[i64]) -> Self {
+        if d.len() <= INLINE_DIMS {
+            let mut dims = [0; INLINE_DIMS];
+            dims[..d.len()].copy_from_slice(d);
+            Dims::Inline {
+                len: d.len() as u8,
+                dims,
+            }
+        } else {
+            Dims::Heap(d.to_vec())
+        }
+    }
+
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Dims::Inline { len, dims } => &dims[..usize::from(*len)],
+            Dims::Heap(v) => v,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [i64] {
+        match self {
+            Dims::Inline { len, dims } => &mut dims[..usize::from(*len)],
+            Dims::Heap(v) => v,
+        }
+    }
+
+    fn push(&mut self, d: i64) {
+        match self {
+            Dims::Inline { len, dims } if usize::from(*len) < INLINE_DIMS => {
+                dims[usize::from(*len)] = d;
+                *len += 1;
+            }
+            _ => {
+                let mut v = self.as_slice().to_vec();
+                v.push(d);
+                *self = Dims::Heap(v);
+            }
+        }
+    }
+
+    fn pop(&mut self) -> Option<i64> {
+        match self {
+            Dims::Inline { len, dims } => {
+                if *len == 0 {
+                    return None;
+                }
+                *len -= 1;
+                Some(dims[usize::from(*len)])
+            }
+            Dims::Heap(v) => v.pop(),
+        }
+    }
+}
+
+impl PartialEq for Dims {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Dims {}
+
+impl std::hash::Hash for Dims {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state);
+    }
 }
 
 /// Multiplies two non-negative counts, as TensorFlow's `MultiplyWithoutOverflow`: `-1` if
@@ -58,7 +149,7 @@ impl TensorShape {
     /// The scalar shape `[]`.
     pub fn scalar() -> Self {
         Self {
-            dims: Vec::new(),
+            dims: Dims::default(),
             num_elements: 1,
         }
     }
@@ -95,7 +186,7 @@ impl TensorShape {
             }
         }
         Ok(Self {
-            dims: dims.to_vec(),
+            dims: Dims::from_slice(dims),
             num_elements: n,
         })
     }
@@ -116,7 +207,7 @@ impl TensorShape {
                 "Expected a non-negative size, got {size}"
             )));
         }
-        if self.dims.len() >= MAX_DIMENSIONS {
+        if self.rank() >= MAX_DIMENSIONS {
             return Err(Error::invalid("Too many dimensions in tensor"));
         }
         let n = multiply_without_overflow(self.num_elements, size);
@@ -131,26 +222,54 @@ impl TensorShape {
         Ok(())
     }
 
+    /// Sets dimension `d` to `size`, rechecking the element count (`set_dim`).
+    pub fn set_dim(&mut self, d: usize, size: i64) -> Result<()> {
+        if d >= self.rank() {
+            return Err(Error::invalid(format!(
+                "Dimension {d} out of range for a shape of rank {}",
+                self.rank()
+            )));
+        }
+        if size < 0 {
+            return Err(Error::invalid(format!(
+                "Expected a non-negative size, got {size}"
+            )));
+        }
+        let mut n: i64 = 1;
+        for (i, &x) in self.dims().iter().enumerate() {
+            n = multiply_without_overflow(n, if i == d { size } else { x });
+            if n < 0 {
+                return Err(Error::invalid(format!(
+                    "Shape {} results in overflow when computing number of elements",
+                    self.debug_string()
+                )));
+            }
+        }
+        self.dims.as_mut_slice()[d] = size;
+        self.num_elements = n;
+        Ok(())
+    }
+
     /// Removes the last dimension (no-op on a scalar).
     pub fn remove_last_dim(&mut self) {
         if self.dims.pop().is_some() {
-            self.num_elements = self.dims.iter().product();
+            self.num_elements = self.dims.as_slice().iter().product();
         }
     }
 
     /// The dims, outermost first.
     pub fn dims(&self) -> &[i64] {
-        &self.dims
+        self.dims.as_slice()
     }
 
     /// Number of dimensions.
     pub fn rank(&self) -> usize {
-        self.dims.len()
+        self.dims.as_slice().len()
     }
 
     /// Size of dimension `d`, or `None` past the rank.
     pub fn dim_size(&self, d: usize) -> Option<i64> {
-        self.dims.get(d).copied()
+        self.dims.as_slice().get(d).copied()
     }
 
     /// Number of elements (1 for a scalar).
@@ -166,7 +285,7 @@ impl TensorShape {
 
     /// The dims as `usize` (for ndarray).
     pub fn dims_usize(&self) -> Vec<usize> {
-        self.dims.iter().map(|&d| d as usize).collect()
+        self.dims.as_slice().iter().map(|&d| d as usize).collect()
     }
 
     /// True if the shapes have the same dims (`IsSameSize`).
@@ -176,7 +295,7 @@ impl TensorShape {
 
     /// TensorFlow's `DebugString`: `[2,3]`, `[]`.
     pub fn debug_string(&self) -> String {
-        dims_string(&self.dims)
+        dims_string(self.dims.as_slice())
     }
 }
 

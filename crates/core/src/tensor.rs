@@ -546,9 +546,8 @@ impl Tensor {
         if start == 0 && limit == dim0 {
             return Ok(self.clone());
         }
-        let mut shape_dims = self.shape.dims().to_vec();
-        shape_dims[0] = limit - start;
-        let shape = TensorShape::new(&shape_dims)?;
+        let mut shape = self.shape.clone();
+        shape.set_dim(0, limit - start)?;
         let inner = self.inner_elements();
         let storage = self.sub_storage(start as usize * inner, (limit - start) as usize * inner);
         Ok(Tensor {
