@@ -54,6 +54,9 @@ pub enum Error {
     /// The operation needs a state the tensor is not in (a write to a shared buffer, say).
     #[error("{0}")]
     FailedPrecondition(String),
+    /// A broken internal invariant (a bug in tensorcast, reported instead of a panic).
+    #[error("{0}")]
+    Internal(String),
     /// Memory could not be allocated.
     #[error(transparent)]
     Alloc(#[from] tensorcast_buffer::AllocError),
@@ -88,6 +91,7 @@ impl Error {
             Error::ResourceExhausted(_) | Error::Alloc(_) => Code::ResourceExhausted,
             Error::Unimplemented(_) => Code::Unimplemented,
             Error::FailedPrecondition(_) => Code::FailedPrecondition,
+            Error::Internal(_) => Code::Internal,
         }
     }
 

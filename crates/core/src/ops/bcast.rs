@@ -58,37 +58,29 @@ impl Tensor {
     /// assert_eq!(v.strides()[0], 0);
     /// ```
     pub fn broadcast_view<T: Element>(&self, shape: &TensorShape) -> Result<ArrayViewD<'_, T>> {
+        // TensorFlow's checks, in its order and with its messages (`Rank of input ...`,
+        // `Incompatible shapes: ...`, `Unable to broadcast ...`).
+        crate::ops::broadcast::check_broadcast_to(self.shape(), shape)?;
         let data = self.as_slice::<T>()?;
-        if self.dims() > shape.rank() {
-            return Err(Error::invalid(format!(
-                "Rank of input ({}) must be no greater than rank of output shape ({}).",
-                self.dims(),
-                shape.rank()
-            )));
-        }
-        let unable = || {
-            Error::invalid(format!(
-                "Unable to broadcast tensor of shape {} to tensor of shape {shape}",
-                self.shape()
-            ))
-        };
-        // Row-major strides of the input, aligned on the right with the output; an input axis
-        // of size 1 (or a missing leading axis) is read with stride 0.
         let out = shape.dims_usize();
-        let inp = self.shape().dims_usize();
-        let lead = out.len() - inp.len();
+        // Row-major strides of the input, aligned on the right with the output; an input axis
+        // of size 1 (or a missing leading axis) is read with stride 0. An empty output reads
+        // nothing, so all of its strides are 0 (which also satisfies ndarray's bounds check
+        // when the input is empty too).
         let mut strides = vec![0usize; out.len()];
-        let mut step = 1usize;
-        for i in (0..inp.len()).rev() {
-            let o = out[lead + i];
-            if inp[i] == o {
-                strides[lead + i] = if o == 1 { 0 } else { step };
-            } else if inp[i] != 1 {
-                return Err(unable());
+        if shape.num_elements() > 0 {
+            let inp = self.shape().dims_usize();
+            let lead = out.len() - inp.len();
+            let mut step = 1usize;
+            for i in (0..inp.len()).rev() {
+                if inp[i] == out[lead + i] && inp[i] != 1 {
+                    strides[lead + i] = step;
+                }
+                step *= inp[i];
             }
-            step *= inp[i];
         }
         use ndarray::ShapeBuilder;
-        ArrayViewD::from_shape(IxDyn(&out).strides(IxDyn(&strides)), data).map_err(|_| unable())
+        ArrayViewD::from_shape(IxDyn(&out).strides(IxDyn(&strides)), data)
+            .map_err(|e| Error::Internal(format!("broadcast view of {}: {e}", self.shape())))
     }
 }

@@ -138,8 +138,8 @@ pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
 /// [out]`. A scalar input broadcasts to every shape. (The identity case, which TensorFlow
 /// accepts before any check, passes too.)
 ///
-/// [`Tensor::broadcast_view`] checks the same rule but reports every incompatibility as
-/// `Unable to broadcast ...`; call this first where TensorFlow's exact message matters.
+/// [`Tensor::broadcast_view`] runs this check first, so the lazy view and the materialised
+/// broadcast fail alike.
 ///
 /// ```
 /// use tensorcast_core::{ops::broadcast::check_broadcast_to, TensorShape};
@@ -258,40 +258,6 @@ impl Tensor {
     /// ```
     pub fn broadcast_to(&self, shape: &TensorShape) -> Result<Tensor> {
         broadcast_to(self, shape)
-    }
-
-    /// The lazy broadcast ([`Tensor::broadcast_view`]: stride-0 axes, no allocation) after
-    /// TensorFlow's checks ([`check_broadcast_to`]), so it fails exactly when
-    /// [`Tensor::broadcast_to`] does and with the same message; a target with no elements
-    /// gives an empty view.
-    ///
-    /// ```
-    /// use tensorcast_core::{Tensor, TensorShape};
-    /// let x = Tensor::vector(&[1i32, 2, 3]);
-    /// let bad = x.broadcast_view_checked::<i32>(&TensorShape::new(&[2, 4]).unwrap());
-    /// assert_eq!(bad.unwrap_err().to_string(), "Incompatible shapes: [3] vs. [2,4]");
-    /// let v = x.broadcast_view_checked::<i32>(&TensorShape::new(&[0, 3]).unwrap()).unwrap();
-    /// assert_eq!(v.shape(), &[0, 3]);
-    /// ```
-    pub fn broadcast_view_checked<T: Element>(
-        &self,
-        shape: &TensorShape,
-    ) -> Result<ndarray::ArrayViewD<'_, T>> {
-        check_broadcast_to(self.shape(), shape)?;
-        if shape.num_elements() == 0 {
-            // Nothing is read; all-zero strides keep ndarray's bounds check satisfied even when
-            // the input has no elements either.
-            use ndarray::ShapeBuilder;
-            let dims = shape.dims_usize();
-            let zeros = vec![0usize; dims.len()];
-            let data = self.as_slice::<T>()?;
-            return ndarray::ArrayViewD::from_shape(
-                ndarray::IxDyn(&dims).strides(ndarray::IxDyn(&zeros)),
-                data,
-            )
-            .map_err(|e| Error::invalid(format!("empty broadcast view: {e}")));
-        }
-        self.broadcast_view(shape)
     }
 }
 
