@@ -47,9 +47,15 @@
 //! Anything else (string, resource, variant, float8, int4...) is TensorFlow's `Unimplemented`
 //! error, `Cast string to float is not supported`.
 //!
-//! Performance: each conversion is a loop over slices that the compiler vectorises; large
-//! outputs are split over the rayon pool and written through an L1-resident staging block with
-//! streaming stores ([`tensorcast_buffer::Writer`]), so a large cast runs at memory bandwidth.
+//! Performance: each conversion is one loop over a slice ([`Writer::put_map`]) that the compiler
+//! vectorises (the `bfloat16` rounding is integer arithmetic for that reason), written straight
+//! into the output; `half` goes through the `half` crate's slice conversions (F16C at run time)
+//! into an L1 block streamed out with non-temporal stores. Outputs of 1 MiB or more are split
+//! over the rayon pool. Measured on the 2-core development machine, writing in place beat
+//! staging through a streamed block for the element loops, and the reverse for `half`.
+//! Float-to-integer conversions stay scalar (`cvttss2si` per element): safe Rust on baseline
+//! x86-64 cannot emit the packed `cvttps2dq`, so `float` to `int32` is compute-bound at about
+//! twice the time of a memcpy of its output.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -68,11 +74,6 @@ const PARALLEL_MIN_OUT_BYTES: usize = 1 << 20;
 
 /// Elements per parallel piece.
 const PIECE_ELEMS: usize = 1 << 16;
-
-/// Outputs at least this large are converted into an L1 staging block and copied out with
-/// streaming stores (what [`Writer::put_slice`] does for large outputs) rather than written in
-/// place: a write-only output then costs one pass over memory instead of two.
-const STAGED_MIN_OUT_BYTES: usize = 4 << 20;
 
 /// Elements TensorFlow's CPU kernel converts per vector step: the last `n % VECTOR_ELEMS`
 /// elements of a tensor are converted by scalar code, which on x86 gives other results for
@@ -127,16 +128,15 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     }
     let src = SrcSlice::new(src_kind, bytes);
     let out_bytes = n.saturating_mul(dst_kind.size());
-    let staged = out_bytes >= STAGED_MIN_OUT_BYTES;
     // TensorFlow's kernel converts all but the last `n % 8` elements with vector code.
     let head_len = n - n % VECTOR_ELEMS;
     let run = |start: usize, end: usize, w: &mut Writer<'_>| {
         let mid = head_len.clamp(start, end);
         if mid > start {
-            src.sub(start, mid).convert(dst_kind, w, staged, true);
+            src.sub(start, mid).convert(dst_kind, w, true);
         }
         if end > mid {
-            src.sub(mid, end).convert(dst_kind, w, staged, false);
+            src.sub(mid, end).convert(dst_kind, w, false);
         }
     };
     Tensor::from_writer(allocator, dtype, input.shape(), |w| {
@@ -893,25 +893,25 @@ impl<'a> SrcSlice<'a> {
 
     /// Appends every element converted to `dst` (serially); `head` says the elements lie in
     /// the part TensorFlow converts with vector instructions.
-    fn convert(&self, dst: Kind, w: &mut Writer<'_>, staged: bool, head: bool) {
+    fn convert(&self, dst: Kind, w: &mut Writer<'_>, head: bool) {
         match (self, dst) {
             (SrcSlice::F32(s), Kind::F16) => f32_to_f16(s, w),
             (SrcSlice::F16(s), Kind::F32) => f16_to_f32(s, w),
-            (SrcSlice::F16(s), _) => from_f16(s, dst, w, staged, head),
+            (SrcSlice::F16(s), _) => from_f16(s, dst, w, head),
             (_, Kind::F16) => each_src!(self, s => to_f16(s, w)),
-            _ => each_src!(self, s => to_dst(s, dst, w, staged, head)),
+            _ => each_src!(self, s => to_dst(s, dst, w, head)),
         }
     }
 }
 
 /// Converts `src` to the element type of `dst`.
-fn to_dst<S: Src>(src: &[S], dst: Kind, w: &mut Writer<'_>, staged: bool, head: bool) {
+fn to_dst<S: Src>(src: &[S], dst: Kind, w: &mut Writer<'_>, head: bool) {
     macro_rules! go {
         ($d:ty) => {
             if head {
-                map::<S, $d>(src, w, staged, |x| x.to_head::<$d>())
+                w.put_map(src, |x| x.to_head::<$d>())
             } else {
-                map::<S, $d>(src, w, staged, |x| x.to::<$d>())
+                w.put_map(src, |x| x.to::<$d>())
             }
         };
     }
@@ -932,24 +932,6 @@ fn to_dst<S: Src>(src: &[S], dst: Kind, w: &mut Writer<'_>, staged: bool, head: 
         Kind::C128 => go!(Complex<f64>),
         // `half` outputs take the slice path (`to_f16`), chosen in `SrcSlice::convert`.
         Kind::F16 => to_f16(src, w),
-    }
-}
-
-/// The element loop: straight into the output, or (for large outputs) through an L1 block that
-/// is then streamed out.
-#[inline(always)]
-fn map<S: Src, D: Dst>(src: &[S], w: &mut Writer<'_>, staged: bool, f: impl Fn(S) -> D) {
-    if !staged {
-        w.put_map(src, f);
-        return;
-    }
-    let mut block = vec![D::zeroed(); BLOCK_ELEMS.min(src.len())];
-    for piece in src.chunks(BLOCK_ELEMS) {
-        let out = &mut block[..piece.len()];
-        for (o, &x) in out.iter_mut().zip(piece) {
-            *o = f(x);
-        }
-        w.put_slice(bytemuck::cast_slice(out));
     }
 }
 
@@ -992,12 +974,12 @@ fn to_f16<S: Src>(src: &[S], w: &mut Writer<'_>) {
 
 /// `half` to anything but `half` and `float`: widened to `float` exactly a block at a time
 /// (F16C), then converted as a `half` source.
-fn from_f16(src: &[f16], dst: Kind, w: &mut Writer<'_>, staged: bool, head: bool) {
+fn from_f16(src: &[f16], dst: Kind, w: &mut Writer<'_>, head: bool) {
     let mut tmp = vec![H32(0.0); BLOCK_ELEMS.min(src.len())];
     for piece in src.chunks(BLOCK_ELEMS) {
         let t = &mut tmp[..piece.len()];
         piece.convert_to_f32_slice(bytemuck::cast_slice_mut(t));
-        to_dst::<H32>(t, dst, w, staged, head);
+        to_dst::<H32>(t, dst, w, head);
     }
 }
 
