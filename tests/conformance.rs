@@ -125,15 +125,31 @@ fn main() {
         }
     };
     files.sort();
+    // Vectors we recorded from TensorFlow ourselves (with the generator scripts beside them),
+    // for behaviour the shared vectors do not cover; replayed after the shared ones.
+    let observed = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/tf_observed");
+    if let Ok(rd) = std::fs::read_dir(&observed) {
+        let mut extra: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        extra.sort();
+        files.extend(extra);
+    }
     let verbose = std::env::var_os("TENSORCAST_CONFORMANCE_VERBOSE").is_some();
     let (mut total_pass, mut total_fail) = (0usize, 0usize);
     let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for path in &files {
-        let name = path
+        let base = path
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
+        let name = if path.starts_with(&observed) {
+            format!("tf_observed/{base}")
+        } else {
+            base
+        };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {

@@ -20,6 +20,15 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
-        _ => Outcome::Skip,
+        // Other files (tests/tf_observed/): dispatch on the record's op.
+        _ => match rec["op"].as_str() {
+            Some("bitcast") => bitcast::run(rec),
+            Some("broadcast_to") => broadcast_to::run(rec),
+            Some("cast") => cast::run(rec),
+            Some("parse_tensor") => parse::run(rec),
+            Some("serialize_tensor") => serialize::run(rec),
+            Some("summarize") => summarize::run(rec),
+            _ => Outcome::Skip,
+        },
     }
 }
