@@ -460,10 +460,19 @@ fn cast_unsupported_dtypes_are_unimplemented_naming_both() {
     assert_eq!(e.to_string(), "Cast string to float is not supported");
     assert_eq!(e.code(), Code::Unimplemented);
     let f = Tensor::vector(&[1.0f32]);
-    let e = cast(&f, DataType::FLOAT8_E4M3FN).unwrap_err();
+    let e = cast(&f, DataType::FLOAT8_E4M3FNUZ).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "Cast float to float8_e4m3fn is not supported"
+        "Cast float to float8_e4m3fnuz is not supported"
+    );
+    let i4 = raw(DataType::INT4, &[1], &[3]);
+    assert_eq!(
+        cast(&i4, DataType::FLOAT).unwrap_err().to_string(),
+        "Cast int4 to float is not supported"
+    );
+    assert_eq!(
+        cast(&f, DataType::INT4).unwrap_err().code(),
+        Code::Unimplemented
     );
     assert_eq!(
         cast(&f, DataType::STRING).unwrap_err().code(),
@@ -1063,4 +1072,42 @@ fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
         checked += 1;
     }
     assert_eq!(checked, 1470);
+}
+
+/// The same for `float8_e4m3fn`, `float8_e5m2`, `int4` and `uint4` (624 recorded casts,
+/// `tests/data/gen_cast_tf_recorded_f8.py`).
+#[test]
+fn cast_float8_and_int4_match_recorded_tensorflow_casts() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/cast_tf_recorded_f8.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut checked = 0;
+    for line in text.lines() {
+        let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+        let input = &rec["input"];
+        let dtype = |v: &serde_json::Value| DataType::from_name(v.as_str().unwrap()).unwrap();
+        let dims: Vec<i64> = input["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d.as_i64().unwrap())
+            .collect();
+        let x = raw(
+            dtype(&input["dtype"]),
+            &dims,
+            &unhex(input["hex"].as_str().unwrap()),
+        );
+        let y = cast(&x, dtype(&rec["type"])).unwrap();
+        let want = unhex(rec["expect"]["hex"].as_str().unwrap());
+        assert_eq!(
+            y.tensor_data().unwrap(),
+            &want[..],
+            "{}: {} -> {}",
+            rec["id"],
+            x.dtype(),
+            y.dtype()
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 624);
 }

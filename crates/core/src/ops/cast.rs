@@ -46,8 +46,13 @@
 //! - Same dtype: the input itself is returned, sharing its buffer (TensorFlow forwards it).
 //!   This holds for every dtype, strings included.
 //!
-//! Anything else (string, resource, variant, float8, int4...) is TensorFlow's `Unimplemented`
-//! error, `Cast string to float is not supported`.
+//! `float8_e4m3fn` and `float8_e5m2` convert to every numeric dtype (as their exact `float`
+//! value, with the rules above) and from `half`, `bfloat16`, `float`, `double` and each other
+//! (rounding to nearest even as `ml_dtypes` does); `int4` and `uint4` convert from and to the
+//! integer types and each other (their value; the low 4 bits going in). These are the pairs
+//! TensorFlow 2.21 has kernels for. Anything else (string, resource, variant, the other
+//! float8 and sub-byte types, `int4` to `float`...) is TensorFlow's `Unimplemented` error,
+//! `Cast string to float is not supported`.
 //!
 //! Performance: each conversion is one loop over a slice ([`Writer::put_map`]) that the compiler
 //! vectorises (the `bfloat16` rounding is integer arithmetic for that reason), written straight
@@ -69,6 +74,7 @@ use num_complex::Complex;
 use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
 use crate::error::{Error, Result};
+use crate::types::{Float8E4M3FN, Float8E5M2, Int4, UInt4};
 use crate::{DataType, Tensor};
 
 /// Outputs at least this large are split over the rayon pool.
@@ -129,6 +135,9 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     let (Some(src_kind), Some(dst_kind)) = (Kind::of(src_dtype), Kind::of(dtype)) else {
         return Err(unsupported());
     };
+    if !Kind::pair_supported(src_kind, dst_kind) {
+        return Err(unsupported());
+    }
     let n = input.shape().num_elements_usize();
     let bytes = input.tensor_data()?;
     if n > 0 && bytes.len() != n.saturating_mul(src_kind.size()) {
@@ -240,6 +249,10 @@ enum Kind {
     F64,
     C64,
     C128,
+    F8E4M3,
+    F8E5M2,
+    I4,
+    U4,
 }
 
 impl Kind {
@@ -260,8 +273,42 @@ impl Kind {
             DataType::DOUBLE => Kind::F64,
             DataType::COMPLEX64 => Kind::C64,
             DataType::COMPLEX128 => Kind::C128,
+            DataType::FLOAT8_E4M3FN => Kind::F8E4M3,
+            DataType::FLOAT8_E5M2 => Kind::F8E5M2,
+            DataType::INT4 => Kind::I4,
+            DataType::UINT4 => Kind::U4,
             _ => return None,
         })
+    }
+
+    /// The pairs TensorFlow 2.21's `Cast` has kernels for, among those involving `float8` and
+    /// 4-bit integers (observed: `tests/tf_observed/cast_extra.jsonl`): a `float8` converts to
+    /// every numeric dtype and from the real floating types; `int4`/`uint4` convert from and
+    /// to the integer types (and each other). The 15 classic numeric dtypes convert between
+    /// every pair.
+    fn pair_supported(src: Kind, dst: Kind) -> bool {
+        let f8 = |k: Kind| matches!(k, Kind::F8E4M3 | Kind::F8E5M2);
+        let i4 = |k: Kind| matches!(k, Kind::I4 | Kind::U4);
+        let int = |k: Kind| {
+            matches!(
+                k,
+                Kind::I8
+                    | Kind::I16
+                    | Kind::I32
+                    | Kind::I64
+                    | Kind::U8
+                    | Kind::U16
+                    | Kind::U32
+                    | Kind::U64
+            )
+        };
+        let real_float = |k: Kind| matches!(k, Kind::F16 | Kind::Bf16 | Kind::F32 | Kind::F64);
+        match (f8(src) || i4(src), f8(dst) || i4(dst)) {
+            (false, false) => true,
+            _ if f8(src) => !i4(dst),
+            _ if f8(dst) => real_float(src) || f8(src),
+            _ => (i4(src) || int(src)) && (i4(dst) || int(dst)),
+        }
     }
 
     fn size(self) -> usize {
@@ -271,6 +318,7 @@ impl Kind {
             Kind::I32 | Kind::U32 | Kind::F32 => 4,
             Kind::I64 | Kind::U64 | Kind::F64 | Kind::C64 => 8,
             Kind::C128 => 16,
+            Kind::F8E4M3 | Kind::F8E5M2 | Kind::I4 | Kind::U4 => 1,
         }
     }
 }
@@ -837,6 +885,62 @@ impl Src for Complex<f64> {
     }
 }
 
+// `float8` and 4-bit integers: a `float8` source is its exact `float` value with the scalar rules; a `float8`
+// destination rounds to nearest even the `ml_dtypes` way; 4-bit integers convert as their
+// value and keep the low 4 bits.
+macro_rules! float8 {
+    ($($t:ty),*) => {$(
+        impl Src for $t {
+            #[inline(always)]
+            fn to<D: Dst>(self) -> D {
+                D::from_f32(self.to_f32())
+            }
+            /// Observed: the vector part follows `complex64`'s rules (only `uint32` differs).
+            #[inline(always)]
+            fn to_head<D: Dst>(self) -> D {
+                D::head_c64(self.to_f32(), 0.0)
+            }
+        }
+        impl Dst for $t {
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { Self::from_f32(f32::from(u8::from(b))) }
+            #[inline(always)]
+            fn from_i64(x: i64) -> Self { Self::from_f32(x as f32) }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self { Self::from_f32(x as f32) }
+            #[inline(always)]
+            fn from_f32(x: f32) -> Self { <$t>::from_f32(x) }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self { <$t>::from_f64(x) }
+        }
+    )*};
+}
+float8!(Float8E4M3FN, Float8E5M2);
+
+macro_rules! int4 {
+    ($($t:ty),*) => {$(
+        impl Src for $t {
+            #[inline(always)]
+            fn to<D: Dst>(self) -> D {
+                D::from_i64(i64::from(self.value()))
+            }
+        }
+        impl Dst for $t {
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { <$t>::new(i32::from(b)) }
+            #[inline(always)]
+            fn from_i64(x: i64) -> Self { <$t>::new(x as i32) }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self { <$t>::new(x as i32) }
+            #[inline(always)]
+            fn from_f32(x: f32) -> Self { <$t>::new(r_cvt32::<i32, f32>(x)) }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self { <$t>::new(r_cvt32::<i32, f64>(x)) }
+        }
+    )*};
+}
+int4!(Int4, UInt4);
+
 /// The input's elements, typed (borrowed when the bytes are aligned for the type, copied
 /// otherwise: a tensor adopted from foreign memory may be unaligned).
 #[derive(Clone)]
@@ -856,6 +960,10 @@ enum SrcSlice<'a> {
     F64(Cow<'a, [f64]>),
     C64(Cow<'a, [Complex<f32>]>),
     C128(Cow<'a, [Complex<f64>]>),
+    F8E4M3(Cow<'a, [Float8E4M3FN]>),
+    F8E5M2(Cow<'a, [Float8E5M2]>),
+    I4(Cow<'a, [Int4]>),
+    U4(Cow<'a, [UInt4]>),
 }
 
 fn typed<T: Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
@@ -883,6 +991,10 @@ macro_rules! each_src {
             SrcSlice::F64($v) => $body,
             SrcSlice::C64($v) => $body,
             SrcSlice::C128($v) => $body,
+            SrcSlice::F8E4M3($v) => $body,
+            SrcSlice::F8E5M2($v) => $body,
+            SrcSlice::I4($v) => $body,
+            SrcSlice::U4($v) => $body,
         }
     };
 }
@@ -905,6 +1017,10 @@ impl<'a> SrcSlice<'a> {
             Kind::F64 => SrcSlice::F64(typed(bytes)),
             Kind::C64 => SrcSlice::C64(typed(bytes)),
             Kind::C128 => SrcSlice::C128(typed(bytes)),
+            Kind::F8E4M3 => SrcSlice::F8E4M3(typed(bytes)),
+            Kind::F8E5M2 => SrcSlice::F8E5M2(typed(bytes)),
+            Kind::I4 => SrcSlice::I4(typed(bytes)),
+            Kind::U4 => SrcSlice::U4(typed(bytes)),
         }
     }
 
@@ -931,6 +1047,10 @@ impl<'a> SrcSlice<'a> {
             SrcSlice::F64(v) => b!(F64, v),
             SrcSlice::C64(v) => b!(C64, v),
             SrcSlice::C128(v) => b!(C128, v),
+            SrcSlice::F8E4M3(v) => b!(F8E4M3, v),
+            SrcSlice::F8E5M2(v) => b!(F8E5M2, v),
+            SrcSlice::I4(v) => b!(I4, v),
+            SrcSlice::U4(v) => b!(U4, v),
         }
     }
 
@@ -973,6 +1093,10 @@ fn to_dst<S: Src>(src: &[S], dst: Kind, w: &mut Writer<'_>, head: bool) {
         Kind::F64 => go!(f64),
         Kind::C64 => go!(Complex<f32>),
         Kind::C128 => go!(Complex<f64>),
+        Kind::F8E4M3 => go!(Float8E4M3FN),
+        Kind::F8E5M2 => go!(Float8E5M2),
+        Kind::I4 => go!(Int4),
+        Kind::U4 => go!(UInt4),
         // `half` outputs take the slice path (`to_f16`), chosen in `SrcSlice::convert`.
         Kind::F16 => to_f16(src, w),
     }
