@@ -616,8 +616,8 @@ fn equal_errors_match_tensorflow() {
         equal(&a, &b).unwrap_err().to_string(),
         "Incompatible shapes: [2] vs. [3]"
     );
-    let q = raw(DataType::QINT8, &[1], &[1]);
-    assert_eq!(equal(&q, &q).unwrap_err().code(), Code::Unimplemented);
+    let f8 = raw(DataType::FLOAT8_E4M3FN, &[1], &[1]);
+    assert_eq!(equal(&f8, &f8).unwrap_err().code(), Code::Unimplemented);
 }
 
 #[test]
@@ -627,6 +627,16 @@ fn equal_empty_and_zero_size_broadcast() {
     let e = equal(&a, &b).unwrap();
     assert_eq!(e.shape().dims(), &[0, 3]);
     assert_eq!(e.num_elements(), 0);
+}
+
+#[test]
+fn equal_quantized_compares_integers() {
+    let q = raw(DataType::QINT8, &[3], &[1, 0xFF, 7]);
+    let r = raw(DataType::QINT8, &[1], &[0xFF]);
+    assert_eq!(
+        equal(&q, &r).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, true, false]
+    );
 }
 
 #[test]

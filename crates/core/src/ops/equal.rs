@@ -12,8 +12,10 @@
 //!   `float`, `double` or `bfloat16` (compared as `float`) equals zero there, and so it does
 //!   here. (`half` subnormals are normal numbers once widened to `float`, so they are not
 //!   affected.)
-//! - TensorFlow registers no `Equal` kernel for the quantized, float8, int4/int2, resource
-//!   and variant types; those are an `Unimplemented` error here.
+//! - The quantized types compare as their integers (TensorFlow 2.21 has kernels for them).
+//!   TensorFlow registers no `Equal` kernel for the float8, float4, int4/int2, resource and
+//!   variant types (its `NotFoundError`, "Could not find device for node"); those are an
+//!   `Unimplemented` error here.
 
 use half::{bf16, f16};
 use ndarray::Zip;
@@ -22,6 +24,7 @@ use tensorcast_buffer::cpu_allocator;
 
 use crate::error::{Error, Result};
 use crate::ops::broadcast_shapes;
+use crate::types::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
 use crate::{DataType, Element, TString, Tensor, TensorShape};
 
 /// `Equal(a, b)`: `a == b` element by element, broadcasting, as a `bool` tensor of the
@@ -75,6 +78,11 @@ pub fn equal(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             daz64(x.re) == daz64(y.re) && daz64(x.im) == daz64(y.im)
         }),
         DataType::STRING => typed::<TString>(a, b, &out, |x, y| x == y),
+        DataType::QINT8 => typed::<QInt8>(a, b, &out, |x, y| x.0 == y.0),
+        DataType::QUINT8 => typed::<QUInt8>(a, b, &out, |x, y| x.0 == y.0),
+        DataType::QINT16 => typed::<QInt16>(a, b, &out, |x, y| x.0 == y.0),
+        DataType::QUINT16 => typed::<QUInt16>(a, b, &out, |x, y| x.0 == y.0),
+        DataType::QINT32 => typed::<QInt32>(a, b, &out, |x, y| x.0 == y.0),
         other => Err(Error::Unimplemented(format!(
             "Equal is not supported for {} tensors (TensorFlow registers no Equal kernel for it)",
             other.name()
