@@ -7,6 +7,7 @@ pub mod bcast;
 pub mod bitcast;
 pub mod broadcast;
 pub mod cast;
+pub mod cast_saturating;
 pub mod equal;
 pub mod reinterpret;
 
