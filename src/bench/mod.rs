@@ -64,15 +64,7 @@ impl Runner {
             samples.push(start.elapsed().as_secs_f64());
             drop(out);
         }
-        let mut sorted = samples.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
-        let seconds = sorted[sorted.len() / 2];
-        self.results.push(Measurement {
-            name: name.to_string(),
-            seconds,
-            bytes,
-            samples,
-        });
+        self.record(name, bytes, samples);
     }
 
     /// Times a constant-time operation: the median over `runs` batches of `iters` calls,
@@ -95,11 +87,17 @@ impl Runner {
             }
             samples.push(start.elapsed().as_secs_f64() / f64::from(iters.max(1)));
         }
+        self.record(name, bytes, samples);
+    }
+
+    /// Records the median of `samples` under `name`.
+    fn record(&mut self, name: &str, bytes: u64, samples: Vec<f64>) {
         let mut sorted = samples.clone();
         sorted.sort_by(|a, b| a.total_cmp(b));
         let seconds = sorted[sorted.len() / 2];
+        let name = name.to_string();
         self.results.push(Measurement {
-            name: name.to_string(),
+            name,
             seconds,
             bytes,
             samples,
