@@ -6,6 +6,7 @@ pub mod ops_bitcast;
 pub mod ops_broadcast;
 pub mod ops_cast;
 pub mod proto_decode;
+mod reader;
 pub mod safetensors_header;
 
 /// A fuzz target's body.

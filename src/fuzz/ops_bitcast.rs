@@ -20,30 +20,11 @@ use tensorcast_core::{DataType, Tensor, TensorShape};
 /// The largest tensor the target allocates, in bytes.
 pub const MAX_BYTES: usize = 4096;
 
-struct Reader<'a> {
-    data: &'a [u8],
-}
+use super::reader::Reader;
 
+/// This target's decoding of dtypes and dims.
 impl Reader<'_> {
-    fn byte(&mut self) -> u8 {
-        match self.data.split_first() {
-            Some((&b, rest)) => {
-                self.data = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
-    fn array<const N: usize>(&mut self) -> [u8; N] {
-        let mut out = [0u8; N];
-        for b in &mut out {
-            *b = self.byte();
-        }
-        out
-    }
-
-    fn dtype(&mut self) -> DataType {
+    fn bitcast_dtype(&mut self) -> DataType {
         let tag = self.byte();
         if tag % 4 == 3 {
             DataType::from_number(i32::from_le_bytes(self.array()))
@@ -54,7 +35,7 @@ impl Reader<'_> {
         }
     }
 
-    fn dims(&mut self) -> Vec<i64> {
+    fn bitcast_dims(&mut self) -> Vec<i64> {
         let r = self.byte();
         let rank = if r & 0x80 != 0 {
             usize::from(r & 0x7f) * 300 / 127
@@ -124,14 +105,14 @@ fn check_result(op: &str, input: &Tensor, dtype: DataType, out: &Tensor) {
 
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
-    let mut r = Reader { data };
-    let in_dtype = r.dtype();
-    let out_dtype = r.dtype();
-    let dims = r.dims();
+    let mut r = Reader::new(data);
+    let in_dtype = r.bitcast_dtype();
+    let out_dtype = r.bitcast_dtype();
+    let dims = r.bitcast_dims();
     let Ok(shape) = TensorShape::new(&dims) else {
         return;
     };
-    let Some(input) = build(in_dtype, &shape, r.data) else {
+    let Some(input) = build(in_dtype, &shape, r.rest()) else {
         return;
     };
 

@@ -17,44 +17,23 @@ pub const MAX_OUTPUT_BYTES: u64 = 64 << 20;
 /// Largest output compared element by element with the reference.
 const MAX_CHECKED_ELEMENTS: usize = 1 << 16;
 
-/// Reads the input bytes front to back; zeros once they run out.
-struct Bytes<'a>(&'a [u8]);
-
-impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((&b, rest)) => {
-                self.0 = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
-    fn i64(&mut self) -> i64 {
-        let mut v = [0u8; 8];
-        for b in &mut v {
-            *b = self.u8();
-        }
-        i64::from_le_bytes(v)
-    }
-}
+use super::reader::Reader;
 
 /// One target dim: mostly small, sometimes 0, negative, huge or arbitrary.
-fn dim(b: &mut Bytes<'_>) -> i64 {
-    match b.u8() % 16 {
+fn dim(b: &mut Reader<'_>) -> i64 {
+    match b.byte() % 16 {
         0 => 0,
-        1 => -1 - i64::from(b.u8()),
+        1 => -1 - i64::from(b.byte()),
         2 => b.i64(),
-        3 => 1 << (b.u8() % 63),
+        3 => 1 << (b.byte() % 63),
         4..=7 => 1,
         k => i64::from(k % 5),
     }
 }
 
-fn input_tensor(dtype: DataType, shape: &TensorShape, b: &mut Bytes<'_>) -> Option<Tensor> {
+fn input_tensor(dtype: DataType, shape: &TensorShape, b: &mut Reader<'_>) -> Option<Tensor> {
     let n = shape.num_elements_usize();
-    let seed = b.u8();
+    let seed = b.byte();
     match dtype {
         DataType::STRING => {
             let v = (0..n)
@@ -88,9 +67,9 @@ fn input_tensor(dtype: DataType, shape: &TensorShape, b: &mut Bytes<'_>) -> Opti
 }
 
 /// The shape operand: int32/int64 vectors mostly, sometimes another dtype or rank.
-fn shape_operand(dims: &[i64], b: &mut Bytes<'_>) -> Option<Tensor> {
+fn shape_operand(dims: &[i64], b: &mut Reader<'_>) -> Option<Tensor> {
     let n = dims.len() as i64;
-    let sel = b.u8() % 16;
+    let sel = b.byte() % 16;
     let vec_shape = TensorShape::new(&[n]).ok()?;
     Some(match sel {
         0 => Tensor::from_vec(dims.iter().map(|&d| d as f32).collect(), &vec_shape).ok()?,
@@ -140,26 +119,26 @@ fn reference_index(input: &[i64], output: &[i64], mut flat: i64) -> usize {
 
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
-    let mut b = Bytes(data);
+    let mut b = Reader::new(data);
     let dtypes: Vec<DataType> = DataType::all().filter(|d| d.is_supported()).collect();
     if dtypes.is_empty() {
         return;
     }
-    let dtype = dtypes[b.u8() as usize % dtypes.len()];
-    let in_rank = (b.u8() % 6) as usize;
-    let in_dims: Vec<i64> = (0..in_rank).map(|_| i64::from(b.u8() % 5)).collect();
+    let dtype = dtypes[b.byte() as usize % dtypes.len()];
+    let in_rank = (b.byte() % 6) as usize;
+    let in_dims: Vec<i64> = (0..in_rank).map(|_| i64::from(b.byte() % 5)).collect();
     let Ok(in_shape) = TensorShape::new(&in_dims) else {
         return;
     };
-    let out_rank = match b.u8() {
-        250..=255 => MAX_DIMENSIONS - 2 + (b.u8() % 5) as usize,
+    let out_rank = match b.byte() {
+        250..=255 => MAX_DIMENSIONS - 2 + (b.byte() % 5) as usize,
         r => (r % 8) as usize,
     };
     let mut out_dims: Vec<i64> = Vec::with_capacity(out_rank);
     for i in 0..out_rank {
         // Often reuse the input's dims (right-aligned) so that valid broadcasts are common.
         let k = out_rank - i;
-        if k <= in_rank && b.u8() % 2 == 0 {
+        if k <= in_rank && b.byte() % 2 == 0 {
             out_dims.push(in_dims[in_rank - k]);
         } else {
             out_dims.push(dim(&mut b));

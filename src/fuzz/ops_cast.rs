@@ -21,22 +21,11 @@ use tensorcast_core::{buffer::Buffer, DataType, TString, Tensor, TensorShape};
 /// The most elements a fuzzed tensor holds.
 pub const MAX_ELEMENTS: usize = 2048;
 
-struct Reader<'a> {
-    data: &'a [u8],
-}
+use super::reader::Reader;
 
+/// This target's decoding of dtypes and shapes.
 impl Reader<'_> {
-    fn byte(&mut self) -> u8 {
-        match self.data.split_first() {
-            Some((&b, rest)) => {
-                self.data = rest;
-                b
-            }
-            None => 0,
-        }
-    }
-
-    fn dtype(&mut self, same: DataType) -> DataType {
+    fn cast_dtype(&mut self, same: DataType) -> DataType {
         let tag = self.byte();
         match tag % 4 {
             3 => {
@@ -51,7 +40,7 @@ impl Reader<'_> {
         }
     }
 
-    fn shape(&mut self) -> TensorShape {
+    fn cast_shape(&mut self) -> TensorShape {
         let rank = usize::from(self.byte() % 5);
         let dims: Vec<i64> = (0..rank).map(|_| i64::from(self.byte() % 11)).collect();
         TensorShape::new(&dims).unwrap_or_default()
@@ -92,13 +81,13 @@ fn build(dtype: DataType, shape: &TensorShape, bytes: &[u8]) -> Tensor {
 
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
-    let mut r = Reader { data };
-    let src = r.dtype(DataType::FLOAT);
-    let dst = r.dtype(src);
-    let other = r.dtype(src);
-    let shape_a = r.shape();
-    let shape_b = r.shape();
-    let bytes = r.data;
+    let mut r = Reader::new(data);
+    let src = r.cast_dtype(DataType::FLOAT);
+    let dst = r.cast_dtype(src);
+    let other = r.cast_dtype(src);
+    let shape_a = r.cast_shape();
+    let shape_b = r.cast_shape();
+    let bytes = r.rest();
     let a = build(src, &shape_a, bytes);
     let b = build(other, &shape_b, bytes.get(1..).unwrap_or(&[]));
 
