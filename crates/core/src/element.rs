@@ -110,10 +110,23 @@ pub trait Element: sealed::Sealed + Clone + Default + fmt::Debug + Send + Sync +
     /// True if the elements are plain bytes (every dtype but string, resource and variant).
     const IS_POD: bool;
 
+    /// The elements in `storage` (the default serves byte-backed types; the object types
+    /// override it).
     #[doc(hidden)]
-    fn slice(storage: &Storage) -> Result<&[Self]>;
+    fn slice(storage: &Storage) -> Result<&[Self]> {
+        match storage {
+            Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
+            _ => Ok(&[]),
+        }
+    }
+    /// The elements in `storage`, writable (unshared buffers only).
     #[doc(hidden)]
-    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]>;
+    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
+        match storage {
+            Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
+            _ => Ok(&mut []),
+        }
+    }
     #[doc(hidden)]
     fn from_bytes(bytes: &[u8]) -> Result<&[Self]>;
     #[doc(hidden)]
@@ -154,18 +167,6 @@ macro_rules! pod_element {
         impl Element for $t {
             const DTYPE: DataType = DataType::$dt;
             const IS_POD: bool = true;
-            fn slice(storage: &Storage) -> Result<&[Self]> {
-                match storage {
-                    Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
-                    _ => Ok(&[]),
-                }
-            }
-            fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
-                match storage {
-                    Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
-                    _ => Ok(&mut []),
-                }
-            }
             fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
                 bytemuck::try_cast_slice(bytes).map_err(|e| cast_error::<Self>(e, bytes.as_ptr() as usize))
             }
@@ -234,18 +235,6 @@ impl sealed::Sealed for bool {}
 impl Element for bool {
     const DTYPE: DataType = DataType::BOOL;
     const IS_POD: bool = true;
-    fn slice(storage: &Storage) -> Result<&[Self]> {
-        match storage {
-            Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
-            _ => Ok(&[]),
-        }
-    }
-    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
-        match storage {
-            Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
-            _ => Ok(&mut []),
-        }
-    }
     fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).map_err(|_| bad_bool())
     }
