@@ -770,3 +770,17 @@ fn summarize_matches_tensorflow_for_more_dtypes() {
     .unwrap();
     assert_eq!(q.summarize_value(-1, true), "[[1 2]\n [3 -1]]");
 }
+
+/// TensorFlow 2.21 prints subnormals as zeros of the same sign (its kernels run with
+/// denormals-are-zero): `[1e-40, -1e-40, 1e-45, FLT_MIN, 1.1754942e-38]` prints
+/// `[0 -0 0 1.17549435e-38 0]`, and likewise for doubles.
+#[test]
+fn summarize_prints_subnormals_as_signed_zero() {
+    let f = Tensor::vector(&[1e-40f32, -1e-40, 1e-45, 1.175_494_4e-38, 1.175_494_2e-38]);
+    assert_eq!(f.summarize_value(-1, true), "[0 -0 0 1.17549435e-38 0]");
+    let d = Tensor::vector(&[1e-310f64, -1e-310, 5e-324, 2.2250738585072014e-308]);
+    assert_eq!(
+        d.summarize_value(-1, true),
+        "[0 -0 0 2.2250738585072014e-308]"
+    );
+}
