@@ -35,6 +35,7 @@
 
 mod alloc;
 mod buffer;
+pub mod simd;
 pub mod testing;
 mod tracking;
 mod writer;

@@ -61,9 +61,10 @@
 //! into an L1 block streamed out with non-temporal stores. Outputs of 1 MiB or more are split
 //! over the rayon pool. Measured on the 2-core development machine, writing in place beat
 //! staging through a streamed block for the element loops, and the reverse for `half`.
-//! Float-to-integer conversions stay scalar (`cvttss2si` per element): safe Rust on baseline
-//! x86-64 cannot emit the packed `cvttps2dq`, so `float` to `int32` is compute-bound at about
-//! twice the time of a memcpy of its output.
+//! `float` to `int32` uses SSE2's packed `cvttps2dq` (through `tensorcast_buffer::simd`, which
+//! gives exactly TensorFlow's x86 results). The other float-to-integer conversions stay scalar
+//! (`cvttss2si` per element): safe Rust on baseline x86-64 cannot emit the packed form, so they
+//! are compute-bound.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -1059,6 +1060,7 @@ impl<'a> SrcSlice<'a> {
     /// the part TensorFlow converts with vector instructions.
     fn convert(&self, dst: Kind, w: &mut Writer<'_>, head: bool) {
         match (self, dst) {
+            (SrcSlice::F32(s), Kind::I32) => f32_to_i32(s, w),
             (SrcSlice::F32(s), Kind::F16) => f32_to_f16(s, w),
             (SrcSlice::F16(s), Kind::F32) => f16_to_f32(s, w),
             (SrcSlice::F16(s), _) => from_f16(s, dst, w, head),
@@ -1066,6 +1068,16 @@ impl<'a> SrcSlice<'a> {
             _ => each_src!(self, s => to_dst(s, dst, w, head)),
         }
     }
+}
+
+/// `float` to `int32`: truncation, and `i32::MIN` for NaN, infinities and out-of-range values
+/// in both TensorFlow's scalar and vector code, which is exactly SSE2's packed `cvttps2dq`
+/// (`tensorcast_buffer::simd`, four elements per instruction; safe Rust's `as` saturates, and
+/// its vector form is slow on baseline x86-64).
+fn f32_to_i32(src: &[f32], w: &mut Writer<'_>) {
+    w.put_with::<i32>(src.len(), |start, out| {
+        tensorcast_buffer::simd::cvtt_f32_to_i32(&src[start..start + out.len()], out)
+    });
 }
 
 /// Converts `src` to the element type of `dst`.
