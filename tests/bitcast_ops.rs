@@ -594,7 +594,7 @@ proptest! {
         let bytes = with_nan_payloads(bytes, seed);
         let x = Tensor::from_buffer(t, &s, Buffer::copy_from_slice(&bytes).unwrap()).unwrap();
         let last = *dims.last().unwrap();
-        let divides = (last as usize * t.size()) % u.size() == 0;
+        let divides = (last as usize * t.size()).is_multiple_of(u.size());
         match reinterpret_cast_to(&x, u) {
             Ok(y) => {
                 prop_assert!(divides);

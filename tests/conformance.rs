@@ -26,7 +26,7 @@ pub enum Outcome {
 }
 
 pub fn hex_decode(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd-length hex: {s}"));
     }
     (0..s.len())

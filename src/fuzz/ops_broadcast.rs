@@ -138,7 +138,7 @@ pub fn run(data: &[u8]) {
     for i in 0..out_rank {
         // Often reuse the input's dims (right-aligned) so that valid broadcasts are common.
         let k = out_rank - i;
-        if k <= in_rank && b.byte() % 2 == 0 {
+        if k <= in_rank && b.byte().is_multiple_of(2) {
             out_dims.push(in_dims[in_rank - k]);
         } else {
             out_dims.push(dim(&mut b));

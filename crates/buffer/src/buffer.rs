@@ -346,7 +346,7 @@ impl Buffer {
 
     /// True if the address is a multiple of `alignment` (a power of two).
     pub fn is_aligned_to(&self, alignment: usize) -> bool {
-        alignment == 0 || (self.as_ptr() as usize) % alignment == 0
+        alignment == 0 || (self.as_ptr() as usize).is_multiple_of(alignment)
     }
 
     /// A sub-range sharing this buffer's root, in O(1); `None` if the range is out of bounds.

@@ -198,7 +198,7 @@ impl<'a> Writer<'a> {
             .checked_mul(size)
             .expect("map size overflows usize");
         let dst = self.reserve(n);
-        if (dst as usize) % std::mem::align_of::<T>() == 0 {
+        if (dst as usize).is_multiple_of(std::mem::align_of::<T>()) {
             let out = dst.cast::<MaybeUninit<T>>();
             for (i, &x) in src.iter().enumerate() {
                 // SAFETY: `out` is aligned for `T` (checked above) and `[out, out + len)` lies in

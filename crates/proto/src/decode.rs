@@ -371,7 +371,7 @@ impl<'a> Decoder<'a> {
                 } else {
                     element_align(dtype)
                 };
-                let buffer = if (content.as_ptr() as usize) % align == 0 {
+                let buffer = if (content.as_ptr() as usize).is_multiple_of(align) {
                     Buffer::from_bytes(content.clone())
                 } else {
                     Buffer::copy_from_slice_in(self.options.allocator(), content)?

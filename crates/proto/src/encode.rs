@@ -285,7 +285,9 @@ pub fn serialize_tensor_into(t: &Tensor, out: &mut Vec<u8>) {
 fn extend_large(out: &mut Vec<u8>, data: &[u8]) {
     const PIECE: usize = 1 << 20;
     let dst = out.as_ptr() as usize + out.len();
-    let same_page_offset = dst.wrapping_sub(data.as_ptr() as usize) % 4096 == 0;
+    let same_page_offset = dst
+        .wrapping_sub(data.as_ptr() as usize)
+        .is_multiple_of(4096);
     if data.len() <= 2 * PIECE || same_page_offset {
         out.extend_from_slice(data);
     } else {

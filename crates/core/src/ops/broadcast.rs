@@ -464,7 +464,7 @@ impl<'a> Plan<'a> {
         let e = self.inner[d];
         let at = |j: usize| if a.bcast { off } else { off + j * a.stride };
         let mut j = lo / e;
-        if lo % e != 0 {
+        if !lo.is_multiple_of(e) {
             let end = (hi - j * e).min(e);
             self.range(out, d + 1, at(j), lo - j * e, end);
             j += 1;

@@ -341,7 +341,7 @@ fn allocation_failure_is_an_error_not_an_abort() {
     let backing = Bytes::from(vec![0u8; 17]);
     let mut p = proto(DataType::FLOAT, &[4]);
     let start = (0..4)
-        .find(|o| (backing.as_ptr() as usize + o) % 4 != 0)
+        .find(|o| !(backing.as_ptr() as usize + o).is_multiple_of(4))
         .unwrap();
     p.tensor_content = backing.slice(start..start + 16);
     assert!(tensor_from_proto_with(&p, &failing).is_err());

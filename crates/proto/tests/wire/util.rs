@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Decodes lowercase or uppercase hex; panics on malformed input (test data only).
 pub fn hex_decode(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd-length hex: {s:?}");
+    assert!(s.len().is_multiple_of(2), "odd-length hex: {s:?}");
     let nibble = |c: u8| match c {
         b'0'..=b'9' => c - b'0',
         b'a'..=b'f' => c - b'a' + 10,
