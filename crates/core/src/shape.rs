@@ -127,6 +127,14 @@ pub fn multiply_without_overflow(x: i64, y: i64) -> i64 {
     x.checked_mul(y).unwrap_or(-1)
 }
 
+/// `MakeShape`'s overflow error: `Shape [..] would have more than 2**63 - 1 elements`.
+fn too_many_elements(dims: &[i64]) -> Error {
+    Error::invalid(format!(
+        "Shape {} would have more than 2**63 - 1 elements",
+        dims_string(dims)
+    ))
+}
+
 /// Renders dims as TensorFlow's `[a,b,c]` (`-1` shown as `?`).
 pub(crate) fn dims_string(dims: &[i64]) -> String {
     let mut s = String::with_capacity(2 + dims.len() * 3);
@@ -179,10 +187,7 @@ impl TensorShape {
             }
             n = multiply_without_overflow(n, d);
             if n < 0 {
-                return Err(Error::invalid(format!(
-                    "Shape {} would have more than 2**63 - 1 elements",
-                    dims_string(dims)
-                )));
+                return Err(too_many_elements(dims));
             }
         }
         Ok(Self {
@@ -353,10 +358,7 @@ impl PartialTensorShape {
             if d >= 0 && n >= 0 {
                 n = multiply_without_overflow(n, d);
                 if n < 0 {
-                    return Err(Error::invalid(format!(
-                        "Shape {} would have more than 2**63 - 1 elements",
-                        dims_string(dims)
-                    )));
+                    return Err(too_many_elements(dims));
                 }
             }
         }
