@@ -9,6 +9,3 @@
 pub use tensorcast_core::*;
 pub use tensorcast_io as io;
 pub use tensorcast_proto as proto;
-
-#[doc(hidden)]
-pub mod fuzz;
