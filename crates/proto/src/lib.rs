@@ -83,6 +83,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod budget;
 mod decode;
 mod encode;
 mod error;
