@@ -6,7 +6,7 @@
 
 use tensorcast_buffer::Buffer;
 
-use crate::io::{npz, NamedTensor, ReadOptions};
+use tensorcast_io::{npz, NamedTensor, ReadOptions};
 
 /// The memory limit the target reads with.
 pub const MAX_MEMORY: u64 = 16 << 20;
