@@ -7,6 +7,9 @@ use crate::Outcome;
 mod bitcast;
 mod broadcast_to;
 mod cast;
+mod graph_common;
+mod graph_def;
+pub mod graph_shape_inference;
 mod parse;
 mod serialize;
 mod summarize;
@@ -17,6 +20,8 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "bitcast.jsonl" => bitcast::run(rec),
         "broadcast_to.jsonl" => broadcast_to::run(rec),
         "cast.jsonl" => cast::run(rec),
+        "graph_def.jsonl" => graph_def::run(rec),
+        "graph_shape_inference.jsonl" => graph_shape_inference::run(rec),
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
