@@ -84,6 +84,7 @@
 #![deny(missing_docs)]
 
 mod attr_map;
+mod budget;
 mod decode;
 mod encode;
 mod error;

@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
-//! tests (`tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
+//! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
 pub mod npy_header;
 pub mod ops_bitcast;

@@ -4,7 +4,7 @@
 
 use tensorcast_buffer::Buffer;
 
-use crate::io::{detect_format, npy, Format};
+use tensorcast_io::{detect_format, npy, Format};
 
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {

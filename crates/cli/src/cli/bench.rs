@@ -1,5 +1,5 @@
 //! `tensorcast bench [--json] [--filter NAME] [--runs N]`: the benchmark report
-//! (`tensorcast::bench`), each kernel next to memcpy/fill of the same bytes.
+//! (`tensorcast_bench`), each kernel next to memcpy/fill of the same bytes.
 
 use anyhow::Result;
 
@@ -31,5 +31,5 @@ pub fn run(args: &Args) -> Result<i32> {
         a.push("--runs".into());
         a.push(r.to_string());
     }
-    Ok(tensorcast::bench::main_with_args(&a))
+    Ok(tensorcast_bench::main_with_args(&a))
 }

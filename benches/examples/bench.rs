@@ -2,5 +2,5 @@
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(tensorcast::bench::main_with_args(&args));
+    std::process::exit(tensorcast_bench::main_with_args(&args));
 }

@@ -3,9 +3,9 @@
 
 #[test]
 fn fuzz_corpora_replay_without_panics() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus");
     let mut replayed = 0;
-    for (name, run) in tensorcast::fuzz::TARGETS {
+    for (name, run) in tensorcast_testkit::fuzz::TARGETS {
         let dir = root.join(name);
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;

@@ -276,14 +276,19 @@ fn samples_dir() -> Option<PathBuf> {
     if local.is_dir() {
         return Some(local);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    // This package sits at crates/cli of the source tree.
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)?
+        .join("samples");
     built.is_dir().then_some(built)
 }
 
 fn sample_files() -> Result<Vec<PathBuf>> {
     let dir = samples_dir().ok_or_else(|| {
         anyhow!(
-            "no FILE given and no samples/ directory here or in {}; name the files to inspect",
+            "no FILE given and no samples/ directory here or in the source tree ({}); name the files \
+             to inspect",
             env!("CARGO_MANIFEST_DIR")
         )
     })?;

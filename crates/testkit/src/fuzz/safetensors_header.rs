@@ -4,7 +4,7 @@
 
 use tensorcast_buffer::Buffer;
 
-use crate::io::safetensors;
+use tensorcast_io::safetensors;
 
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
