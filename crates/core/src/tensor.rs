@@ -106,16 +106,11 @@ impl Tensor {
         let storage = if n == 0 {
             Storage::None
         } else {
-            match dtype {
-                DataType::STRING => Storage::Strings(Objects::new(try_default_vec::<TString>(n)?)),
-                DataType::RESOURCE => {
-                    Storage::Resources(Objects::new(try_default_vec::<ResourceHandle>(n)?))
-                }
-                DataType::VARIANT => {
-                    Storage::Variants(Objects::new(try_default_vec::<Variant>(n)?))
-                }
-                _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?),
-            }
+            crate::dispatch!(
+                dtype,
+                [object] T => T::into_storage(try_default_vec::<T>(n)?),
+                _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?)
+            )
         };
         Ok(Self {
             dtype,

@@ -10,29 +10,7 @@
 
 use half::{bf16, f16};
 
-/// A `float` as SSE reads it with DAZ: a subnormal is a zero of the same sign.
-#[inline(always)]
-pub(crate) fn daz32(x: f32) -> f32 {
-    let b = x.to_bits();
-    let keep = if b & 0x7f80_0000 == 0 {
-        0x8000_0000
-    } else {
-        !0
-    };
-    f32::from_bits(b & keep)
-}
-
-/// A `double` as SSE reads it with DAZ.
-#[inline(always)]
-pub(crate) fn daz64(x: f64) -> f64 {
-    let b = x.to_bits();
-    let keep = if b & 0x7ff0_0000_0000_0000 == 0 {
-        0x8000_0000_0000_0000
-    } else {
-        !0
-    };
-    f64::from_bits(b & keep)
-}
+pub(crate) use crate::x86::{daz32, daz64};
 
 /// An exact result (sums and differences that are subnormal are exact) flushed with FTZ.
 #[inline(always)]
