@@ -7,5 +7,6 @@
 #![deny(missing_docs)]
 
 pub use tensorcast_core::*;
+pub use tensorcast_graph as graph;
 pub use tensorcast_io as io;
 pub use tensorcast_proto as proto;
