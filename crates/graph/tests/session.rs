@@ -90,7 +90,8 @@ fn optimized_and_unoptimized_runs_agree() {
     .unwrap();
     let fetches = ["eq:0", "c:0", "e2:0"];
     let _ = (eq, c, e2);
-    let cases: Vec<(Vec<f32>, Vec<i64>, Vec<f32>, Vec<i64>, Vec<i32>)> = vec![
+    type Case = (Vec<f32>, Vec<i64>, Vec<f32>, Vec<i64>, Vec<i32>);
+    let cases: Vec<Case> = vec![
         (
             vec![1.0, 2.0, 3.0],
             vec![1, 3],
