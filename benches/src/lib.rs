@@ -9,6 +9,7 @@ mod baseline;
 mod bitcast;
 mod broadcast;
 mod cast;
+mod elementwise;
 mod proto;
 
 /// One workload's result.
@@ -116,6 +117,7 @@ pub fn run_all(filter: Option<String>, runs: usize) -> Vec<Measurement> {
     bitcast::run(&mut r);
     broadcast::run(&mut r);
     cast::run(&mut r);
+    elementwise::run(&mut r);
     proto::run(&mut r);
     r.results
 }

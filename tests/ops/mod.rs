@@ -7,6 +7,7 @@ use crate::Outcome;
 mod bitcast;
 mod broadcast_to;
 mod cast;
+mod elementwise;
 mod graph_common;
 mod graph_def;
 pub mod graph_shape_inference;
@@ -20,6 +21,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "bitcast.jsonl" => bitcast::run(rec),
         "broadcast_to.jsonl" => broadcast_to::run(rec),
         "cast.jsonl" => cast::run(rec),
+        "elementwise.jsonl" => elementwise::run(rec),
         "graph_def.jsonl" => graph_def::run(rec),
         "graph_shape_inference.jsonl" => graph_shape_inference::run(rec),
         "parse.jsonl" => parse::run(rec),
@@ -30,6 +32,9 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("bitcast") => bitcast::run(rec),
             Some("broadcast_to") => broadcast_to::run(rec),
             Some("cast") => cast::run(rec),
+            Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
+                elementwise::run(rec)
+            }
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

@@ -40,6 +40,7 @@ pub mod description;
 pub mod dtype;
 mod element;
 mod error;
+pub mod layout;
 pub mod ops;
 pub mod shape;
 pub mod summarize;

@@ -58,6 +58,7 @@ use std::path::Path;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
+pub use atomic::remove_temporary_files;
 pub use error::{ErrorKind, IoError, Result};
 pub use escape::escaped;
 pub use format::{detect_format, Format};
@@ -258,7 +259,10 @@ pub fn write_file(path: &Path, format: Format, tensors: &[NamedTensor]) -> Resul
 /// and renamed over `path` (the directory is fsynced too). On any error (a dtype the format
 /// cannot hold, discovered halfway through; a full disk; a read-only directory) the temporary
 /// file is removed and an existing file at `path` is untouched. An existing file's
-/// permissions are kept; a new file is `rw-r--r--`.
+/// permissions are kept; a new file gets `0666` minus the umask. A symbolic link is followed
+/// and the file it names replaced (the link stays); a FIFO or character device is written as
+/// a stream, never replaced; a directory, block device or socket is refused. A tensor with no
+/// buffer (not initialized) is refused before anything is written.
 ///
 /// npy and TensorProto files hold exactly one tensor (its name is not stored); npz and
 /// safetensors store names.
@@ -271,7 +275,29 @@ pub fn write_file_with(
     if format.is_single_tensor() {
         single(format, tensors)?;
     }
-    atomic::write_atomic(path, |w| write_to(w, format, tensors, options))
+    check_initialized(tensors)?;
+    match atomic::resolve_target(path)? {
+        atomic::Target::Replace(p) => {
+            atomic::write_atomic(&p, |w| write_to(w, format, tensors, options))
+        }
+        atomic::Target::Stream(p) => {
+            atomic::write_stream(&p, &write_bytes(format, tensors, options)?)
+        }
+    }
+}
+
+/// Refuses a tensor without a buffer that claims elements (a reader would refuse the file).
+fn check_initialized(tensors: &[NamedTensor]) -> Result<()> {
+    for nt in tensors {
+        if !nt.tensor.is_initialized() {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}' is not initialized (it has no buffer for its {} elements)",
+                escaped(&nt.name),
+                nt.tensor.num_elements()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Encodes `tensors` in `format` into memory (what [`write_file_with`] would write).
@@ -280,6 +306,7 @@ pub fn write_bytes(
     tensors: &[NamedTensor],
     options: &WriteOptions,
 ) -> Result<Vec<u8>> {
+    check_initialized(tensors)?;
     let mut out = std::io::Cursor::new(Vec::new());
     write_to(&mut out, format, tensors, options)?;
     Ok(out.into_inner())

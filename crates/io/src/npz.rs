@@ -67,6 +67,15 @@ fn zip_error(e: zip::result::ZipError) -> IoError {
     }
 }
 
+/// A zip writer's failure as one line: an I/O error as the operating system words it (not
+/// wrapped in the zip library's own prefix), anything else as the zip library words it.
+fn zip_write_error(e: zip::result::ZipError) -> IoError {
+    match e {
+        zip::result::ZipError::Io(io) => IoError::io("cannot write", io),
+        e => IoError::io("cannot write", std::io::Error::other(e)),
+    }
+}
+
 /// The tensor name of a member: its name without a trailing `.npy`.
 fn tensor_name(member: &str) -> &str {
     member.strip_suffix(".npy").unwrap_or(member)
@@ -369,12 +378,11 @@ pub fn write_to<W: Write + Seek>(
             Compression::Deflated => base.compression_method(CompressionMethod::Deflated),
         };
         zip.start_file(format!("{}.npy", nt.name), options)
-            .map_err(|e| IoError::io("cannot write", std::io::Error::other(e)))?;
+            .map_err(zip_write_error)?;
         zip.write_all(&header)
             .and_then(|_| zip.write_all(data))
             .map_err(|e| IoError::io("cannot write", e))?;
     }
-    zip.finish()
-        .map_err(|e| IoError::io("cannot write", std::io::Error::other(e)))?;
+    zip.finish().map_err(zip_write_error)?;
     Ok(())
 }

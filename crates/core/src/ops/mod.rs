@@ -3,12 +3,12 @@
 //!
 //! Each is a free function here and a method on [`crate::Tensor`].
 
-pub mod bcast;
 pub mod bitcast;
 pub mod broadcast;
 pub mod cast;
 pub mod cast_saturating;
+pub mod elementwise;
 pub mod equal;
 pub mod reinterpret;
 
-pub use bcast::broadcast_shapes;
+pub use broadcast::broadcast_shapes;

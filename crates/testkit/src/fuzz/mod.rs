@@ -2,6 +2,7 @@
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
 pub mod npy_header;
+pub mod npz;
 pub mod ops_bitcast;
 pub mod ops_broadcast;
 pub mod ops_cast;
@@ -15,6 +16,7 @@ pub type Body = fn(&[u8]);
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
     ("npy_header", npy_header::run),
+    ("npz", npz::run),
     ("ops_bitcast", ops_bitcast::run),
     ("ops_broadcast", ops_broadcast::run),
     ("ops_cast", ops_cast::run),

@@ -16,8 +16,10 @@ pub fn run(data: &[u8]) {
         return;
     };
     let wire = serialize_tensor(&t);
-    // The serialized form carries every value, so it needs no fill at all.
-    let strict = options.clone().with_max_fill_bytes(0);
+    // The serialized form carries every value, so it needs no fill at all: the budget left is
+    // only what its object elements and their message structs are charged (a few hundred
+    // bytes per element at most, and every element takes at least one wire byte).
+    let strict = options.clone().with_max_fill_bytes(512 * wire.len());
     let again = decode_tensor_with(Bytes::from(wire.clone()), &strict)
         .unwrap_or_else(|e| panic!("serialize_tensor's own output does not decode: {e}"));
     if t.dtype() == DataType::VARIANT {

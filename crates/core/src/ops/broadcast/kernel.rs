@@ -57,9 +57,9 @@ use std::sync::Arc;
 
 use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
+use super::shape::{check_broadcast_to, shape_from_tensor};
 use crate::error::{Error, Result};
-use crate::ops::bcast::broadcast_shapes;
-use crate::shape::MAX_DIMENSIONS;
+use crate::layout::{coalesce, Layout};
 use crate::{DataType, Element, ResourceHandle, TString, Tensor, TensorShape, Variant};
 
 /// Pieces at least this large bypass the staging buffer and go straight to the writer.
@@ -76,106 +76,6 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 const CHUNK_MAX_BYTES: usize = 2 << 20;
 /// Smallest parallel chunk.
 const CHUNK_MIN_BYTES: usize = 256 << 10;
-
-/// Reads a shape operand as TensorFlow's `tensor::MakeShape` does: a rank-1 int32 or int64
-/// tensor whose values pass `TensorShapeUtils::MakeShape`.
-///
-/// ```
-/// use tensorcast_core::{ops::broadcast::shape_from_tensor, Tensor};
-/// assert_eq!(shape_from_tensor(&Tensor::vector(&[2i64, 3])).unwrap().to_string(), "[2,3]");
-/// assert_eq!(
-///     shape_from_tensor(&Tensor::vector(&[2i32, -1])).unwrap_err().to_string(),
-///     "Dimension -1 must be >= 0"
-/// );
-/// assert_eq!(
-///     shape_from_tensor(&Tensor::vector(&[2.0f32])).unwrap_err().to_string(),
-///     "shape must be a vector of {int32,int64}."
-/// );
-/// ```
-pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
-    if shape.dims() != 1 {
-        return Err(Error::invalid(format!(
-            "shape must be a vector of {{int32,int64}}, got shape {}",
-            shape.shape()
-        )));
-    }
-    let width = match shape.dtype() {
-        DataType::INT32 => 4,
-        DataType::INT64 => 8,
-        _ => return Err(Error::invalid("shape must be a vector of {int32,int64}.")),
-    };
-    // TensorShapeUtils::MakeShape checks the count before reading any value; checking it here
-    // also bounds what is read.
-    let n = shape.shape().num_elements_usize();
-    if n > MAX_DIMENSIONS {
-        return Err(Error::invalid("Too many dimensions"));
-    }
-    shape.check_initialized()?;
-    let bytes = shape.tensor_data()?;
-    if bytes.len() != n * width {
-        return Err(Error::invalid(format!(
-            "shape tensor holds {} bytes for {n} elements",
-            bytes.len()
-        )));
-    }
-    let dims: Vec<i64> = if width == 4 {
-        bytes
-            .chunks_exact(4)
-            .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-            .collect()
-    } else {
-        bytes
-            .chunks_exact(8)
-            .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect()
-    };
-    TensorShape::make_shape(&dims)
-}
-
-/// Checks that a tensor of shape `input` can be broadcast to `output`, with TensorFlow's
-/// order and messages (kernel steps 3, 5 and 6): the rank, then `BCast`'s `Incompatible
-/// shapes: [in] vs. [out]`, then `Unable to broadcast tensor of shape [in] to tensor of shape
-/// [out]`. A scalar input broadcasts to every shape. (The identity case, which TensorFlow
-/// accepts before any check, passes too.)
-///
-/// [`Tensor::broadcast_view`] runs this check first, so the lazy view and the materialised
-/// broadcast fail alike.
-///
-/// ```
-/// use tensorcast_core::{ops::broadcast::check_broadcast_to, TensorShape};
-/// let s = |d: &[i64]| TensorShape::new(d).unwrap();
-/// assert!(check_broadcast_to(&s(&[3, 1]), &s(&[2, 3, 4])).is_ok());
-/// assert_eq!(
-///     check_broadcast_to(&s(&[3, 0, 5]), &s(&[3, 0, 3])).unwrap_err().to_string(),
-///     "Incompatible shapes: [3,0,5] vs. [3,0,3]"
-/// );
-/// assert_eq!(
-///     check_broadcast_to(&s(&[2]), &s(&[2, 1])).unwrap_err().to_string(),
-///     "Unable to broadcast tensor of shape [2] to tensor of shape [2,1]"
-/// );
-/// ```
-pub fn check_broadcast_to(input: &TensorShape, output: &TensorShape) -> Result<()> {
-    if input == output {
-        return Ok(());
-    }
-    if input.rank() > output.rank() {
-        return Err(Error::invalid(format!(
-            "Rank of input ({}) must be no greater than rank of output shape ({}).",
-            input.rank(),
-            output.rank()
-        )));
-    }
-    if input.rank() == 0 {
-        return Ok(());
-    }
-    let result = broadcast_shapes(input, output)?;
-    if result != *output {
-        return Err(Error::invalid(format!(
-            "Unable to broadcast tensor of shape {input} to tensor of shape {output}"
-        )));
-    }
-    Ok(())
-}
 
 /// `BroadcastTo(input, shape)` with the shape as an int32 or int64 vector, as the op takes it
 /// (TensorFlow's checks and messages, in its order; see the module docs). Output from the
@@ -264,7 +164,8 @@ impl Tensor {
 /// Objects (strings, handles, variants): one clone per output element, read through the lazy
 /// view. The shapes were validated by the caller.
 fn broadcast_objects<T: Element>(input: &Tensor, shape: &TensorShape) -> Result<Tensor> {
-    let view = input.broadcast_view::<T>(shape)?;
+    let view = input.broadcast_view(shape)?;
+    let view = view.array::<T>()?;
     let n = shape.num_elements_usize();
     let mut values = Vec::new();
     values.try_reserve_exact(n).map_err(|_| {
@@ -318,42 +219,24 @@ struct Plan<'a> {
     inner: Vec<usize>,
 }
 
-/// Drops output axes of size 1, merges neighbours of the same kind and computes input strides.
+/// The input's layout read as broadcast to `output` ([`Layout::broadcast_to`]), coalesced
+/// ([`coalesce`]: size-1 output axes dropped, neighbours of the same kind merged), as axes.
 /// `input` must broadcast to `output` (validated) and `output` must have elements.
 fn reduce_axes(input: &[i64], output: &[i64]) -> Vec<Axis> {
-    let lead = output.len() - input.len();
-    let mut axes: Vec<Axis> = Vec::new();
-    for (i, &o) in output.iter().enumerate() {
-        let o = o as usize;
-        if o == 1 {
-            continue;
-        }
-        let x = if i < lead { 1 } else { input[i - lead] };
-        let bcast = x == 1;
-        match axes.last_mut() {
-            Some(a) if a.bcast == bcast => a.n *= o,
-            _ => axes.push(Axis {
-                n: o,
-                bcast,
-                stride: 0,
-            }),
-        }
-    }
-    if axes.is_empty() {
-        axes.push(Axis {
-            n: 1,
-            bcast: false,
-            stride: 0,
-        });
-    }
-    let mut step = 1;
-    for a in axes.iter_mut().rev() {
-        if !a.bcast {
-            a.stride = step;
-            step *= a.n;
-        }
-    }
-    axes
+    let to_usize = |d: &[i64]| d.iter().map(|&x| x as usize).collect::<Vec<_>>();
+    let out = to_usize(output);
+    let layout = Layout::contiguous(&to_usize(input))
+        .broadcast_to(&out)
+        .unwrap_or_else(|| Layout::contiguous(&out));
+    let (dims, strides) = coalesce(layout.dims(), &[layout.strides()]);
+    dims.iter()
+        .zip(&strides[0])
+        .map(|(&n, &stride)| Axis {
+            n,
+            bcast: stride == 0 && n > 1,
+            stride,
+        })
+        .collect()
 }
 
 impl<'a> Plan<'a> {
@@ -676,7 +559,7 @@ mod tests {
             reduce_axes(&[1, 3], &[4, 1, 5, 1, 3]),
             vec![ax(20, true, 0), ax(3, false, 1)]
         );
-        assert_eq!(reduce_axes(&[1, 1], &[1, 1, 1]), vec![ax(1, false, 1)]);
+        assert_eq!(reduce_axes(&[1, 1], &[1, 1, 1]), vec![ax(1, false, 0)]);
         assert_eq!(reduce_axes(&[], &[7]), vec![ax(7, true, 0)]);
     }
 

@@ -1,0 +1,87 @@
+//! Element-wise workloads (`crate::ops::elementwise`), next to `memcpy_256MiB` (and
+//! `memcpy_128MiB` for the 128 MiB one) measured in the same run. Each reports the bytes of
+//! its largest operand, so the table's `/memcpy` column is memcpy's time over the workload's.
+//!
+//! - `equal_row_256MiB`: Equal f32 [4096,16384] vs [1,16384] -> bool
+//! - `equal_view_row_256MiB`: Equal(row.broadcast_view([4096,16384]), x): the same, with the
+//!   row read through a lazy view
+//! - `add_row_256MiB`, `add_col_256MiB`: AddV2 f32 [4096,16384] + [1,16384] / [4096,1]
+//! - `add_same_256MiB`: AddV2 of two f32 [4096,16384] (reads twice as much)
+//! - `mul_bf16_scalar_128MiB`: Mul bf16 [64M] * scalar
+//! - `add_f32_3`: AddV2 of two f32 [3], per call
+
+use super::Runner;
+use tensorcast_core::ops::elementwise::{add, equal, mul};
+use tensorcast_core::{bf16, buffer::cpu_allocator, DataType, Tensor, TensorShape};
+
+const MIB_256: u64 = 256 << 20;
+
+fn f32_tensor(dims: &[i64], scale: f32) -> Tensor {
+    let shape = TensorShape::new(dims).unwrap_or_default();
+    let n = shape.num_elements() as usize;
+    Tensor::from_vec(
+        (0..n)
+            .map(|i| ((i % 1000) as f32 - 500.0) * scale)
+            .collect::<Vec<f32>>(),
+        &shape,
+    )
+    .expect("input tensor")
+}
+
+/// Registers the element-wise workloads.
+pub fn run(r: &mut Runner) {
+    let big = [4096i64, 16384];
+    let wants_big = [
+        "equal_row_256MiB",
+        "equal_view_row_256MiB",
+        "add_row_256MiB",
+        "add_col_256MiB",
+        "add_same_256MiB",
+    ]
+    .iter()
+    .any(|n| r.wants(n));
+    if wants_big {
+        let x = f32_tensor(&big, 0.5);
+        let row = f32_tensor(&[1, 16384], 0.5);
+        let col = f32_tensor(&[4096, 1], 0.25);
+        r.measure("equal_row_256MiB", MIB_256, || {
+            equal(&x, &row).expect("equal")
+        });
+        if r.wants("equal_view_row_256MiB") {
+            let shape = TensorShape::new(&big).unwrap_or_default();
+            let view = row.broadcast_view(&shape).expect("view");
+            r.measure("equal_view_row_256MiB", MIB_256, || {
+                equal(&view, &x).expect("equal")
+            });
+        }
+        r.measure("add_row_256MiB", MIB_256, || add(&x, &row).expect("add"));
+        r.measure("add_col_256MiB", MIB_256, || add(&x, &col).expect("add"));
+        if r.wants("add_same_256MiB") {
+            let y = f32_tensor(&big, 0.125);
+            r.measure("add_same_256MiB", MIB_256, || add(&x, &y).expect("add"));
+        }
+    }
+    if r.wants("mul_bf16_scalar_128MiB") || r.wants("memcpy_128MiB") {
+        let n = 64usize << 20;
+        let shape = TensorShape::new(&[n as i64]).unwrap_or_default();
+        let v: Vec<bf16> = (0..n)
+            .map(|i| bf16::from_f32((i % 1000) as f32 - 500.0))
+            .collect();
+        let x = Tensor::from_vec(v, &shape).expect("bf16 tensor");
+        let bytes = x.tensor_data().unwrap_or(&[]).to_vec();
+        r.measure("memcpy_128MiB", MIB_256 / 2, || {
+            Tensor::from_writer(&cpu_allocator(), DataType::BFLOAT16, &shape, |w| {
+                w.put_slice(&bytes)
+            })
+        });
+        let s = Tensor::scalar_of(bf16::from_f32(1.5));
+        r.measure("mul_bf16_scalar_128MiB", MIB_256 / 2, || {
+            mul(&x, &s).expect("mul")
+        });
+    }
+    if r.wants("add_f32_3") {
+        let a = Tensor::vector(&[1.0f32, 2.0, 3.0]);
+        let b = Tensor::vector(&[0.5f32, 0.25, 0.125]);
+        r.measure_tiny("add_f32_3", 12, 100_000, || add(&a, &b).expect("add"));
+    }
+}

@@ -1,0 +1,144 @@
+//! Shapes: TensorFlow's `BCast` rule ([`broadcast_shapes`]), `BroadcastTo`'s checks
+//! ([`check_broadcast_to`]) and its shape operand ([`shape_from_tensor`]).
+
+use crate::error::{Error, Result};
+use crate::shape::MAX_DIMENSIONS;
+use crate::{DataType, Tensor, TensorShape};
+
+/// The shape two shapes broadcast to, as TensorFlow's `BCast` (and numpy) define it: align on
+/// the right, pad the shorter with leading 1s, and at each position all sizes other than 1 must
+/// agree (0 is an ordinary size: `0` with `1` gives 0, `0` with `5` is an error). The error is
+/// TensorFlow's `Incompatible shapes: [a] vs. [b]`.
+///
+/// ```
+/// use tensorcast_core::{ops::broadcast_shapes, TensorShape};
+/// let a = TensorShape::new(&[2, 1, 3]).unwrap();
+/// let b = TensorShape::new(&[5, 1]).unwrap();
+/// assert_eq!(broadcast_shapes(&a, &b).unwrap().to_string(), "[2,5,3]");
+/// let c = TensorShape::new(&[2]).unwrap();
+/// assert_eq!(broadcast_shapes(&a, &c).unwrap_err().to_string(), "Incompatible shapes: [2,1,3] vs. [2]");
+/// ```
+pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape> {
+    let (da, db) = (a.dims(), b.dims());
+    let rank = da.len().max(db.len());
+    let mut out = vec![0i64; rank];
+    for (i, o) in out.iter_mut().enumerate() {
+        let x = if i + da.len() >= rank {
+            da[i + da.len() - rank]
+        } else {
+            1
+        };
+        let y = if i + db.len() >= rank {
+            db[i + db.len() - rank]
+        } else {
+            1
+        };
+        *o = match (x, y) {
+            (x, y) if x == y => x,
+            (1, y) => y,
+            (x, 1) => x,
+            _ => return Err(Error::invalid(format!("Incompatible shapes: {a} vs. {b}"))),
+        };
+    }
+    TensorShape::new(&out)
+}
+
+/// Reads a shape operand as TensorFlow's `tensor::MakeShape` does: a rank-1 int32 or int64
+/// tensor whose values pass `TensorShapeUtils::MakeShape`.
+///
+/// ```
+/// use tensorcast_core::{ops::broadcast::shape_from_tensor, Tensor};
+/// assert_eq!(shape_from_tensor(&Tensor::vector(&[2i64, 3])).unwrap().to_string(), "[2,3]");
+/// assert_eq!(
+///     shape_from_tensor(&Tensor::vector(&[2i32, -1])).unwrap_err().to_string(),
+///     "Dimension -1 must be >= 0"
+/// );
+/// assert_eq!(
+///     shape_from_tensor(&Tensor::vector(&[2.0f32])).unwrap_err().to_string(),
+///     "shape must be a vector of {int32,int64}."
+/// );
+/// ```
+pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
+    if shape.dims() != 1 {
+        return Err(Error::invalid(format!(
+            "shape must be a vector of {{int32,int64}}, got shape {}",
+            shape.shape()
+        )));
+    }
+    let width = match shape.dtype() {
+        DataType::INT32 => 4,
+        DataType::INT64 => 8,
+        _ => return Err(Error::invalid("shape must be a vector of {int32,int64}.")),
+    };
+    // TensorShapeUtils::MakeShape checks the count before reading any value; checking it here
+    // also bounds what is read.
+    let n = shape.shape().num_elements_usize();
+    if n > MAX_DIMENSIONS {
+        return Err(Error::invalid("Too many dimensions"));
+    }
+    shape.check_initialized()?;
+    let bytes = shape.tensor_data()?;
+    if bytes.len() != n * width {
+        return Err(Error::invalid(format!(
+            "shape tensor holds {} bytes for {n} elements",
+            bytes.len()
+        )));
+    }
+    let dims: Vec<i64> = if width == 4 {
+        bytes
+            .chunks_exact(4)
+            .map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect()
+    } else {
+        bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+            .collect()
+    };
+    TensorShape::make_shape(&dims)
+}
+
+/// Checks that a tensor of shape `input` can be broadcast to `output`, with TensorFlow's
+/// order and messages (kernel steps 3, 5 and 6): the rank, then `BCast`'s `Incompatible
+/// shapes: [in] vs. [out]`, then `Unable to broadcast tensor of shape [in] to tensor of shape
+/// [out]`. A scalar input broadcasts to every shape. (The identity case, which TensorFlow
+/// accepts before any check, passes too.)
+///
+/// [`Tensor::broadcast_view`] runs this check first, so the lazy view and the materialised
+/// broadcast fail alike.
+///
+/// ```
+/// use tensorcast_core::{ops::broadcast::check_broadcast_to, TensorShape};
+/// let s = |d: &[i64]| TensorShape::new(d).unwrap();
+/// assert!(check_broadcast_to(&s(&[3, 1]), &s(&[2, 3, 4])).is_ok());
+/// assert_eq!(
+///     check_broadcast_to(&s(&[3, 0, 5]), &s(&[3, 0, 3])).unwrap_err().to_string(),
+///     "Incompatible shapes: [3,0,5] vs. [3,0,3]"
+/// );
+/// assert_eq!(
+///     check_broadcast_to(&s(&[2]), &s(&[2, 1])).unwrap_err().to_string(),
+///     "Unable to broadcast tensor of shape [2] to tensor of shape [2,1]"
+/// );
+/// ```
+pub fn check_broadcast_to(input: &TensorShape, output: &TensorShape) -> Result<()> {
+    if input == output {
+        return Ok(());
+    }
+    if input.rank() > output.rank() {
+        return Err(Error::invalid(format!(
+            "Rank of input ({}) must be no greater than rank of output shape ({}).",
+            input.rank(),
+            output.rank()
+        )));
+    }
+    if input.rank() == 0 {
+        return Ok(());
+    }
+    let result = broadcast_shapes(input, output)?;
+    if result != *output {
+        return Err(Error::invalid(format!(
+            "Unable to broadcast tensor of shape {input} to tensor of shape {output}"
+        )));
+    }
+    Ok(())
+}

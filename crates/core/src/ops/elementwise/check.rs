@@ -1,0 +1,213 @@
+//! What TensorFlow checks before an element-wise kernel runs, in its order, and the errors it
+//! gives (every error of the element-wise ops is built here).
+
+use super::BinaryOp;
+use crate::error::Error;
+use crate::{DataType, TensorShape};
+
+/// The op's `T` type list, in the order of its registration (the order of the message).
+pub(crate) fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
+    use DataType as D;
+    const CMP: &[DataType] = &[
+        D::FLOAT,
+        D::DOUBLE,
+        D::INT32,
+        D::UINT8,
+        D::INT16,
+        D::INT8,
+        D::INT64,
+        D::BFLOAT16,
+        D::UINT16,
+        D::HALF,
+        D::UINT32,
+        D::UINT64,
+    ];
+    const ADD: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::UINT8,
+        D::UINT16,
+        D::UINT32,
+        D::UINT64,
+        D::INT8,
+        D::INT16,
+        D::INT32,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+    ];
+    const SUB: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::UINT8,
+        D::INT8,
+        D::UINT16,
+        D::INT16,
+        D::INT32,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+        D::UINT32,
+        D::UINT64,
+    ];
+    const MUL: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::UINT8,
+        D::INT8,
+        D::UINT16,
+        D::INT16,
+        D::INT32,
+        D::UINT32,
+        D::UINT64,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+    ];
+    const MAXMIN: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::INT8,
+        D::UINT8,
+        D::INT16,
+        D::UINT16,
+        D::INT32,
+        D::UINT32,
+        D::INT64,
+        D::UINT64,
+    ];
+    match op {
+        // `Equal` and `NotEqual` take any type (their kernels decide; see `no_kernel`).
+        BinaryOp::Equal | BinaryOp::NotEqual => None,
+        BinaryOp::Less | BinaryOp::LessEqual | BinaryOp::Greater | BinaryOp::GreaterEqual => {
+            Some(CMP)
+        }
+        BinaryOp::AddV2 => Some(ADD),
+        BinaryOp::Sub => Some(SUB),
+        BinaryOp::Mul => Some(MUL),
+        BinaryOp::Maximum | BinaryOp::Minimum => Some(MAXMIN),
+    }
+}
+
+/// The op's traits as its `OpDef` prints them after the attrs.
+fn op_traits(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::AddV2 => "; is_commutative=true; is_aggregate=true",
+        BinaryOp::Mul => "; is_commutative=true",
+        _ => "",
+    }
+}
+
+/// TensorFlow's checks on the dtypes, in its order: `T` is taken from input 0 and checked
+/// against the type list, then input 1 must have the same dtype.
+pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error> {
+    if let Some(list) = allowed(op) {
+        if !list.contains(&x) {
+            return Err(not_in_type_list(op, x, list));
+        }
+    }
+    if x != y {
+        return Err(Error::invalid(format!(
+            "cannot compute {} as input #1(zero-based) was expected to be a {} tensor but is a {} \
+             tensor",
+            op.name(),
+            x.name(),
+            y.name()
+        )));
+    }
+    Ok(())
+}
+
+/// `Value for attr 'T' of bool is not in the list of allowed values: ...`, with the `NodeDef`
+/// and `OpDef` lines TensorFlow appends.
+fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &[DataType]) -> Error {
+    let names: Vec<String> = list.iter().map(|d| d.name()).collect();
+    let enums: Vec<String> = list
+        .iter()
+        .map(|d| format!("DT_{}", d.name().to_uppercase()))
+        .collect();
+    let out = if op.is_comparison() { "bool" } else { "T" };
+    let name = op.name();
+    Error::invalid(format!(
+        "Value for attr 'T' of {} is not in the list of allowed values: {}\n\t; NodeDef: {{{{node \
+         {name}}}}}; Op<name={name}; signature=x:T, y:T -> z:{out}; attr=T:type,allowed=[{}]{}>",
+        dtype.name(),
+        names.join(", "),
+        enums.join(", "),
+        op_traits(op)
+    ))
+}
+
+/// `Incompatible shapes: [2,3] vs. [3,2]`.
+pub(crate) fn incompatible(x: &TensorShape, y: &TensorShape) -> Error {
+    Error::invalid(format!("Incompatible shapes: {x} vs. {y}"))
+}
+
+/// TensorFlow has no kernel for this dtype (its `NotFoundError`, "Could not find device for
+/// node"): the float8, float4, int4/int2, resource and variant types.
+pub(crate) fn no_kernel(op: BinaryOp, dtype: DataType) -> Error {
+    Error::Unimplemented(format!(
+        "{} is not supported for {} tensors (TensorFlow registers no {} kernel for it)",
+        op.name(),
+        dtype.name(),
+        op.name()
+    ))
+}
+
+/// TensorFlow's broadcasting kernels exist for up to 5 dims after `BCast` merges neighbouring
+/// dims of the same kind; more is its `Unimplemented` error.
+pub(crate) fn too_many_dims(x: &TensorShape, y: &TensorShape) -> Error {
+    Error::Unimplemented(format!(
+        "Broadcast between {x} and {y} is not supported yet."
+    ))
+}
+
+/// The number of dims TensorFlow's `BCast` reduces two compatible shapes to: dims where both
+/// are 1 are dropped, and a dim joins the previous one when the same operands are 1 there.
+pub(crate) fn bcast_dims(x: &[i64], y: &[i64]) -> usize {
+    let rank = x.len().max(y.len());
+    let at = |s: &[i64], j: usize| -> i64 {
+        // j counts from the innermost dim.
+        if j < s.len() {
+            s[s.len() - 1 - j]
+        } else {
+            1
+        }
+    };
+    let mut groups = 0usize;
+    let mut prev: Option<(bool, bool)> = None;
+    for j in 0..rank {
+        let (a, b) = (at(x, j), at(y, j));
+        if a == 1 && b == 1 {
+            continue;
+        }
+        let cur = (a == 1, b == 1);
+        if prev != Some(cur) {
+            groups += 1;
+        }
+        prev = Some(cur);
+    }
+    groups.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bcast_dims_merges_runs_of_the_same_kind() {
+        assert_eq!(bcast_dims(&[4096, 16384], &[1, 16384]), 2);
+        assert_eq!(bcast_dims(&[2, 3, 4], &[2, 3, 4]), 1);
+        assert_eq!(bcast_dims(&[2, 1, 2, 1, 2, 1], &[1, 2, 1, 2, 1, 2]), 6);
+        assert_eq!(bcast_dims(&[2, 1, 1, 3, 1], &[1, 2, 2, 1, 4]), 4);
+        assert_eq!(bcast_dims(&[], &[]), 1);
+    }
+}

@@ -1,0 +1,320 @@
+//! The one place where a dtype selects its element type and an op its scalar function; the
+//! engine ([`super::engine`]) does the rest.
+
+use std::borrow::Cow;
+
+use half::{bf16, f16};
+use num_complex::Complex;
+
+use super::engine::{self, Kernel, Src};
+use super::numeric::{
+    add32, add64, bf16_to_f32, daz32, daz64, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32, max_nan,
+    min_nan, mul32, mul64, sub32, sub64,
+};
+use super::{check, BinaryOp, Operand};
+use crate::error::{Error, Result};
+use crate::layout::Layout;
+use crate::types::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
+use crate::{DataType, Element, TString, Tensor, TensorShape};
+
+/// SIMD packet lengths of TensorFlow's x86 build (AVX): the remainder of the output that does
+/// not fill a packet runs scalar code.
+const PACKET_F32: usize = 8;
+const PACKET_F64: usize = 4;
+
+/// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
+/// the element type) and its layout over the output.
+pub(crate) struct Ready<'a> {
+    tensor: Cow<'a, Tensor>,
+    layout: Layout,
+}
+
+impl<'a> Ready<'a> {
+    pub(crate) fn new(op: &Operand<'a>, out: &[usize]) -> Result<Self> {
+        let layout = op.layout_over(out).ok_or_else(|| {
+            Error::Internal(format!(
+                "operand of shape {} does not broadcast to {out:?}",
+                op.shape()
+            ))
+        })?;
+        Ok(Self {
+            tensor: Cow::Borrowed(op.tensor()),
+            layout,
+        })
+    }
+
+    fn src<T: Element>(&mut self) -> Result<Src<'_, T>> {
+        if let Err(Error::Misaligned { .. }) = self.tensor.as_slice::<T>() {
+            // A tensor adopted from foreign memory may be unaligned for `T`: read an aligned
+            // copy (the only input copy the engine ever makes).
+            self.tensor = Cow::Owned(self.tensor.deep_copy()?);
+        }
+        Ok(Src {
+            data: self.tensor.as_slice::<T>()?,
+            layout: &self.layout,
+        })
+    }
+}
+
+/// Runs `op` on two operands whose dtypes and shapes were checked, into `out`.
+///
+/// `y_first`: TensorFlow's kernels for `x` op `y` where `y` is one element and `x` more put
+/// `y` first in the commutative `AddV2`/`Mul` instruction, which decides which of two NaNs
+/// comes out.
+pub(crate) fn compute(
+    op: BinaryOp,
+    dtype: DataType,
+    y_first: bool,
+    mut a: Ready<'_>,
+    mut b: Ready<'_>,
+    out: &TensorShape,
+) -> Result<Tensor> {
+    let n = out.num_elements_usize();
+    if n == 0 {
+        return Tensor::new(op.output_dtype(dtype), out);
+    }
+
+    // Comparisons write `bool` (one byte, 0 or 1); arithmetic writes `T`.
+    macro_rules! go {
+        ($T:ty, $O:ty, $odt:expr, $main:expr, $tail:expr, $tail_len:expr) => {{
+            let (sa, sb) = (a.src::<$T>()?, b.src::<$T>()?);
+            engine::run::<$T, $O, _, _>(
+                sa,
+                sb,
+                out,
+                $odt,
+                Kernel {
+                    main: $main,
+                    tail: $tail,
+                    tail_len: $tail_len,
+                },
+            )
+        }};
+    }
+    macro_rules! cmp {
+        ($T:ty, |$x:ident, $y:ident| $e:expr) => {{
+            let f = |$x: &$T, $y: &$T| u8::from($e);
+            go!($T, u8, DataType::BOOL, f, f, 0)
+        }};
+    }
+    macro_rules! same {
+        ($T:ty, |$x:ident, $y:ident| $e:expr) => {{
+            let f = |$x: &$T, $y: &$T| -> $T { $e };
+            go!($T, $T, dtype, f, f, 0)
+        }};
+    }
+    // Equality-only types: Equal / NotEqual with a key function.
+    macro_rules! eq_only {
+        ($T:ty, |$x:ident| $key:expr) => {{
+            match op {
+                BinaryOp::Equal => cmp!($T, |a, b| {
+                    let $x = a;
+                    let ka = $key;
+                    let $x = b;
+                    ka == $key
+                }),
+                BinaryOp::NotEqual => cmp!($T, |a, b| {
+                    let $x = a;
+                    let ka = $key;
+                    let $x = b;
+                    ka != $key
+                }),
+                _ => Err(check::no_kernel(op, dtype)),
+            }
+        }};
+    }
+    macro_rules! int {
+        ($T:ty) => {
+            match op {
+                BinaryOp::Equal => cmp!($T, |x, y| x == y),
+                BinaryOp::NotEqual => cmp!($T, |x, y| x != y),
+                BinaryOp::Less => cmp!($T, |x, y| x < y),
+                BinaryOp::LessEqual => cmp!($T, |x, y| x <= y),
+                BinaryOp::Greater => cmp!($T, |x, y| x > y),
+                BinaryOp::GreaterEqual => cmp!($T, |x, y| x >= y),
+                BinaryOp::AddV2 => same!($T, |x, y| x.wrapping_add(*y)),
+                BinaryOp::Sub => same!($T, |x, y| x.wrapping_sub(*y)),
+                BinaryOp::Mul => same!($T, |x, y| x.wrapping_mul(*y)),
+                BinaryOp::Maximum => same!($T, |x, y| *x.max(y)),
+                BinaryOp::Minimum => same!($T, |x, y| *x.min(y)),
+            }
+        };
+    }
+    // Floats: `$w` widens an element to the type the comparison runs in (with DAZ).
+    macro_rules! compare_float {
+        ($T:ty, |$x:ident| $w:expr) => {
+            match op {
+                BinaryOp::Equal => cmp!($T, |a, b| wide!($T, a, $x, $w) == wide!($T, b, $x, $w)),
+                BinaryOp::NotEqual => {
+                    cmp!($T, |a, b| wide!($T, a, $x, $w) != wide!($T, b, $x, $w))
+                }
+                BinaryOp::Less => cmp!($T, |a, b| wide!($T, a, $x, $w) < wide!($T, b, $x, $w)),
+                BinaryOp::LessEqual => {
+                    cmp!($T, |a, b| wide!($T, a, $x, $w) <= wide!($T, b, $x, $w))
+                }
+                BinaryOp::Greater => cmp!($T, |a, b| wide!($T, a, $x, $w) > wide!($T, b, $x, $w)),
+                BinaryOp::GreaterEqual => {
+                    cmp!($T, |a, b| wide!($T, a, $x, $w) >= wide!($T, b, $x, $w))
+                }
+                _ => unreachable_arith(op),
+            }
+        };
+    }
+    macro_rules! wide {
+        ($T:ty, $v:expr, $x:ident, $w:expr) => {{
+            let $x: $T = *$v;
+            $w
+        }};
+    }
+    // Maximum / Minimum of floats: TensorFlow's vector loop returns `y` for equal operands
+    // (`0` and `-0`), its scalar remainder `x`.
+    macro_rules! maxmin_float {
+        ($T:ty, $packet:expr, |$x:ident| $w:expr, |$r:ident| $back:expr) => {{
+            let tail = n % $packet;
+            match op {
+                BinaryOp::Maximum => go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |a: &$T, b: &$T| {
+                        let $r = max_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), false);
+                        $back
+                    },
+                    |a: &$T, b: &$T| {
+                        let $r = max_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), true);
+                        $back
+                    },
+                    tail
+                ),
+                _ => go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |a: &$T, b: &$T| {
+                        let $r = min_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), false);
+                        $back
+                    },
+                    |a: &$T, b: &$T| {
+                        let $r = min_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), true);
+                        $back
+                    },
+                    tail
+                ),
+            }
+        }};
+    }
+
+    match dtype {
+        DataType::INT8 => int!(i8),
+        DataType::INT16 => int!(i16),
+        DataType::INT32 => int!(i32),
+        DataType::INT64 => int!(i64),
+        DataType::UINT8 => int!(u8),
+        DataType::UINT16 => int!(u16),
+        DataType::UINT32 => int!(u32),
+        DataType::UINT64 => int!(u64),
+        DataType::FLOAT => match op {
+            BinaryOp::AddV2 if y_first => same!(f32, |x, y| add32(*y, *x)),
+            BinaryOp::Mul if y_first => same!(f32, |x, y| mul32(*y, *x)),
+            BinaryOp::AddV2 => same!(f32, |x, y| add32(*x, *y)),
+            BinaryOp::Sub => same!(f32, |x, y| sub32(*x, *y)),
+            BinaryOp::Mul => same!(f32, |x, y| mul32(*x, *y)),
+            BinaryOp::Maximum | BinaryOp::Minimum => {
+                maxmin_float!(f32, PACKET_F32, |v| daz32(v), |r| r)
+            }
+            _ => compare_float!(f32, |v| daz32(v)),
+        },
+        DataType::DOUBLE => match op {
+            BinaryOp::AddV2 if y_first => same!(f64, |x, y| add64(*y, *x)),
+            BinaryOp::Mul if y_first => same!(f64, |x, y| mul64(*y, *x)),
+            BinaryOp::AddV2 => same!(f64, |x, y| add64(*x, *y)),
+            BinaryOp::Sub => same!(f64, |x, y| sub64(*x, *y)),
+            BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
+            BinaryOp::Maximum | BinaryOp::Minimum => {
+                maxmin_float!(f64, PACKET_F64, |v| daz64(v), |r| r)
+            }
+            _ => compare_float!(f64, |v| daz64(v)),
+        },
+        // bfloat16 widens to float exactly (its subnormals are float subnormals: DAZ), and a
+        // product of two 8-bit significands is exact in float, so plain FTZ is exact.
+        DataType::BFLOAT16 => match op {
+            BinaryOp::AddV2 => same!(bf16, |x, y| f32_to_bf16(add32(
+                bf16_to_f32(*x),
+                bf16_to_f32(*y)
+            ))),
+            BinaryOp::Sub => same!(bf16, |x, y| f32_to_bf16(sub32(
+                bf16_to_f32(*x),
+                bf16_to_f32(*y)
+            ))),
+            BinaryOp::Mul => same!(bf16, |x, y| f32_to_bf16(ftz32(
+                daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y))
+            ))),
+            BinaryOp::Maximum | BinaryOp::Minimum => {
+                maxmin_float!(
+                    bf16,
+                    usize::MAX,
+                    |v| daz32(bf16_to_f32(v)),
+                    |r| f32_to_bf16(r)
+                )
+            }
+            _ => compare_float!(bf16, |v| daz32(bf16_to_f32(v))),
+        },
+        // half widens to float exactly and its values are never float subnormals, nor are
+        // their sums and products (other than zero).
+        DataType::HALF => match op {
+            BinaryOp::AddV2 => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) + f16_to_f32(*y))),
+            BinaryOp::Sub => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) - f16_to_f32(*y))),
+            BinaryOp::Mul => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) * f16_to_f32(*y))),
+            BinaryOp::Maximum | BinaryOp::Minimum => {
+                maxmin_float!(f16, usize::MAX, |v| f16_to_f32(v), |r| f32_to_f16(r))
+            }
+            _ => compare_float!(f16, |v| f16_to_f32(v)),
+        },
+        DataType::COMPLEX64 => match op {
+            BinaryOp::AddV2 => same!(Complex<f32>, |x, y| Complex::new(
+                add32(x.re, y.re),
+                add32(x.im, y.im)
+            )),
+            BinaryOp::Sub => same!(Complex<f32>, |x, y| Complex::new(
+                sub32(x.re, y.re),
+                sub32(x.im, y.im)
+            )),
+            BinaryOp::Mul => same!(Complex<f32>, |x, y| Complex::new(
+                sub32(mul32(x.re, y.re), mul32(x.im, y.im)),
+                add32(mul32(x.re, y.im), mul32(x.im, y.re))
+            )),
+            _ => eq_only!(Complex<f32>, |v| (daz32(v.re), daz32(v.im))),
+        },
+        DataType::COMPLEX128 => match op {
+            BinaryOp::AddV2 => same!(Complex<f64>, |x, y| Complex::new(
+                add64(x.re, y.re),
+                add64(x.im, y.im)
+            )),
+            BinaryOp::Sub => same!(Complex<f64>, |x, y| Complex::new(
+                sub64(x.re, y.re),
+                sub64(x.im, y.im)
+            )),
+            BinaryOp::Mul => same!(Complex<f64>, |x, y| Complex::new(
+                sub64(mul64(x.re, y.re), mul64(x.im, y.im)),
+                add64(mul64(x.re, y.im), mul64(x.im, y.re))
+            )),
+            _ => eq_only!(Complex<f64>, |v| (daz64(v.re), daz64(v.im))),
+        },
+        DataType::BOOL => eq_only!(bool, |v| *v),
+        DataType::STRING => eq_only!(TString, |v| v),
+        DataType::QINT8 => eq_only!(QInt8, |v| v.0),
+        DataType::QUINT8 => eq_only!(QUInt8, |v| v.0),
+        DataType::QINT16 => eq_only!(QInt16, |v| v.0),
+        DataType::QUINT16 => eq_only!(QUInt16, |v| v.0),
+        DataType::QINT32 => eq_only!(QInt32, |v| v.0),
+        _ => Err(check::no_kernel(op, dtype)),
+    }
+}
+
+/// Comparison ops never reach the arithmetic arms (the type lists keep them apart).
+fn unreachable_arith(op: BinaryOp) -> Result<Tensor> {
+    Err(Error::Internal(format!(
+        "{} reached a comparison kernel",
+        op.name()
+    )))
+}

@@ -1,0 +1,348 @@
+//! TensorFlow's binary element-wise ops, on one broadcasting engine: `Equal`, `NotEqual`,
+//! `Less`, `LessEqual`, `Greater`, `GreaterEqual`, `AddV2`, `Sub`, `Mul`, `Maximum`,
+//! `Minimum`.
+//!
+//! Each is a free function here ([`equal`], [`add`], ...) and a method on [`Tensor`] and on
+//! [`BroadcastView`], and takes tensors or lazy broadcast views ([`Tensor::broadcast_view`])
+//! alike ([`Operand`]): a view is read in place, so only the output is allocated.
+//!
+//! # Semantics (TensorFlow 2.21 on x86 CPUs)
+//! - **Types**: each op's type list, checked on input 0 first (`Value for attr 'T' of bool is not
+//!   in the list of allowed values: ...`, with TensorFlow's `NodeDef`/`OpDef` lines), then the
+//!   second input must have the same dtype (`cannot compute AddV2 as input #1(zero-based) was
+//!   expected to be a float tensor but is a int32 tensor`). `Equal`/`NotEqual` take every type
+//!   TensorFlow has a kernel for: numbers, `bool`, `string`, complex and the quantized integers
+//!   (compared as integers); others are `Unimplemented`.
+//! - **Shapes** broadcast as TensorFlow's `BCast` ([`crate::ops::broadcast_shapes`]), size-0
+//!   dims and scalars included (`Incompatible shapes: [2,3] vs. [3,2]`). `Equal`/`NotEqual` with
+//!   `incompatible_shape_error = false` give a scalar `false`/`true` instead. TensorFlow has
+//!   kernels for at most 5 dims once `BCast` has merged neighbouring dims of one kind; beyond,
+//!   its `Broadcast between [..] and [..] is not supported yet.` (`Unimplemented`).
+//! - **Numbers**: integers wrap; `float`, `double` and complex kernels read subnormals as zero
+//!   and flush subnormal results to zero (TensorFlow's DAZ/FTZ); `half` and `bfloat16` compute
+//!   in `float` and round once; `Maximum`/`Minimum` propagate NaN; complex numbers are equal
+//!   when both parts are; strings compare byte for byte. For `Maximum`/`Minimum` of `0` and
+//!   `-0` (equal operands), TensorFlow's vectorised loop returns `y` and its scalar remainder
+//!   (the last `n % 8` `float`s, `n % 4` `double`s) returns `x`; so does this.
+//!
+//! ```
+//! use tensorcast_core::{ops::elementwise, Tensor, TensorShape};
+//! let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &TensorShape::new(&[2, 2])?)?;
+//! let row = Tensor::vector(&[10.0f32, 20.0]);
+//! assert_eq!(elementwise::add(&x, &row)?.to_vec::<f32>()?, vec![11.0, 22.0, 13.0, 24.0]);
+//! assert_eq!(x.less(&row.broadcast_view(x.shape())?)?.to_vec::<bool>()?, vec![true; 4]);
+//! let err = elementwise::add(&x, &Tensor::vector(&[1i32])).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but is a int32 tensor"
+//! );
+//! # Ok::<(), tensorcast_core::Error>(())
+//! ```
+
+mod check;
+mod engine;
+mod kernels;
+mod numeric;
+
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::ops::broadcast::{broadcast_shapes, BroadcastView};
+use crate::{DataType, Tensor, TensorShape};
+
+/// The binary element-wise ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `x == y` (bool).
+    Equal,
+    /// `x != y` (bool).
+    NotEqual,
+    /// `x < y` (bool).
+    Less,
+    /// `x <= y` (bool).
+    LessEqual,
+    /// `x > y` (bool).
+    Greater,
+    /// `x >= y` (bool).
+    GreaterEqual,
+    /// `x + y`.
+    AddV2,
+    /// `x - y`.
+    Sub,
+    /// `x * y`.
+    Mul,
+    /// The larger of `x` and `y` (NaN if either is NaN).
+    Maximum,
+    /// The smaller of `x` and `y` (NaN if either is NaN).
+    Minimum,
+}
+
+impl BinaryOp {
+    /// Every op, in the order above.
+    pub const ALL: [BinaryOp; 11] = [
+        BinaryOp::Equal,
+        BinaryOp::NotEqual,
+        BinaryOp::Less,
+        BinaryOp::LessEqual,
+        BinaryOp::Greater,
+        BinaryOp::GreaterEqual,
+        BinaryOp::AddV2,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+    ];
+
+    /// TensorFlow's op name (`AddV2`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Equal => "Equal",
+            BinaryOp::NotEqual => "NotEqual",
+            BinaryOp::Less => "Less",
+            BinaryOp::LessEqual => "LessEqual",
+            BinaryOp::Greater => "Greater",
+            BinaryOp::GreaterEqual => "GreaterEqual",
+            BinaryOp::AddV2 => "AddV2",
+            BinaryOp::Sub => "Sub",
+            BinaryOp::Mul => "Mul",
+            BinaryOp::Maximum => "Maximum",
+            BinaryOp::Minimum => "Minimum",
+        }
+    }
+
+    /// The op named `name` (TensorFlow's spelling).
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        Self::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// True for the ops that return `bool`.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Equal
+                | BinaryOp::NotEqual
+                | BinaryOp::Less
+                | BinaryOp::LessEqual
+                | BinaryOp::Greater
+                | BinaryOp::GreaterEqual
+        )
+    }
+
+    /// True for the ops whose result does not depend on the order of the inputs.
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Equal
+                | BinaryOp::NotEqual
+                | BinaryOp::AddV2
+                | BinaryOp::Mul
+                | BinaryOp::Maximum
+                | BinaryOp::Minimum
+        )
+    }
+
+    /// The dtypes the op accepts (its TensorFlow type list, in registration order); `None` for
+    /// `Equal`/`NotEqual`, which accept any type TensorFlow has a kernel for.
+    pub fn allowed_dtypes(self) -> Option<&'static [DataType]> {
+        check::allowed(self)
+    }
+
+    /// The output dtype for inputs of `dtype`.
+    pub fn output_dtype(self, dtype: DataType) -> DataType {
+        if self.is_comparison() {
+            DataType::BOOL
+        } else {
+            dtype
+        }
+    }
+}
+
+/// An input of an element-wise op: a tensor, or a lazy broadcast view of one (read in place).
+#[derive(Debug, Clone, Copy)]
+pub struct Operand<'a> {
+    tensor: &'a Tensor,
+    shape: &'a TensorShape,
+    /// `None` for a dense tensor over its own shape.
+    layout: Option<&'a Layout>,
+}
+
+impl<'a> Operand<'a> {
+    /// The tensor read.
+    pub fn tensor(&self) -> &'a Tensor {
+        self.tensor
+    }
+
+    /// The operand's shape (the view's shape for a view).
+    pub fn shape(&self) -> &'a TensorShape {
+        self.shape
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.tensor.dtype()
+    }
+
+    /// The operand's layout read as broadcast to `out`.
+    fn layout_over(&self, out: &[usize]) -> Option<Layout> {
+        match self.layout {
+            Some(l) => l.broadcast_to(out),
+            None => Layout::of_shape(self.shape).broadcast_to(out),
+        }
+    }
+}
+
+impl<'a> From<&'a Tensor> for Operand<'a> {
+    fn from(t: &'a Tensor) -> Self {
+        Operand {
+            tensor: t,
+            shape: t.shape(),
+            layout: None,
+        }
+    }
+}
+
+impl<'a> From<&'a BroadcastView<'a>> for Operand<'a> {
+    fn from(v: &'a BroadcastView<'a>) -> Self {
+        Operand {
+            tensor: v.tensor(),
+            shape: v.shape(),
+            layout: Some(v.layout()),
+        }
+    }
+}
+
+/// Runs `op` on `x` and `y` (see the module docs). For `Equal`/`NotEqual`,
+/// `incompatible_shape_error = false` turns an `Incompatible shapes` error into a scalar
+/// `false` (`Equal`) or `true` (`NotEqual`); other ops ignore it.
+///
+/// # Errors
+/// TensorFlow's: a dtype outside the op's type list, inputs of different dtypes,
+/// shapes that do not broadcast, more than 5 dims after merging (`Unimplemented`), a dtype
+/// TensorFlow has no kernel for (`Unimplemented`), allocation failure.
+pub fn binary<'a>(
+    op: BinaryOp,
+    x: impl Into<Operand<'a>>,
+    y: impl Into<Operand<'a>>,
+    incompatible_shape_error: bool,
+) -> Result<Tensor> {
+    let (x, y) = (x.into(), y.into());
+    check::dtypes(op, x.dtype(), y.dtype())?;
+    let (xs, ys) = (x.shape(), y.shape());
+    let out = match broadcast_shapes(xs, ys) {
+        Ok(s) => s,
+        Err(_)
+            if !incompatible_shape_error && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
+        {
+            return Tensor::from_vec(vec![op == BinaryOp::NotEqual], &TensorShape::scalar());
+        }
+        Err(_) => return Err(check::incompatible(xs, ys)),
+    };
+    // TensorFlow's kernels: same shapes or a scalar operand are handled directly; otherwise
+    // `BCast` must reduce the problem to at most 5 dims (unless the output is empty).
+    if xs != ys
+        && xs.rank() > 0
+        && ys.rank() > 0
+        && out.num_elements() > 0
+        && check::bcast_dims(xs.dims(), ys.dims()) > 5
+    {
+        return Err(check::too_many_dims(xs, ys));
+    }
+    let dims = out.dims_usize();
+    let a = kernels::Ready::new(&x, &dims)?;
+    let b = kernels::Ready::new(&y, &dims)?;
+    let y_first = y.shape().num_elements() == 1 && x.shape().num_elements() > 1;
+    kernels::compute(op, x.dtype(), y_first, a, b, &out)
+}
+
+macro_rules! ops {
+    ($($(#[$doc:meta])* $f:ident => $op:ident;)*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Errors
+            /// See [`binary`].
+            pub fn $f<'a>(x: impl Into<Operand<'a>>, y: impl Into<Operand<'a>>) -> Result<Tensor> {
+                binary(BinaryOp::$op, x, y, true)
+            }
+        )*
+
+        impl Tensor {
+            $(
+                $(#[$doc])*
+                /// (See [`crate::ops::elementwise`].)
+                ///
+                /// # Errors
+                /// See [`binary`].
+                pub fn $f<'a>(&'a self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+                    binary(BinaryOp::$op, self, other, true)
+                }
+            )*
+        }
+
+        impl<'v> BroadcastView<'v> {
+            $(
+                $(#[$doc])*
+                /// (See [`crate::ops::elementwise`]; the view is read in place.)
+                ///
+                /// # Errors
+                /// See [`binary`].
+                pub fn $f<'a>(&'a self, other: impl Into<Operand<'a>>) -> Result<Tensor>
+                where
+                    'v: 'a,
+                {
+                    binary(BinaryOp::$op, self, other, true)
+                }
+            )*
+        }
+    };
+}
+
+ops! {
+    /// TensorFlow's `Equal`: `x == y` element by element, broadcasting, as `bool`.
+    equal => Equal;
+    /// TensorFlow's `NotEqual`: `x != y`, as `bool`.
+    not_equal => NotEqual;
+    /// TensorFlow's `Less`: `x < y`, as `bool`.
+    less => Less;
+    /// TensorFlow's `LessEqual`: `x <= y`, as `bool`.
+    less_equal => LessEqual;
+    /// TensorFlow's `Greater`: `x > y`, as `bool`.
+    greater => Greater;
+    /// TensorFlow's `GreaterEqual`: `x >= y`, as `bool`.
+    greater_equal => GreaterEqual;
+    /// TensorFlow's `AddV2`: `x + y` (integers wrap).
+    add => AddV2;
+    /// TensorFlow's `Sub`: `x - y` (integers wrap).
+    sub => Sub;
+    /// TensorFlow's `Mul`: `x * y` (integers wrap).
+    mul => Mul;
+    /// TensorFlow's `Maximum`: the larger of `x` and `y`, NaN if either is NaN.
+    maximum => Maximum;
+    /// TensorFlow's `Minimum`: the smaller of `x` and `y`, NaN if either is NaN.
+    minimum => Minimum;
+}
+
+/// `Equal(x, y, incompatible_shape_error)`: with `false`, shapes that do not broadcast give a
+/// scalar `false` instead of an error.
+///
+/// # Errors
+/// See [`binary`].
+pub fn equal_with<'a>(
+    x: impl Into<Operand<'a>>,
+    y: impl Into<Operand<'a>>,
+    incompatible_shape_error: bool,
+) -> Result<Tensor> {
+    binary(BinaryOp::Equal, x, y, incompatible_shape_error)
+}
+
+/// `NotEqual(x, y, incompatible_shape_error)`: with `false`, shapes that do not broadcast give
+/// a scalar `true` instead of an error.
+///
+/// # Errors
+/// See [`binary`].
+pub fn not_equal_with<'a>(
+    x: impl Into<Operand<'a>>,
+    y: impl Into<Operand<'a>>,
+    incompatible_shape_error: bool,
+) -> Result<Tensor> {
+    binary(BinaryOp::NotEqual, x, y, incompatible_shape_error)
+}

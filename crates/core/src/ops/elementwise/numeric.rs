@@ -1,0 +1,225 @@
+//! TensorFlow's numbers, element by element, written branch-free so that the loops vectorise.
+//!
+//! - TensorFlow runs its CPU kernels with the x86 flags DAZ (denormal inputs read as zero, with
+//!   their sign) and FTZ (a result that is tiny, i.e. below the smallest normal number after
+//!   rounding to the type's precision with an unbounded exponent, becomes zero with its sign).
+//!   [`daz32`]/[`ftz32`] and the `f64` pair do that on the bits.
+//! - `half` and `bfloat16` compute in `float` (with DAZ/FTZ there) and round once, to nearest
+//!   even.
+//! - Integers wrap.
+
+use half::{bf16, f16};
+
+/// A `float` as SSE reads it with DAZ: a subnormal is a zero of the same sign.
+#[inline(always)]
+pub(crate) fn daz32(x: f32) -> f32 {
+    let b = x.to_bits();
+    let keep = if b & 0x7f80_0000 == 0 {
+        0x8000_0000
+    } else {
+        !0
+    };
+    f32::from_bits(b & keep)
+}
+
+/// A `double` as SSE reads it with DAZ.
+#[inline(always)]
+pub(crate) fn daz64(x: f64) -> f64 {
+    let b = x.to_bits();
+    let keep = if b & 0x7ff0_0000_0000_0000 == 0 {
+        0x8000_0000_0000_0000
+    } else {
+        !0
+    };
+    f64::from_bits(b & keep)
+}
+
+/// An exact result (sums and differences that are subnormal are exact) flushed with FTZ.
+#[inline(always)]
+pub(crate) fn ftz32(x: f32) -> f32 {
+    daz32(x)
+}
+
+/// [`ftz32`] for `double`.
+#[inline(always)]
+pub(crate) fn ftz64(x: f64) -> f64 {
+    daz64(x)
+}
+
+/// x86's NaN rule for a binary instruction: a NaN operand is the result (made quiet), the
+/// first one when both are; otherwise `r`. Written out so that the compiler's freedom to
+/// swap the operands of `+` and `*` cannot change which NaN comes out.
+#[inline(always)]
+fn nan_first32(a: f32, b: f32, r: f32) -> f32 {
+    if a.is_nan() {
+        f32::from_bits(a.to_bits() | 0x0040_0000)
+    } else if b.is_nan() {
+        f32::from_bits(b.to_bits() | 0x0040_0000)
+    } else {
+        r
+    }
+}
+
+/// [`nan_first32`] for `double`.
+#[inline(always)]
+fn nan_first64(a: f64, b: f64, r: f64) -> f64 {
+    if a.is_nan() {
+        f64::from_bits(a.to_bits() | 0x0008_0000_0000_0000)
+    } else if b.is_nan() {
+        f64::from_bits(b.to_bits() | 0x0008_0000_0000_0000)
+    } else {
+        r
+    }
+}
+
+/// `a * b` in `float` with DAZ and FTZ. The product of two floats is exact in `double`; it is
+/// tiny when rounding it to 24 bits with an unbounded exponent stays below `f32::MIN_POSITIVE`
+/// (checked on a copy scaled by 2^64, which is exact and keeps it in the normal range).
+#[inline(always)]
+pub(crate) fn mul32(a: f32, b: f32) -> f32 {
+    let (a, b) = (daz32(a), daz32(b));
+    let p = f64::from(a) * f64::from(b);
+    let r = p as f32;
+    let scaled = (p * 18_446_744_073_709_551_616.0) as f32;
+    let tiny = scaled.abs() < f32::MIN_POSITIVE * 18_446_744_073_709_551_616.0;
+    let keep = if tiny { 0x8000_0000 } else { !0u32 };
+    nan_first32(a, b, f32::from_bits(r.to_bits() & keep))
+}
+
+/// `a * b` in `double` with DAZ and FTZ (tininess judged on the rounded result).
+#[inline(always)]
+pub(crate) fn mul64(a: f64, b: f64) -> f64 {
+    let (a, b) = (daz64(a), daz64(b));
+    nan_first64(a, b, ftz64(a * b))
+}
+
+/// `a + b` in `float` with DAZ and FTZ.
+#[inline(always)]
+pub(crate) fn add32(a: f32, b: f32) -> f32 {
+    let (a, b) = (daz32(a), daz32(b));
+    nan_first32(a, b, ftz32(a + b))
+}
+
+/// `a - b` in `float` with DAZ and FTZ.
+#[inline(always)]
+pub(crate) fn sub32(a: f32, b: f32) -> f32 {
+    let (a, b) = (daz32(a), daz32(b));
+    nan_first32(a, b, ftz32(a - b))
+}
+
+/// `a + b` in `double` with DAZ and FTZ.
+#[inline(always)]
+pub(crate) fn add64(a: f64, b: f64) -> f64 {
+    let (a, b) = (daz64(a), daz64(b));
+    nan_first64(a, b, ftz64(a + b))
+}
+
+/// `a - b` in `double` with DAZ and FTZ.
+#[inline(always)]
+pub(crate) fn sub64(a: f64, b: f64) -> f64 {
+    let (a, b) = (daz64(a), daz64(b));
+    nan_first64(a, b, ftz64(a - b))
+}
+
+/// `bfloat16` to `float`: the bits shifted (exact).
+#[inline(always)]
+pub(crate) fn bf16_to_f32(x: bf16) -> f32 {
+    f32::from_bits(u32::from(x.to_bits()) << 16)
+}
+
+/// `float` to `bfloat16`, rounding to nearest even; every NaN becomes `0x7fc0` (TensorFlow
+/// 2.21 gives `+NaN` for `inf - inf` in `bfloat16`, though `float`'s is `-NaN`).
+#[inline(always)]
+pub(crate) fn f32_to_bf16(x: f32) -> bf16 {
+    let b = x.to_bits();
+    let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
+    bf16::from_bits(if x.is_nan() { 0x7fc0 } else { rounded })
+}
+
+/// `half` to `float` (exact; `half` subnormals are normal `float`s, so DAZ never applies).
+#[inline(always)]
+pub(crate) fn f16_to_f32(x: f16) -> f32 {
+    x.to_f32()
+}
+
+/// `float` to `half`, rounding to nearest even.
+#[inline(always)]
+pub(crate) fn f32_to_f16(x: f32) -> f16 {
+    f16::from_f32(x)
+}
+
+/// Maximum that propagates NaN (the first operand's when both are NaN). `x_on_tie` chooses
+/// what equal operands (`0` and `-0`) give: TensorFlow's scalar code returns `x`, its vector
+/// code `y`.
+#[inline(always)]
+pub(crate) fn max_nan<T: PartialOrd + Copy>(x: T, y: T, x_on_tie: bool) -> T {
+    #[allow(clippy::eq_op, reason = "x != x is the NaN test for any float type")]
+    let (xn, yn) = (x != x, y != y);
+    if xn {
+        x
+    } else if yn {
+        y
+    } else if x > y || (x_on_tie && x == y) {
+        x
+    } else {
+        y
+    }
+}
+
+/// Minimum that propagates NaN; see [`max_nan`].
+#[inline(always)]
+pub(crate) fn min_nan<T: PartialOrd + Copy>(x: T, y: T, x_on_tie: bool) -> T {
+    #[allow(clippy::eq_op, reason = "x != x is the NaN test for any float type")]
+    let (xn, yn) = (x != x, y != y);
+    if xn {
+        x
+    } else if yn {
+        y
+    } else if x < y || (x_on_tie && x == y) {
+        x
+    } else {
+        y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn daz_keeps_sign_and_normals() {
+        assert_eq!(daz32(f32::from_bits(0x8000_0001)).to_bits(), 0x8000_0000);
+        assert_eq!(daz32(f32::from_bits(1)).to_bits(), 0);
+        assert_eq!(daz32(1.5), 1.5);
+        assert!(daz32(f32::NAN).is_nan());
+        assert_eq!(daz64(f64::from_bits(5)).to_bits(), 0);
+    }
+
+    #[test]
+    fn mul32_flushes_after_rounding() {
+        let min = f32::MIN_POSITIVE;
+        // Just below the smallest normal after rounding to 24 bits: flushed.
+        assert_eq!(mul32(min, 1.0 - f32::EPSILON / 2.0).to_bits(), 0);
+        // Rounds up to the smallest normal with an unbounded exponent: kept (TF 2.21 agrees).
+        let a = f32::from_bits(min.to_bits() + 1);
+        assert_eq!(mul32(a, 1.0 - f32::EPSILON), min);
+        assert_eq!(mul32(-min, 0.25).to_bits(), 0x8000_0000);
+        assert_eq!(mul32(3.0, 0.5), 1.5);
+        assert_eq!(mul32(f32::MAX, 2.0), f32::INFINITY);
+    }
+
+    #[test]
+    fn bf16_rounding_is_nearest_even() {
+        for x in [
+            1.0f32,
+            1.00390625,
+            1.01171875,
+            -3.5e38,
+            1e-40,
+            f32::INFINITY,
+        ] {
+            assert_eq!(f32_to_bf16(x).to_bits(), bf16::from_f32(x).to_bits(), "{x}");
+        }
+        assert!(bf16_to_f32(f32_to_bf16(f32::NAN)).is_nan());
+    }
+}
