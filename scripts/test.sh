@@ -2,10 +2,17 @@
 # The project's test command (the README's second command; CI runs it through .ci/run):
 # formatting and lints, every test of the workspace in release mode (unit, integration,
 # doc tests, property tests, the TensorFlow conformance vectors, fuzz-corpus replays, and the
-# TensorFlow interop test where TensorFlow is installed), then Miri over the buffer crate
-# where a nightly toolchain with Miri is present.
+# interop tests against numpy, safetensors and TensorFlow, whose pinned Python packages this
+# script installs into .venv - see scripts/peers.sh; with CI=true a missing peer fails the run),
+# then Miri over the buffer crate where a nightly toolchain with Miri is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
+echo "== python peers"
+# shellcheck source=scripts/peers.sh
+. ./scripts/peers.sh
+peers_setup
+echo "   ($((SECONDS - started)) s so far)"
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
@@ -14,5 +21,7 @@ echo "== cargo doc -D warnings"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test --release"
 cargo test --release --workspace
+echo "   ($((SECONDS - started)) s so far)"
 echo "== miri (tensorcast-buffer)"
 ./scripts/miri.sh
+echo "== done in $((SECONDS - started)) s"

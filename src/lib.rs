@@ -1,15 +1,12 @@
 //! tensorcast: TensorFlow's tensor core in pure Rust.
 //!
 //! This umbrella crate re-exports [`tensorcast_core`] (tensors, dtypes, shapes, views, ops,
-//! debug text), with the wire format as [`proto`] and tensor files as [`io`]. The
-//! `tensorcast` binary built from this package is the command-line tool.
+//! debug text), with the wire format as [`proto`] and tensor files as [`io`]. Depending on it
+//! compiles no command-line crates: the `tensorcast` tool is the `tensorcast-cli` package.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use tensorcast_core::*;
+pub use tensorcast_graph as graph;
 pub use tensorcast_io as io;
 pub use tensorcast_proto as proto;
-
-pub mod bench;
-#[doc(hidden)]
-pub mod fuzz;

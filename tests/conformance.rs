@@ -184,6 +184,11 @@ fn main() {
             }
         }
         println!("conformance {name}: {pass} passed, {fail} failed, {skip} skipped");
+        if name == "graph_shape_inference.jsonl" {
+            if let Some(line) = ops::graph_shape_inference::eager_report() {
+                println!("{line}");
+            }
+        }
         total_pass += pass;
         total_fail += fail;
     }

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast::fuzz::ops_elementwise::run(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast_testkit::fuzz::ops_elementwise::run(data));

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast::fuzz::proto_decode::run(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast_testkit::fuzz::proto_decode::run(data));

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast::fuzz::safetensors_header::run(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| tensorcast_testkit::fuzz::safetensors_header::run(data));

@@ -8,6 +8,9 @@ mod bitcast;
 mod broadcast_to;
 mod cast;
 mod elementwise;
+mod graph_common;
+mod graph_def;
+pub mod graph_shape_inference;
 mod parse;
 mod serialize;
 mod summarize;
@@ -19,6 +22,8 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "broadcast_to.jsonl" => broadcast_to::run(rec),
         "cast.jsonl" => cast::run(rec),
         "elementwise.jsonl" => elementwise::run(rec),
+        "graph_def.jsonl" => graph_def::run(rec),
+        "graph_shape_inference.jsonl" => graph_shape_inference::run(rec),
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),

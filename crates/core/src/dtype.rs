@@ -319,8 +319,9 @@ impl fmt::Debug for DataType {
 impl std::str::FromStr for DataType {
     type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse_lenient(s)
-            .ok_or_else(|| crate::Error::InvalidArgument(format!("unknown data type '{s}'")))
+        Self::parse_lenient(s).ok_or_else(|| crate::Error::UnknownDtypeName {
+            name: s.to_string(),
+        })
     }
 }
 

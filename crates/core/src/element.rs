@@ -86,11 +86,7 @@ impl fmt::Debug for Storage {
 }
 
 pub(crate) fn shared_error() -> Error {
-    Error::FailedPrecondition(
-        "the tensor's buffer is shared with another tensor or read-only; call make_unique() \
-         (which copies) before writing"
-            .to_string(),
-    )
+    Error::SharedBuffer
 }
 
 mod sealed {
@@ -146,19 +142,19 @@ fn cast_error<T>(e: bytemuck::PodCastError, addr: usize) -> Error {
             address: addr,
             required: std::mem::align_of::<T>(),
         },
-        other => Error::InvalidArgument(format!(
-            "cannot view {} bytes as {}: {other:?}",
-            std::any::type_name::<T>(),
+        // Tensor buffers hold exactly `elements * size` bytes: any other failure is a bug.
+        other => Error::Internal(format!(
+            "cannot view bytes as {}: {other:?}",
             std::any::type_name::<T>()
         )),
     }
 }
 
 fn not_bytes<T: Element>() -> Error {
-    Error::InvalidArgument(format!(
-        "{} elements are objects, not bytes: they have no bit-level view",
-        T::DTYPE.name()
-    ))
+    Error::NotBytes {
+        op: "a bit-level view",
+        dtype: T::DTYPE,
+    }
 }
 
 macro_rules! pod_element {
@@ -221,11 +217,7 @@ pod_element! {
 }
 
 fn bad_bool() -> Error {
-    Error::InvalidArgument(
-        "a bool tensor holds a byte other than 0 or 1 (it was bitcast from other bytes); view it \
-         as uint8 instead"
-            .to_string(),
-    )
+    Error::InvalidBool
 }
 
 impl sealed::Sealed for bool {}

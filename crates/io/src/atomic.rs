@@ -5,13 +5,117 @@
 //! error (a refused dtype halfway through, a full disk, a read-only directory), the temporary
 //! file is removed and the target is left as it was. A crash (power loss, SIGKILL) between
 //! creating and renaming can leave a hidden `.<name>.<random>.tmp` file in the directory, but
-//! never a partial target.
+//! never a partial target. A process that catches `SIGINT`, `SIGTERM`, `SIGHUP` or `SIGXFSZ`
+//! calls [`remove_temporary_files`] before it exits, which removes the temporary files of
+//! writes in progress.
+//!
+//! Where the target is a symbolic link, the file it points to is replaced (as `cp` does), the
+//! link stays. A target that is a FIFO or a character device is written as a stream (no
+//! temporary file, nothing replaced); any other non-regular target is refused.
+//! New files get `0666` minus the process's umask (the kernel applies it, as for any tool); a
+//! replaced file keeps its mode.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::error::{IoError, Result};
+
+/// The temporary files of writes in progress.
+static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn in_progress() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    IN_PROGRESS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary files of the atomic writes in progress in this process and returns
+/// how many it removed; a write in progress then fails. For a program that handles `SIGINT`,
+/// `SIGTERM`, `SIGHUP` or `SIGXFSZ` (on a thread of its own, as `signal-hook`'s iterator
+/// does - not from inside an asynchronous signal handler) before it exits.
+pub fn remove_temporary_files() -> usize {
+    let mut v = in_progress();
+    let n = v.iter().filter(|p| std::fs::remove_file(p).is_ok()).count();
+    v.clear();
+    n
+}
+
+/// Forgets a registered temporary file when dropped (the file itself is removed by tempfile's
+/// own guard, or renamed).
+struct Registered(PathBuf);
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        in_progress().retain(|p| p != &self.0);
+    }
+}
+
+/// Where a write goes once symbolic links are followed.
+#[derive(Debug)]
+pub(crate) enum Target {
+    /// A regular file or a name that does not exist yet: replaced atomically.
+    Replace(PathBuf),
+    /// A FIFO or character device: written as a stream.
+    Stream(PathBuf),
+}
+
+/// Follows `path`'s symbolic links (at most 40, as the kernel) to the name a write must
+/// replace, and tells whether that is a file to replace or a stream to write.
+pub(crate) fn resolve_target(path: &Path) -> Result<Target> {
+    use std::os::unix::fs::FileTypeExt;
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&p).map_err(|e| IoError::io("cannot read link", e))?;
+                p = match p.parent() {
+                    Some(dir) if to.is_relative() => dir.join(to),
+                    _ => to,
+                };
+            }
+            Ok(m) => {
+                let ft = m.file_type();
+                if ft.is_file() {
+                    return Ok(Target::Replace(p));
+                }
+                if ft.is_fifo() || ft.is_char_device() {
+                    return Ok(Target::Stream(p));
+                }
+                let what = if ft.is_dir() {
+                    "a directory"
+                } else if ft.is_block_device() {
+                    "a block device"
+                } else {
+                    "a socket"
+                };
+                return Err(IoError::io(
+                    "cannot write",
+                    std::io::Error::other(format!(
+                        "{} is {what}, not a file (it is never replaced)",
+                        p.display()
+                    )),
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Target::Replace(p)),
+            Err(e) => return Err(IoError::io("cannot stat", e)),
+        }
+    }
+    Err(IoError::io(
+        "cannot write",
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+/// Writes `bytes` to a FIFO or character device (no temporary file, nothing replaced).
+pub(crate) fn write_stream(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| IoError::io("cannot open", e))?;
+    f.write_all(bytes)
+        .and_then(|_| f.flush())
+        .map_err(|e| IoError::io("cannot write", e))
+}
 
 /// What the writing closure writes to.
 pub(crate) type Sink<'a> = BufWriter<&'a mut File>;
@@ -34,9 +138,11 @@ pub(crate) fn write_atomic(
     let mut prefix = std::ffi::OsString::from(".");
     prefix.push(name);
     prefix.push(".");
+    // Created 0666: the kernel takes the umask off, as for any new file.
     let mut tmp = tempfile::Builder::new()
         .prefix(&prefix)
         .suffix(".tmp")
+        .permissions(new_file_permissions())
         .tempfile_in(dir)
         .map_err(|e| {
             IoError::io(
@@ -44,14 +150,12 @@ pub(crate) fn write_atomic(
                 e,
             )
         })?;
-    // Keep the old file's permissions; a new file gets rw-r--r-- (tempfile makes it 0600).
-    let perms = match std::fs::metadata(path) {
-        Ok(m) => Some(m.permissions()),
-        Err(_) => default_permissions(),
-    };
-    if let Some(p) = perms {
+    in_progress().push(tmp.path().to_path_buf());
+    let registered = Registered(tmp.path().to_path_buf());
+    // Keep the old file's permissions.
+    if let Ok(m) = std::fs::metadata(path) {
         tmp.as_file()
-            .set_permissions(p)
+            .set_permissions(m.permissions())
             .map_err(|e| IoError::io("cannot set permissions", e))?;
     }
     {
@@ -62,8 +166,20 @@ pub(crate) fn write_atomic(
     tmp.as_file()
         .sync_all()
         .map_err(|e| IoError::io("cannot sync", e))?;
-    tmp.persist(path)
-        .map_err(|e| IoError::io(format!("cannot rename into {}", path.display()), e.error))?;
+    {
+        // Renamed under the lock, so a signal-handling thread removes the temporary file
+        // either before the rename (which then fails) or not at all.
+        let mut v = in_progress();
+        if !v.contains(&registered.0) {
+            return Err(IoError::io(
+                "cannot write",
+                std::io::Error::other("interrupted by a signal"),
+            ));
+        }
+        tmp.persist(path)
+            .map_err(|e| IoError::io(format!("cannot rename into {}", path.display()), e.error))?;
+        v.retain(|p| p != &registered.0);
+    }
     // Make the rename durable. Not every platform or filesystem can sync a directory; the
     // data itself is already synced, so a failure here is not reported.
     if let Ok(d) = File::open(dir) {
@@ -72,13 +188,7 @@ pub(crate) fn write_atomic(
     Ok(())
 }
 
-#[cfg(unix)]
-fn default_permissions() -> Option<std::fs::Permissions> {
+fn new_file_permissions() -> std::fs::Permissions {
     use std::os::unix::fs::PermissionsExt;
-    Some(std::fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn default_permissions() -> Option<std::fs::Permissions> {
-    None
+    std::fs::Permissions::from_mode(0o666)
 }

@@ -42,10 +42,13 @@
 
 mod atomic;
 mod error;
+mod escape;
 mod format;
 pub mod npy;
 pub mod npz;
+mod options;
 pub mod safetensors;
+mod source;
 pub mod tensorproto;
 mod util;
 
@@ -55,8 +58,11 @@ use std::path::Path;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
+pub use atomic::remove_temporary_files;
 pub use error::{ErrorKind, IoError, Result};
+pub use escape::escaped;
 pub use format::{detect_format, Format};
+pub use options::{ReadMode, ReadOptions, DEFAULT_MAX_MEMORY, DEFAULT_MAX_STREAM_BYTES};
 
 /// A tensor with the name it has (or will have) in a file.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,17 +127,60 @@ pub fn read_file(path: &Path) -> Result<Vec<NamedTensor>> {
 
 /// [`read_file`], also returning the detected format and any metadata.
 pub fn read_file_contents(path: &Path) -> Result<FileContents> {
+    read_file_contents_with(path, &ReadOptions::default())
+}
+
+/// [`read_file_contents`] with `options`: map or read a regular file ([`ReadMode`]), read a
+/// FIFO, pipe or character device as a stream (up to [`ReadOptions::max_stream_bytes`]), and
+/// bound what the decode may allocate ([`ReadOptions::max_memory`]).
+///
+/// # Errors
+/// An [`IoError`]: the file cannot be opened, read or mapped (a directory, a block device),
+/// a stream is longer than its limit, the format is unknown, or the decode fails.
+pub fn read_file_contents_with(path: &Path, options: &ReadOptions) -> Result<FileContents> {
     let file = std::fs::File::open(path).map_err(|e| IoError::io("cannot open", e))?;
-    let meta = file.metadata().map_err(|e| IoError::io("cannot stat", e))?;
-    if meta.is_dir() {
-        return Err(IoError::io(
-            "cannot read",
-            std::io::Error::other("it is a directory"),
-        ));
-    }
-    let buf = Buffer::map_file(&file).map_err(|e| IoError::io("cannot map", e))?;
+    let buf = source::file_bytes(file, options)?;
     let hint = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    read_buffer(buf, hint, Some(path))
+    read_buffer(buf, hint, Some(path), options)
+}
+
+/// Reads a whole stream (standard input, a socket...) of at most
+/// [`ReadOptions::max_stream_bytes`] into an aligned buffer and decodes it; `name_hint` as for
+/// [`read_bytes`].
+///
+/// # Errors
+/// As [`read_file_contents_with`].
+pub fn read_stream_contents_with(
+    reader: impl std::io::Read,
+    name_hint: &str,
+    options: &ReadOptions,
+) -> Result<FileContents> {
+    let buf = source::read_stream(reader, options.max_stream_bytes)?;
+    let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
+    read_buffer(buf, name_hint, path, options)
+}
+
+/// Reads a whole stream (standard input, a pipe...) into a new 64-byte-aligned buffer,
+/// refusing one longer than `max_bytes`; memory grows with what arrives.
+///
+/// # Errors
+/// `TooLarge` past `max_bytes` or when memory runs out; `Io` when reading fails.
+pub fn read_stream_buffer(reader: impl std::io::Read, max_bytes: u64) -> Result<Buffer> {
+    source::read_stream(reader, max_bytes)
+}
+
+/// Detects the format of a file held in `buf` and reads it with `options`; `name_hint` as for
+/// [`read_bytes`].
+///
+/// # Errors
+/// An [`IoError`]: unknown format, or the decode fails.
+pub fn read_buffer_contents_with(
+    buf: Buffer,
+    name_hint: &str,
+    options: &ReadOptions,
+) -> Result<FileContents> {
+    let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
+    read_buffer(buf, name_hint, path, options)
 }
 
 /// Reads every tensor of a file held in memory; `name_hint` (a file name such as
@@ -153,29 +202,52 @@ pub fn read_bytes(bytes: bytes::Bytes, name_hint: &str) -> Result<Vec<NamedTenso
 /// [`read_bytes`], also returning the detected format and any metadata.
 pub fn read_bytes_contents(bytes: bytes::Bytes, name_hint: &str) -> Result<FileContents> {
     let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
-    read_buffer(Buffer::from_bytes(bytes), name_hint, path)
+    read_buffer(
+        Buffer::from_bytes(bytes),
+        name_hint,
+        path,
+        &ReadOptions::default(),
+    )
 }
 
-fn read_buffer(buf: Buffer, name_hint: &str, path: Option<&Path>) -> Result<FileContents> {
+fn read_buffer(
+    buf: Buffer,
+    name_hint: &str,
+    path: Option<&Path>,
+    options: &ReadOptions,
+) -> Result<FileContents> {
     let Some(format) = detect_format(buf.as_slice(), path) else {
         return Err(IoError::bad_magic(
             "unknown format: the content is not npy, npz, safetensors or a serialized \
              TensorProto, and the extension does not name one",
         ));
     };
-    read_as(buf, format, name_hint)
+    read_as_with(buf, format, name_hint, options)
 }
 
 /// Reads a file held in `buf` as `format` (no detection).
 pub fn read_as(buf: Buffer, format: Format, name_hint: &str) -> Result<FileContents> {
+    read_as_with(buf, format, name_hint, &ReadOptions::default())
+}
+
+/// [`read_as`] with `options` (their [`ReadOptions::max_memory`] bounds the decode).
+///
+/// # Errors
+/// An [`IoError`] naming what is wrong with the bytes as `format`.
+pub fn read_as_with(
+    buf: Buffer,
+    format: Format,
+    name_hint: &str,
+    options: &ReadOptions,
+) -> Result<FileContents> {
     let mut metadata = BTreeMap::new();
     let tensors = match format {
         Format::Npy => vec![NamedTensor::new(stem_name(name_hint), npy::read(buf)?)],
         Format::TensorProto => vec![NamedTensor::new(
             stem_name(name_hint),
-            tensorproto::read(buf)?,
+            tensorproto::read_with(buf, options)?,
         )],
-        Format::Npz => npz::read(buf)?,
+        Format::Npz => npz::read_with(buf, options)?,
         Format::Safetensors => {
             let (t, m) = safetensors::read_with_metadata(buf)?;
             metadata = m;
@@ -210,7 +282,10 @@ pub fn write_file(path: &Path, format: Format, tensors: &[NamedTensor]) -> Resul
 /// and renamed over `path` (the directory is fsynced too). On any error (a dtype the format
 /// cannot hold, discovered halfway through; a full disk; a read-only directory) the temporary
 /// file is removed and an existing file at `path` is untouched. An existing file's
-/// permissions are kept; a new file is `rw-r--r--`.
+/// permissions are kept; a new file gets `0666` minus the umask. A symbolic link is followed
+/// and the file it names replaced (the link stays); a FIFO or character device is written as
+/// a stream, never replaced; a directory, block device or socket is refused. A tensor with no
+/// buffer (not initialized) is refused before anything is written.
 ///
 /// npy and TensorProto files hold exactly one tensor (its name is not stored); npz and
 /// safetensors store names.
@@ -223,7 +298,29 @@ pub fn write_file_with(
     if format.is_single_tensor() {
         single(format, tensors)?;
     }
-    atomic::write_atomic(path, |w| write_to(w, format, tensors, options))
+    check_initialized(tensors)?;
+    match atomic::resolve_target(path)? {
+        atomic::Target::Replace(p) => {
+            atomic::write_atomic(&p, |w| write_to(w, format, tensors, options))
+        }
+        atomic::Target::Stream(p) => {
+            atomic::write_stream(&p, &write_bytes(format, tensors, options)?)
+        }
+    }
+}
+
+/// Refuses a tensor without a buffer that claims elements (a reader would refuse the file).
+fn check_initialized(tensors: &[NamedTensor]) -> Result<()> {
+    for nt in tensors {
+        if !nt.tensor.is_initialized() {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}' is not initialized (it has no buffer for its {} elements)",
+                escaped(&nt.name),
+                nt.tensor.num_elements()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Encodes `tensors` in `format` into memory (what [`write_file_with`] would write).
@@ -232,6 +329,7 @@ pub fn write_bytes(
     tensors: &[NamedTensor],
     options: &WriteOptions,
 ) -> Result<Vec<u8>> {
+    check_initialized(tensors)?;
     let mut out = std::io::Cursor::new(Vec::new());
     write_to(&mut out, format, tensors, options)?;
     Ok(out.into_inner())

@@ -10,8 +10,12 @@
 //!   64-byte-aligned buffer and their CRC is checked.
 //! - **Untrusted sizes**: a deflated member may not declare more than 1100 times its
 //!   compressed size (deflate cannot expand further), the `.npy` header inside must agree with
-//!   the member's size, and decompression reads exactly that many bytes, so a small archive
-//!   cannot make the reader allocate much more than the file justifies.
+//!   the member's size, and decompression reads exactly that many bytes. Members may not
+//!   overlap each other in the file (a zip bomb's trick: many directory entries pointing at
+//!   the same compressed bytes), the declared sizes of all deflated members together must fit
+//!   the caller's [`crate::ReadOptions::max_memory`], and the output buffer grows only as
+//!   decompressed bytes actually arrive: a declared size is never allocated up front. So a
+//!   small archive cannot make the reader allocate much more than the file justifies.
 //! - **Writing**: stored by default ([`Compression::Stored`]), with each member's data placed
 //!   at a multiple of 64 bytes in the file (zip's extra-field padding plus numpy's 64-byte
 //!   header), so the file can be read back zero-copy; [`Compression::Deflated`] compresses.
@@ -36,7 +40,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipArchive, ZipWriter};
 
 use crate::error::{IoError, Result};
-use crate::{npy, NamedTensor};
+use crate::{npy, NamedTensor, ReadOptions};
 
 /// The most a deflated member may declare per compressed byte (deflate's limit is about 1032).
 const MAX_DEFLATE_RATIO: u64 = 1100;
@@ -63,18 +67,103 @@ fn zip_error(e: zip::result::ZipError) -> IoError {
     }
 }
 
+/// A zip writer's failure as one line: an I/O error as the operating system words it (not
+/// wrapped in the zip library's own prefix), anything else as the zip library words it.
+fn zip_write_error(e: zip::result::ZipError) -> IoError {
+    match e {
+        zip::result::ZipError::Io(io) => IoError::io("cannot write", io),
+        e => IoError::io("cannot write", std::io::Error::other(e)),
+    }
+}
+
 /// The tensor name of a member: its name without a trailing `.npy`.
 fn tensor_name(member: &str) -> &str {
     member.strip_suffix(".npy").unwrap_or(member)
 }
 
-/// Reads every member of an `.npz` archive held in `buf`.
+/// Reads every member of an `.npz` archive held in `buf`, with the default [`ReadOptions`].
+///
+/// # Errors
+/// An [`IoError`] naming the problem: not a zip archive, a malformed or truncated one,
+/// overlapping members, a member that is not an `.npy` file or declares more than deflate
+/// can produce, or deflated members together larger than the memory limit.
 pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
-    read_with_info(buf).map(|v| v.into_iter().map(|(t, _)| t).collect())
+    read_with(buf, &ReadOptions::default())
+}
+
+/// [`read()`] with `options` (its [`ReadOptions::max_memory`] bounds the decompressed bytes
+/// of all deflated members together).
+///
+/// # Errors
+/// As [`read()`].
+pub fn read_with(buf: Buffer, options: &ReadOptions) -> Result<Vec<NamedTensor>> {
+    read_with_info(buf, options).map(|v| v.into_iter().map(|(t, _)| t).collect())
+}
+
+/// Refuses a deflated member that declares more than deflate can produce from its size.
+fn check_ratio(name: &str, size: u64, compressed: u64) -> Result<()> {
+    let limit = compressed
+        .saturating_mul(MAX_DEFLATE_RATIO)
+        .saturating_add(4096);
+    if size > limit {
+        return Err(IoError::corrupt(format!(
+            "member '{}' declares {size} bytes from {compressed} compressed, more than \
+             deflate can produce",
+            crate::escaped(name)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses members whose bytes (local header to end of compressed data) overlap another's,
+/// and deflated members whose declared sizes together exceed `max_inflated` bytes.
+fn check_members(archive: &mut ZipArchive<Cursor<&[u8]>>, max_inflated: u64) -> Result<()> {
+    let mut spans = Vec::new();
+    let mut inflated: u64 = 0;
+    for i in 0..archive.len() {
+        let f = archive.by_index_raw(i).map_err(zip_error)?;
+        let start = f.header_start();
+        let end = f
+            .data_start()
+            .unwrap_or(start)
+            .saturating_add(f.compressed_size());
+        spans.push((start, end, i));
+        if f.compression() == CompressionMethod::Deflated {
+            check_ratio(f.name(), f.size(), f.compressed_size())?;
+            inflated = inflated.saturating_add(f.size());
+        }
+    }
+    if inflated > max_inflated {
+        return Err(IoError::too_large(format!(
+            "the archive's compressed members declare {inflated} bytes together, more than \
+             the memory limit of {max_inflated} bytes"
+        )));
+    }
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        let ((_, end_a, a), (start_b, _, b)) = (w[0], w[1]);
+        if start_b < end_a {
+            let name = |i| {
+                archive
+                    .name_for_index(i)
+                    .map(crate::escape::escaped)
+                    .unwrap_or_default()
+            };
+            return Err(IoError::corrupt(format!(
+                "bad zip archive: members '{}' and '{}' overlap in the file",
+                name(a),
+                name(b)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// [`read()`], also telling for each tensor whether its data was copied.
-pub(crate) fn read_with_info(buf: Buffer) -> Result<Vec<(NamedTensor, bool)>> {
+pub(crate) fn read_with_info(
+    buf: Buffer,
+    options: &ReadOptions,
+) -> Result<Vec<(NamedTensor, bool)>> {
     let bytes = buf.as_slice();
     if bytes.len() >= 4 && &bytes[..4] != b"PK\x03\x04" && &bytes[..4] != b"PK\x05\x06" {
         return Err(IoError::bad_magic(
@@ -82,7 +171,8 @@ pub(crate) fn read_with_info(buf: Buffer) -> Result<Vec<(NamedTensor, bool)>> {
         ));
     }
     let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_error)?;
-    let mut out = Vec::with_capacity(archive.len());
+    check_members(&mut archive, options.max_memory)?;
+    let mut out = Vec::with_capacity(archive.len().min(bytes.len() / 22 + 1));
     for i in 0..archive.len() {
         let (name, stored_range) = {
             let f = archive.by_index_raw(i).map_err(zip_error)?;
@@ -121,18 +211,7 @@ pub(crate) fn read_with_info(buf: Buffer) -> Result<Vec<(NamedTensor, bool)>> {
                     }
                 }
                 CompressionMethod::Deflated => {
-                    let limit = f
-                        .compressed_size()
-                        .saturating_mul(MAX_DEFLATE_RATIO)
-                        .saturating_add(4096);
-                    if f.size() > limit {
-                        return Err(IoError::corrupt(format!(
-                            "member '{name}' declares {} bytes from {} compressed, more than \
-                             deflate can produce",
-                            f.size(),
-                            f.compressed_size()
-                        )));
-                    }
+                    check_ratio(&name, f.size(), f.compressed_size())?;
                     None
                 }
                 m => {
@@ -202,26 +281,27 @@ fn read_streamed(mut r: impl Read, size: u64) -> Result<(tensorcast_core::Tensor
             size.saturating_sub(h.data_offset as u64)
         )));
     }
-    let mut failure = None;
+    // Only sizes the stream delivers are trusted: the bytes go to a vector that grows (at most
+    // doubling, never past the declared size) as they arrive, then once into an aligned buffer.
+    let mut delivered: Vec<u8> = Vec::new();
+    while delivered.len() < h.data_bytes {
+        let want = (h.data_bytes - delivered.len()).min(delivered.len().max(64 * 1024));
+        delivered.try_reserve_exact(want).map_err(|_| {
+            IoError::too_large(format!("cannot allocate {want} more bytes for the member"))
+        })?;
+        let have = delivered.len();
+        delivered.resize(have + want, 0);
+        if let Err(e) = r.read_exact(&mut delivered[have..]) {
+            return Err(stream_error(e));
+        }
+    }
     let data = Buffer::new_with(
         &cpu_allocator(),
         h.data_bytes,
         &AllocationAttributes::default(),
-        |w| {
-            let mut scratch = vec![0u8; (64 * 1024).min(h.data_bytes)];
-            while w.remaining() > 0 {
-                let n = w.remaining().min(scratch.len());
-                if let Err(e) = r.read_exact(&mut scratch[..n]) {
-                    failure = Some(e);
-                    return;
-                }
-                w.put_slice(&scratch[..n]);
-            }
-        },
+        |w| w.put_slice(&delivered),
     )?;
-    if let Some(e) = failure {
-        return Err(stream_error(e));
-    }
+    drop(delivered);
     // Reading past the end makes the zip reader check the CRC.
     let mut probe = [0u8; 1];
     match r.read(&mut probe) {
@@ -298,12 +378,11 @@ pub fn write_to<W: Write + Seek>(
             Compression::Deflated => base.compression_method(CompressionMethod::Deflated),
         };
         zip.start_file(format!("{}.npy", nt.name), options)
-            .map_err(|e| IoError::io("cannot write", std::io::Error::other(e)))?;
+            .map_err(zip_write_error)?;
         zip.write_all(&header)
             .and_then(|_| zip.write_all(data))
             .map_err(|e| IoError::io("cannot write", e))?;
     }
-    zip.finish()
-        .map_err(|e| IoError::io("cannot write", std::io::Error::other(e)))?;
+    zip.finish().map_err(zip_write_error)?;
     Ok(())
 }

@@ -194,30 +194,32 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
         ));
     }
     let text = std::str::from_utf8(text).map_err(|e| bad(format!("not UTF-8 ({e})")))?;
-    let json: Value = serde_json::from_str(text).map_err(|e| bad(format!("bad JSON ({e})")))?;
-    let Value::Object(map) = json else {
-        return Err(bad("not a JSON object"));
-    };
     let mut header = Header {
         data_start: 8 + n,
         ..Header::default()
     };
-    for (name, info) in map {
-        if name == "__metadata__" {
-            let Value::Object(meta) = info else {
-                return Err(bad("__metadata__ is not an object"));
-            };
-            for (k, v) in meta {
-                let Value::String(v) = v else {
-                    return Err(bad(format!("__metadata__ value of '{k}' is not a string")));
-                };
-                header.metadata.insert(k, v);
-            }
-            continue;
-        }
-        let entry = parse_entry(&name, &info).map_err(|e| e.context(format!("tensor '{name}'")))?;
-        header.entries.push(entry);
+    // Streamed: each entry becomes an `Entry` as soon as it is parsed, so the JSON is never
+    // held as a whole tree (a tree costs tens of times the text).
+    let mut failure = None;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed = serde::Deserializer::deserialize_map(
+        &mut de,
+        HeaderVisitor {
+            header: &mut header,
+            failure: &mut failure,
+        },
+    )
+    .and_then(|()| de.end());
+    if let Some(e) = failure {
+        return Err(e);
     }
+    parsed.map_err(|e| bad(format!("bad JSON ({e})")))?;
+    // A name given twice: the last entry wins (as when the object is read into a map). After
+    // the reversal the last one comes first among equals, the stable sort keeps it so, and
+    // `dedup_by` keeps the first of each run.
+    header.entries.reverse();
+    header.entries.sort_by(|a, b| a.name.cmp(&b.name));
+    header.entries.dedup_by(|a, b| a.name == b.name);
     // File order; zero-length tensors share offsets, so break ties by end, then name.
     header.entries.sort_by(|a, b| {
         a.data_offsets
@@ -238,6 +240,53 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     }
     header.data_bytes = expect;
     Ok(header)
+}
+
+/// Builds the header entry by entry as the JSON object is parsed. An error of ours (a bad
+/// entry) goes to `failure`, and the parse is stopped with a placeholder serde error.
+struct HeaderVisitor<'a> {
+    header: &'a mut Header,
+    failure: &'a mut Option<IoError>,
+}
+
+impl<'de> serde::de::Visitor<'de> for HeaderVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        use serde::de::Error;
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            let info: Value = map.next_value()?;
+            if name == "__metadata__" {
+                let Value::Object(meta) = info else {
+                    *self.failure = Some(bad("__metadata__ is not an object"));
+                    return Err(A::Error::custom("stop"));
+                };
+                for (k, v) in meta {
+                    let Value::String(v) = v else {
+                        *self.failure = Some(bad(format!(
+                            "__metadata__ value of '{}' is not a string",
+                            crate::escaped(&k)
+                        )));
+                        return Err(A::Error::custom("stop"));
+                    };
+                    self.header.metadata.insert(k, v);
+                }
+                continue;
+            }
+            match parse_entry(&name, &info) {
+                Ok(entry) => self.header.entries.push(entry),
+                Err(e) => {
+                    *self.failure = Some(e.context(format!("tensor '{}'", crate::escaped(&name))));
+                    return Err(A::Error::custom("stop"));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn parse_entry(name: &str, info: &Value) -> Result<Entry> {

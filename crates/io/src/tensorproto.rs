@@ -22,11 +22,27 @@ use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
 use crate::error::{ErrorKind, IoError, Result};
-use crate::util;
+use crate::{util, ReadOptions};
 
-/// Decodes one serialized `TensorProto` held in `buf`.
+/// Decodes one serialized `TensorProto` held in `buf`, with the default [`ReadOptions`].
+///
+/// # Errors
+/// An [`IoError`] with TensorFlow's reason the proto describes no tensor; `TooLarge` when the
+/// decode would spend more than the memory limit.
 pub fn read(buf: Buffer) -> Result<Tensor> {
-    tensorcast_proto::decode_tensor(util::buffer_to_bytes(buf)).map_err(|e| {
+    read_with(buf, &ReadOptions::default())
+}
+
+/// [`read()`] with `options`: [`ReadOptions::max_memory`] is the decode's fill budget
+/// (`tensorcast_proto::DecodeOptions::with_max_fill_bytes`), which also counts string, resource
+/// and variant elements.
+///
+/// # Errors
+/// As [`read()`].
+pub fn read_with(buf: Buffer, options: &ReadOptions) -> Result<Tensor> {
+    let limit = usize::try_from(options.max_memory).unwrap_or(usize::MAX);
+    let decode = tensorcast_proto::DecodeOptions::new().with_max_fill_bytes(limit);
+    tensorcast_proto::decode_tensor_with(util::buffer_to_bytes(buf), &decode).map_err(|e| {
         let kind = match e.code() {
             tensorcast_core::Code::ResourceExhausted => ErrorKind::TooLarge,
             tensorcast_core::Code::Unimplemented => ErrorKind::Unsupported,

@@ -17,5 +17,7 @@ mod roundtrip;
 mod safetensors_interop;
 #[path = "files/samples.rs"]
 mod samples;
+#[path = "files/targets.rs"]
+mod targets;
 #[path = "files/zero_copy.rs"]
 mod zero_copy;

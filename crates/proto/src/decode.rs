@@ -1,6 +1,8 @@
 //! `TensorProto` -> [`Tensor`]: TensorFlow's `Tensor::FromProto`, rule by rule, plus the
 //! `ParseTensor` op and zero-copy decoding from `bytes::Bytes`.
 
+use std::mem::size_of;
+
 use bytes::Bytes;
 use prost::Message;
 use tensorcast_buffer::Buffer;
@@ -96,9 +98,18 @@ pub fn decode_tensor(bytes: Bytes) -> Result<Tensor, ProtoError> {
 }
 
 /// [`decode_tensor`] with options.
+///
+/// The message structs the wire decodes into (one per string, resource or variant element,
+/// nested protos included) are charged to the options' limit before they are built, so a small
+/// input cannot make the decode build gigabytes of them.
 pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tensor, ProtoError> {
+    let mut decoder = Decoder::new(options);
+    decoder.take_bytes(
+        "its string, resource and variant elements' message structs",
+        crate::budget::message_bytes(&bytes),
+    )?;
     let proto = TensorProto::decode(bytes)?;
-    tensor_from_proto_with(&proto, options)
+    decoder.tensor(&proto)
 }
 
 /// TensorFlow's `ParseTensor` op (`tf.io.parse_tensor(bytes, out_type)`): [`decode_tensor`],
@@ -296,6 +307,33 @@ impl<'a> Decoder<'a> {
         Ok(())
     }
 
+    /// Charges `bytes` of memory for `what` to the budget.
+    fn take_bytes(&mut self, what: &str, bytes: u128) -> Result<(), ProtoError> {
+        if bytes > self.fill_left as u128 {
+            return Err(ProtoError::MemoryLimit {
+                what: what.to_string(),
+                bytes,
+                limit_bytes: self.fill_left,
+            });
+        }
+        self.fill_left -= bytes as usize;
+        Ok(())
+    }
+
+    /// Charges `n` object elements of `elem_bytes` each (string, resource, variant: Rust
+    /// objects built from the proto, not justified by its size) to the budget.
+    fn take_objects(
+        &mut self,
+        dtype: DataType,
+        n: usize,
+        elem_bytes: usize,
+    ) -> Result<(), ProtoError> {
+        self.take_bytes(
+            &format!("{n} {dtype} elements"),
+            n as u128 * elem_bytes as u128,
+        )
+    }
+
     pub(crate) fn tensor(&mut self, proto: &TensorProto) -> Result<Tensor, ProtoError> {
         let shape = shape_from_proto(proto.tensor_shape.as_ref())?;
         let dtype = DataType::from_number(proto.dtype);
@@ -320,12 +358,20 @@ impl<'a> Decoder<'a> {
     ) -> Result<Tensor, ProtoError> {
         match dtype {
             DataType::STRING => {
+                if n <= content.len() {
+                    // (More elements than bytes is refused below, cheaply.)
+                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<TString>())?;
+                }
                 let parts = decode_string_list(content, n)?;
                 let mut out = try_vec::<TString>(n)?;
                 out.extend(parts.into_iter().map(TString::from));
                 Ok(Tensor::from_vec(out, shape)?)
             }
             DataType::RESOURCE => {
+                if n <= content.len() {
+                    // (More elements than bytes is refused below, cheaply.)
+                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<ResourceHandle>())?;
+                }
                 let parts = decode_string_list(content, n)?;
                 object_tensor::<_, ResourceHandle>(shape, n, &parts, false, |b| {
                     let p = ResourceHandleProto::decode(b.clone()).map_err(|e| {
@@ -338,6 +384,10 @@ impl<'a> Decoder<'a> {
                 })
             }
             DataType::VARIANT => {
+                if n <= content.len() {
+                    // (More elements than bytes is refused below, cheaply.)
+                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<Variant>())?;
+                }
                 let parts = decode_string_list(content, n)?;
                 object_tensor::<_, Variant>(shape, n, &parts, false, |b| {
                     let p = VariantTensorDataProto::decode(b.clone()).map_err(|e| {
@@ -465,14 +515,16 @@ impl<'a> Decoder<'a> {
             | DataType::FLOAT4_E2M1FN => self.pod(dtype, shape, n, &p.float8_val, |v| v),
             DataType::STRING => {
                 let k = p.string_val.len().min(n);
-                self.take_fill(dtype, n, k, std::mem::size_of::<TString>())?;
+                self.take_fill(dtype, n, k, size_of::<TString>())?;
+                self.take_objects(dtype, k, size_of::<TString>())?;
                 object_tensor::<_, TString>(shape, n, &p.string_val, true, |b| {
                     Ok(TString::from(b.clone()))
                 })
             }
             DataType::RESOURCE => {
                 let k = p.resource_handle_val.len().min(n);
-                self.take_fill(dtype, n, k, std::mem::size_of::<ResourceHandle>())?;
+                self.take_fill(dtype, n, k, size_of::<ResourceHandle>())?;
+                self.take_objects(dtype, k, size_of::<ResourceHandle>())?;
                 object_tensor::<_, ResourceHandle>(
                     shape,
                     n,
@@ -483,7 +535,8 @@ impl<'a> Decoder<'a> {
             }
             DataType::VARIANT => {
                 let k = p.variant_val.len().min(n);
-                self.take_fill(dtype, n, k, std::mem::size_of::<Variant>())?;
+                self.take_fill(dtype, n, k, size_of::<Variant>())?;
+                self.take_objects(dtype, k, size_of::<Variant>())?;
                 object_tensor::<_, Variant>(shape, n, &p.variant_val, false, |v| self.variant(v))
             }
             // check_dtype admitted only supported dtypes, all of which are listed above.
@@ -508,6 +561,7 @@ impl<'a> Decoder<'a> {
         let tensors = tensors.map_err(|e| match e {
             // Keep limits and allocation failures as they are (their codes matter).
             e @ (ProtoError::FillLimit { .. }
+            | ProtoError::MemoryLimit { .. }
             | ProtoError::TooDeep(_)
             | ProtoError::Variant { .. }
             | ProtoError::Tensor(_)) => e,

@@ -86,6 +86,21 @@ pub enum ProtoError {
         /// What was left of the limit when this tensor was decoded.
         limit_bytes: usize,
     },
+    /// Object elements (string, resource, variant) or the message structs the wire decodes
+    /// into would take more memory than what is left of the caller's limit
+    /// ([`crate::DecodeOptions::with_max_fill_bytes`]); refused before allocating.
+    #[error(
+        "decoding the TensorProto needs {bytes} bytes for {what}, more than the {limit_bytes} \
+         bytes left of the limit (raise it with DecodeOptions::with_max_fill_bytes)"
+    )]
+    MemoryLimit {
+        /// What the memory is for.
+        what: String,
+        /// Bytes needed.
+        bytes: u128,
+        /// What was left of the limit.
+        limit_bytes: usize,
+    },
     /// `parse_tensor`: the decoded dtype is not the one asked for (TensorFlow's `ParseTensor`).
     #[error("Type mismatch between parsed tensor ({actual}) and dtype ({expected})")]
     TypeMismatch {
@@ -104,7 +119,9 @@ impl ProtoError {
     /// `InvalidArgument` for everything the input got wrong.
     pub fn code(&self) -> Code {
         match self {
-            ProtoError::FillLimit { .. } => Code::ResourceExhausted,
+            ProtoError::FillLimit { .. } | ProtoError::MemoryLimit { .. } => {
+                Code::ResourceExhausted
+            }
             ProtoError::Tensor(e) => e.code(),
             _ => Code::InvalidArgument,
         }

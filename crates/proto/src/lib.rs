@@ -83,9 +83,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod attr_map;
+mod budget;
 mod decode;
 mod encode;
 mod error;
+mod graph;
 mod messages;
 mod objects;
 mod options;
@@ -100,6 +103,10 @@ pub use encode::{
     serialize_tensor, serialize_tensor_header, serialize_tensor_into, tensor_description,
 };
 pub use error::ProtoError;
+pub use graph::{
+    attr_value, full_type_def, node_def, AttrValue, FullTypeDef, GraphDef, NameAttrList, NodeDef,
+    VersionDef,
+};
 pub use objects::{
     resource_handle_from_proto, resource_handle_to_proto, variant_from_proto,
     variant_from_proto_with, variant_to_proto,

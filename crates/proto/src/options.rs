@@ -15,14 +15,19 @@ pub const MAX_NESTING_DEPTH: usize = 32;
 /// How a `TensorProto` becomes a tensor.
 ///
 /// - **Allocator**: where copied and filled values go (default: [`cpu_allocator`]).
-///   String, resource and variant elements are Rust objects and do not use it.
+///   String, resource and variant elements are Rust objects and do not use it (they are
+///   charged to the fill limit instead).
 /// - **Fill limit** ([`DecodeOptions::with_max_fill_bytes`], default
 ///   [`DEFAULT_MAX_FILL_BYTES`]): a proto may declare more elements than it carries; TensorFlow
 ///   fills the rest by repeating the last value (or with zeros when it carries none). That memory
 ///   is not justified by the input, so it is capped: a decode refuses, with a `ResourceExhausted`
 ///   [`crate::ProtoError::FillLimit`] and before allocating, when the filled elements of all its
 ///   tensors (nested ones included) would take more bytes than this. A 20-byte proto claiming
-///   2^62 floats fails at once. Everything else a decode allocates is proportional to its input.
+///   2^62 floats fails at once. The same budget pays for what else is not proportional to the
+///   input: string, resource and variant elements (Rust objects, [`crate::ProtoError::MemoryLimit`]
+///   past it; surplus values a tensor ignores included) and, in `decode_tensor_with`, the
+///   message structs the wire decodes into, charged before prost builds them. Everything else a
+///   decode allocates is proportional to its input.
 /// - **Alignment** ([`DecodeOptions::with_require_aligned`]): `tensor_content` decoded from a
 ///   `bytes::Bytes` is *shared* (no copy) when its address is a multiple of the element type's
 ///   `align_of` (1 for 8-bit types, 4 for float32...), and copied into a 64-byte-aligned buffer

@@ -59,11 +59,6 @@ pub const BITCAST_TYPES: [DataType; 19] = [
     DataType::QINT32,
 ];
 
-/// The allowed-values list exactly as TensorFlow prints it (`float`, not `float32`).
-const ALLOWED_LIST: &str = "bfloat16, half, float, double, int64, int32, uint8, uint16, \
-                            uint32, uint64, int8, int16, complex64, complex128, qint8, quint8, \
-                            qint16, quint16, qint32";
-
 /// True if `dtype` is one of [`BITCAST_TYPES`].
 pub fn is_bitcast_type(dtype: DataType) -> bool {
     // The 19 types are exactly the numbers below: everything from 1 to 23 except string (7),
@@ -71,14 +66,16 @@ pub fn is_bitcast_type(dtype: DataType) -> bool {
     matches!(dtype.number(), 1..=6 | 8 | 9 | 11..=19 | 22 | 23)
 }
 
-fn check_attr(attr: &str, dtype: DataType) -> Result<()> {
+fn check_attr(attr: &'static str, dtype: DataType) -> Result<()> {
     if is_bitcast_type(dtype) {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "Value for attr '{attr}' of {} is not in the list of allowed values: {ALLOWED_LIST}",
-            dtype.name()
-        )))
+        Err(Error::NotInTypeList {
+            op: "Bitcast",
+            attr,
+            dtype,
+            allowed: &BITCAST_TYPES,
+        })
     }
 }
 
@@ -126,19 +123,22 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
         let ratio = (out_size / in_size) as i64;
         match dims.split_last() {
             Some((&last, prefix)) if last == ratio => shape_from_parts(prefix, None).map(Some),
-            _ => Err(Error::invalid(format!(
-                "Cannot bitcast from {} to {}",
-                input.dtype().number(),
-                dtype.number()
-            ))),
+            _ => Err(Error::BitcastShape {
+                from: input.dtype(),
+                to: dtype,
+            }),
         }
     }
 }
 
 /// TensorFlow's `Bitcast(input, type)`: `input`'s bytes as `dtype`, sharing its buffer.
 ///
-/// See the [module docs](self) for the rules and messages. Every error is
-/// [`Error::InvalidArgument`].
+/// See the [module docs](self) for the rules and messages.
+///
+/// # Errors
+///
+/// [`Error::NotInTypeList`] for a dtype outside [`BITCAST_TYPES`], [`Error::BitcastShape`]
+/// when the last dimension does not match the size ratio (all `InvalidArgument`).
 ///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
@@ -194,8 +194,14 @@ mod tests {
         for d in BITCAST_TYPES {
             assert!(is_bitcast_type(d), "{d}");
         }
-        let printed: Vec<String> = BITCAST_TYPES.iter().map(|d| d.name()).collect();
-        assert_eq!(printed.join(", "), ALLOWED_LIST);
+        // TensorFlow's printed list (`float`, not `float32`).
+        let e = check_attr("T", DataType::BOOL).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, \
+             float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, \
+             complex128, qint8, quint8, qint16, quint16, qint32"
+        );
     }
 
     #[test]

@@ -127,12 +127,9 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     if src_dtype == dtype && dtype.is_supported() {
         return Ok(input.clone());
     }
-    let unsupported = || {
-        Error::Unimplemented(format!(
-            "Cast {} to {} is not supported",
-            src_dtype.name(),
-            dtype.name()
-        ))
+    let unsupported = || Error::UnsupportedCast {
+        from: src_dtype,
+        to: dtype,
     };
     let (Some(src_kind), Some(dst_kind)) = (Kind::of(src_dtype), Kind::of(dtype)) else {
         return Err(unsupported());
@@ -143,10 +140,11 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     let n = input.shape().num_elements_usize();
     let bytes = input.tensor_data()?;
     if n > 0 && bytes.len() != n.saturating_mul(src_kind.size()) {
-        return Err(Error::invalid(format!(
-            "cannot cast an uninitialized {} tensor of {n} elements",
-            src_dtype.name()
-        )));
+        return Err(Error::Uninitialized {
+            op: "Cast",
+            dtype: src_dtype,
+            elements: n as i64,
+        });
     }
     let src = SrcSlice::new(src_kind, bytes);
     let out_bytes = n.saturating_mul(dst_kind.size());

@@ -213,9 +213,9 @@ where
             rem /= self.dims[d];
         }
         let (mut oa, mut ob) = (self.a0, self.b0);
-        for d in 0..last {
-            oa += index[d] * self.sa[d];
-            ob += index[d] * self.sb[d];
+        for ((&i, &sa), &sb) in index[..last].iter().zip(self.sa.iter()).zip(self.sb.iter()) {
+            oa += i * sa;
+            ob += i * sb;
         }
         let (inner, sa, sb) = (self.dims[last], self.sa[last], self.sb[last]);
         let mut j = index[last];

@@ -253,7 +253,7 @@ pub fn binary_in<'a>(
         {
             return Tensor::from_vec(vec![op == BinaryOp::NotEqual], &TensorShape::scalar());
         }
-        Err(_) => return Err(check::incompatible(xs, ys)),
+        Err(_) => return Err(check::incompatible(op, xs, ys)),
     };
     // TensorFlow's kernels: same shapes or a scalar operand are handled directly; otherwise
     // `BCast` must reduce the problem to at most 5 dims (unless the output is empty).

@@ -237,9 +237,9 @@ mod tests {
     fn bf16_rounding_is_nearest_even() {
         for x in [
             1.0f32,
-            1.00390625,
-            1.01171875,
-            -3.5e38,
+            1.0 + 1.0 / 256.0,
+            1.0 + 3.0 / 256.0,
+            -f32::MAX,
             1e-40,
             f32::INFINITY,
         ] {

@@ -1,0 +1,334 @@
+//! `tensorcast inspect [FILE...]`: what is in tensor files.
+//!
+//! Per file: the format (detected from the content), the size and any safetensors metadata;
+//! per tensor: name, dtype, shape, bytes, the data address's alignment and TensorFlow's
+//! `IsAligned`, min/max/mean/NaN count for numeric dtypes (see [`super::stats`]), and
+//! TensorFlow's `DebugString`. With no FILE, every tensor file in `samples/` (the current
+//! directory's, else the source tree's). A directory argument means the tensor files in it.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+use serde_json::{json, Value};
+use tensorcast::io::{detect_format, escaped, FileContents, Format};
+use tensorcast::Tensor;
+
+use super::progress::{self, human_bytes};
+use super::stats::{self, fmt_mean, fmt_num, Of, Stats};
+use super::table::{Align, Table};
+use super::{EXIT_ERROR, EXIT_OK};
+
+/// Arguments of `inspect`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Tensor files (npy, npz, safetensors, serialized TensorProto) or directories of them;
+    /// none: the sample files in samples/.
+    pub files: Vec<PathBuf>,
+    /// Values shown in each DebugString (TensorFlow's default is 3; -1 shows all).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 3,
+        allow_negative_numbers = true
+    )]
+    pub values: i64,
+    /// Lay values out as TensorFlow's print_v2 does (nested brackets, `...` per axis).
+    #[arg(long)]
+    pub print_v2: bool,
+    /// Print one JSON document instead of tables.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `inspect` found about one tensor.
+struct TensorReport {
+    name: String,
+    tensor: Tensor,
+    alignment: Option<usize>,
+    debug: String,
+    /// The print_v2 values, when asked for.
+    values_v2: Option<String>,
+    stats: Option<Stats>,
+}
+
+/// What `inspect` found in one file.
+struct FileReport {
+    path: String,
+    file_bytes: u64,
+    contents_format: Format,
+    metadata: Vec<(String, String)>,
+    tensors: Vec<TensorReport>,
+}
+
+/// Runs `inspect`.
+pub fn run(args: &Args) -> Result<i32> {
+    let files = if args.files.is_empty() {
+        sample_files()?
+    } else {
+        let mut v = Vec::new();
+        for f in &args.files {
+            if f.is_dir() {
+                let found = tensor_files_in(f)?;
+                if found.is_empty() {
+                    return Err(anyhow!("no tensor files in this directory"))
+                        .with_context(|| f.display().to_string());
+                }
+                v.extend(found);
+            } else {
+                v.push(f.clone());
+            }
+        }
+        v
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    let mut json_files = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        match inspect_file(path, args) {
+            Ok(report) => {
+                if args.json {
+                    json_files.push(report.to_json());
+                } else {
+                    if i > 0 {
+                        writeln!(out)?;
+                    }
+                    out.write_all(report.to_text().as_bytes())?;
+                    out.flush()?;
+                }
+            }
+            Err(e) => {
+                failed = true;
+                out.flush()?;
+                eprintln!("tensorcast: {}", super::one_line(&e));
+                if args.json {
+                    json_files.push(json!({
+                        "path": path.display().to_string(),
+                        "error": super::one_line(&e),
+                    }));
+                }
+            }
+        }
+    }
+    if args.json {
+        let doc = json!({ "files": json_files });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    }
+    out.flush()?;
+    Ok(if failed { EXIT_ERROR } else { EXIT_OK })
+}
+
+fn inspect_file(path: &Path, args: &Args) -> Result<FileReport> {
+    let (
+        FileContents {
+            format,
+            tensors,
+            metadata,
+        },
+        file_bytes,
+    ) = super::source::load_sized(path)?;
+    let numeric_bytes: u64 = tensors
+        .iter()
+        .filter(|t| super::decode::kind(t.tensor.dtype()).is_some())
+        .map(|t| t.tensor.total_bytes() as u64)
+        .sum();
+    let pb = progress::bar(numeric_bytes, &format!("statistics of {}", path.display()));
+    let mut reports = Vec::with_capacity(tensors.len());
+    for nt in tensors {
+        let t = nt.tensor;
+        let stats = stats::compute(&t, &mut |n| pb.inc(n));
+        let values_v2 = args.print_v2.then(|| t.summarize_value(args.values, true));
+        let debug = match &values_v2 {
+            Some(v) => format!(
+                "Tensor<type: {} shape: {} values: {v}>",
+                t.dtype().name(),
+                t.shape()
+            ),
+            None => t.debug_string(args.values),
+        };
+        reports.push(TensorReport {
+            name: nt.name,
+            alignment: t.buffer().map(|b| b.address_alignment()),
+            tensor: t,
+            debug,
+            values_v2,
+            stats,
+        });
+    }
+    pb.finish_and_clear();
+    Ok(FileReport {
+        path: path.display().to_string(),
+        file_bytes,
+        contents_format: format,
+        metadata: metadata.into_iter().collect(),
+        tensors: reports,
+    })
+}
+
+impl FileReport {
+    fn to_text(&self) -> String {
+        let n = self.tensors.len();
+        let mut s = format!(
+            "{}: {}, {} tensor{}, {}\n",
+            escaped(&self.path),
+            self.contents_format,
+            n,
+            if n == 1 { "" } else { "s" },
+            human_bytes(self.file_bytes)
+        );
+        for (k, v) in &self.metadata {
+            s.push_str(&format!("  metadata {}: {}\n", escaped(k), escaped(v)));
+        }
+        let mut table = Table::new(&[
+            ("name", Align::Left),
+            ("dtype", Align::Left),
+            ("shape", Align::Left),
+            ("bytes", Align::Right),
+            ("align", Align::Right),
+            ("IsAligned", Align::Left),
+            ("min", Align::Right),
+            ("max", Align::Right),
+            ("mean", Align::Right),
+            ("NaN", Align::Right),
+        ]);
+        for t in &self.tensors {
+            let dtype = t.tensor.dtype();
+            let mut row = vec![
+                escaped(&t.name),
+                dtype.name(),
+                t.tensor.shape().to_string(),
+                t.tensor.total_bytes().to_string(),
+                t.alignment.map_or("-".into(), |a| a.to_string()),
+                if t.tensor.is_aligned() { "yes" } else { "no" }.into(),
+            ];
+            match &t.stats {
+                Some(st) => {
+                    let abs = if st.of == Of::Abs { "|z| " } else { "" };
+                    row.push(format!("{abs}{}", fmt_num(st.min, dtype)));
+                    row.push(format!("{abs}{}", fmt_num(st.max, dtype)));
+                    row.push(format!("{abs}{}", fmt_mean(st.mean)));
+                    row.push(st.nan_count.to_string());
+                }
+                None => row.extend(std::iter::repeat_n("-".to_string(), 4)),
+            }
+            table.row(row);
+        }
+        if n > 0 {
+            s.push_str(&table.render("  "));
+        }
+        for t in &self.tensors {
+            match &t.values_v2 {
+                // print_v2 values span lines: the header, then the values indented.
+                Some(values) => {
+                    s.push_str(&format!(
+                        "  {}: {}\n",
+                        escaped(&t.name),
+                        t.tensor.device_safe_debug_string()
+                    ));
+                    for l in values.lines() {
+                        s.push_str(&format!("    {l}\n"));
+                    }
+                }
+                None => s.push_str(&format!("  {}: {}\n", escaped(&t.name), t.debug)),
+            }
+        }
+        s
+    }
+
+    fn to_json(&self) -> Value {
+        let tensors: Vec<Value> = self
+            .tensors
+            .iter()
+            .map(|t| {
+                let dtype = t.tensor.dtype();
+                json!({
+                    "name": t.name,
+                    "dtype": dtype.name(),
+                    "shape": t.tensor.shape().dims(),
+                    "elements": t.tensor.num_elements(),
+                    "bytes": t.tensor.total_bytes(),
+                    "alignment": t.alignment,
+                    "is_aligned": t.tensor.is_aligned(),
+                    "debug_string": t.debug,
+                    "stats": t.stats.as_ref().map(|s| s.to_json(dtype)),
+                })
+            })
+            .collect();
+        let metadata: serde_json::Map<String, Value> = self
+            .metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect();
+        json!({
+            "path": self.path,
+            "format": self.contents_format.to_string(),
+            "file_bytes": self.file_bytes,
+            "metadata": metadata,
+            "tensors": tensors,
+        })
+    }
+}
+
+/// The samples directory: `./samples`, else the one in the source tree.
+fn samples_dir() -> Option<PathBuf> {
+    let local = PathBuf::from("samples");
+    if local.is_dir() {
+        return Some(local);
+    }
+    // This package sits at crates/cli of the source tree.
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)?
+        .join("samples");
+    built.is_dir().then_some(built)
+}
+
+fn sample_files() -> Result<Vec<PathBuf>> {
+    let dir = samples_dir().ok_or_else(|| {
+        anyhow!(
+            "no FILE given and no samples/ directory here or in the source tree ({}); name the files \
+             to inspect",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    })?;
+    let files = tensor_files_in(&dir)?;
+    if files.is_empty() {
+        return Err(anyhow!("no tensor files in this directory"))
+            .with_context(|| dir.display().to_string());
+    }
+    Ok(files)
+}
+
+/// The tensor files in `dir` (by extension or content), sorted by name; other files (a
+/// README, say) and subdirectories are skipped.
+fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.with_context(|| dir.display().to_string())?.path();
+        if !path.is_file()
+            || path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
+            continue;
+        }
+        if Format::from_path(&path).is_some() || sniff(&path).is_some() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The format of a file from its first 4 KiB, if they tell.
+fn sniff(path: &Path) -> Option<Format> {
+    let mut head = Vec::with_capacity(4096);
+    std::fs::File::open(path)
+        .ok()?
+        .take(4096)
+        .read_to_end(&mut head)
+        .ok()?;
+    detect_format(&head, None)
+}

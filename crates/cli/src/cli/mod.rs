@@ -1,0 +1,169 @@
+//! The `tensorcast` subcommands and the helpers they share.
+//!
+//! Every subcommand returns `anyhow::Result<i32>`: `Ok(code)` with the exit code it chose
+//! (0, or 1 for `diff` finding a difference), `Err` for anything that went wrong, printed by
+//! `main` as one line `tensorcast: <file>: <problem>` with exit code 2.
+
+pub mod bench;
+pub mod bitcast;
+pub mod broadcast;
+pub mod convert;
+pub mod decode;
+pub mod diff;
+pub mod inspect;
+pub mod progress;
+pub mod signals;
+pub mod source;
+pub mod stats;
+pub mod table;
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use tensorcast::io::{FileContents, Format, NamedTensor};
+use tensorcast::{DataType, Tensor, TensorShape};
+
+/// Exit code for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code for `diff` finding a difference.
+pub const EXIT_DIFFERENT: i32 = 1;
+/// Exit code for an error.
+pub const EXIT_ERROR: i32 = 2;
+
+/// An error as one line: its causes joined by `: `, newlines flattened.
+pub fn one_line(e: &anyhow::Error) -> String {
+    format!("{e:#}").replace(['\r', '\n'], " ")
+}
+
+/// Reads every tensor of `path` (format detected from the content; `-` is standard input);
+/// errors name the file. See [`source::load`].
+pub fn load(path: &Path) -> Result<FileContents> {
+    source::load(path)
+}
+
+/// Parses a dtype as users write it (`float32`, `f32`, `bf16`, `DT_FLOAT`, `1`...).
+pub fn parse_dtype(s: &str) -> Result<DataType> {
+    DataType::parse_lenient(s).ok_or_else(|| {
+        anyhow!("unknown data type '{s}' (try float32, f16, bf16, int8, uint8, float8_e4m3fn...)")
+    })
+}
+
+/// Parses a shape written as comma-separated sizes: `2,3`, `[2, 3]`, `4`; empty (or `[]`) is
+/// a scalar.
+pub fn parse_shape(s: &str) -> Result<TensorShape> {
+    let inner = s
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .trim();
+    let mut dims = Vec::new();
+    if !inner.is_empty() {
+        for part in inner.split(',') {
+            let p = part.trim();
+            let d: i64 = p
+                .parse()
+                .map_err(|_| anyhow!("bad shape '{s}': '{p}' is not a dimension size"))?;
+            if d < 0 {
+                bail!("bad shape '{s}': dimension {d} is negative");
+            }
+            dims.push(d);
+        }
+    }
+    TensorShape::new(&dims).map_err(|e| anyhow!("bad shape '{s}': {e}"))
+}
+
+/// The format to write `path` in: `explicit` when given, else the path's extension.
+pub fn output_format(path: &Path, explicit: Option<&str>) -> Result<Format> {
+    match explicit {
+        Some(f) => f.parse::<Format>().map_err(|e| anyhow!("{e}")),
+        None => Format::from_path(path).ok_or_else(|| {
+            anyhow!(
+                "cannot tell the output format from the file name; use an extension \
+                 (.npy, .npz, .safetensors, .pb) or --format"
+            )
+        }),
+    }
+}
+
+/// Total bytes of the tensors' data.
+pub fn total_bytes(tensors: &[NamedTensor]) -> u64 {
+    tensors.iter().map(|t| t.tensor.total_bytes() as u64).sum()
+}
+
+/// Applies `op` to every tensor, with a progress bar labelled `what` for large inputs;
+/// an error names the tensor when the file holds more than one.
+pub fn map_tensors(
+    tensors: Vec<NamedTensor>,
+    what: &str,
+    op: impl Fn(&Tensor) -> tensorcast::Result<Tensor>,
+) -> Result<Vec<NamedTensor>> {
+    let several = tensors.len() > 1;
+    let pb = progress::bar(total_bytes(&tensors), what);
+    let mut out = Vec::with_capacity(tensors.len());
+    for nt in tensors {
+        let t = op(&nt.tensor).map_err(|e| {
+            if several {
+                anyhow!("tensor '{}': {e}", tensorcast::io::escaped(&nt.name))
+            } else {
+                anyhow!("{e}")
+            }
+        })?;
+        pb.inc(nt.tensor.total_bytes() as u64);
+        out.push(NamedTensor::new(nt.name, t));
+    }
+    pb.finish_and_clear();
+    Ok(out)
+}
+
+/// Writes `tensors` to `path` in `format` (atomically), with a spinner for large outputs;
+/// errors name the file.
+pub fn write(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
+    if source::is_std(path) {
+        return source::write_stdout(format, tensors);
+    }
+    let pb = progress::spinner(total_bytes(tensors), &format!("writing {}", path.display()));
+    let r = tensorcast::io::write_file(path, format, tensors);
+    pb.finish_and_clear();
+    r.with_context(|| tensorcast::io::escaped(&path.display().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_parse_leniently_and_reject_nonsense() {
+        assert_eq!(parse_shape("2,3").unwrap().dims(), &[2, 3]);
+        assert_eq!(parse_shape("[2, 3]").unwrap().dims(), &[2, 3]);
+        assert_eq!(parse_shape("").unwrap().dims(), &[] as &[i64]);
+        assert_eq!(
+            parse_shape("2,x").unwrap_err().to_string(),
+            "bad shape '2,x': 'x' is not a dimension size"
+        );
+        assert!(parse_shape("2,-1").is_err());
+        assert!(parse_shape("2,,3").is_err());
+    }
+
+    #[test]
+    fn dtypes_parse_leniently() {
+        assert_eq!(parse_dtype("f32").unwrap(), DataType::FLOAT);
+        assert_eq!(parse_dtype("DT_BFLOAT16").unwrap(), DataType::BFLOAT16);
+        assert!(parse_dtype("float33")
+            .unwrap_err()
+            .to_string()
+            .starts_with("unknown data type 'float33'"));
+    }
+
+    #[test]
+    fn output_format_comes_from_the_flag_or_the_extension() {
+        assert_eq!(
+            output_format(Path::new("a.npz"), None).unwrap(),
+            Format::Npz
+        );
+        assert_eq!(
+            output_format(Path::new("a.bin"), Some("pb")).unwrap(),
+            Format::TensorProto
+        );
+        assert!(output_format(Path::new("a.bin"), None).is_err());
+    }
+}

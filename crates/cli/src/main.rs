@@ -1,0 +1,120 @@
+//! The `tensorcast` command-line tool: inspect, convert, bitcast, broadcast and compare tensor
+//! files (npy, npz, safetensors, serialized TensorProto), and run the benchmark report.
+//!
+//! Exit codes: 0 success, 1 `diff` found a difference, 2 an error. Every error is one line on
+//! stderr, `tensorcast: <file>: <problem>`; a panic (a bug) is caught by a hook that prints
+//! one line and exits 2, never a backtrace. `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGXFSZ` remove
+//! the temporary file of a write in progress, then end the process by the same signal.
+//! `-` names standard input (any command that reads a file) or output (`convert`'s output,
+//! with `--to`).
+#![forbid(unsafe_code)]
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+
+/// TensorFlow's tensor core in pure Rust: look into, convert and compare tensor files.
+#[derive(Parser, Debug)]
+#[command(name = "tensorcast", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// The most memory a file may make a read spend beyond its own size: decompressed npz
+    /// members, values a TensorProto declares but does not carry, its string, resource and
+    /// variant elements. K, M, G, T are powers of 1024.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "256M",
+          value_parser = cli::source::parse_size)]
+    max_memory: u64,
+    /// The most read from standard input (`-`), a pipe, a FIFO or a character device.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "4G",
+          value_parser = cli::source::parse_size)]
+    max_stream: u64,
+    /// Memory-map regular files instead of reading them: no copy, but a file another process
+    /// truncates meanwhile kills tensorcast with SIGBUS. Use only on files nothing else writes.
+    #[arg(long, global = true)]
+    mmap: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Show the tensors in files: dtype, shape, bytes, alignment, statistics, DebugString.
+    Inspect(cli::inspect::Args),
+    /// Rewrite a tensor file in another format, optionally casting every tensor.
+    Convert(cli::convert::Args),
+    /// View every tensor's bytes as another dtype (TensorFlow Bitcast, or TIK reinterpret).
+    Bitcast(cli::bitcast::Args),
+    /// Broadcast every tensor to a shape (TensorFlow BroadcastTo).
+    Broadcast(cli::broadcast::Args),
+    /// Compare the tensors of two files; exit 1 if they differ beyond tolerance.
+    Diff(cli::diff::Args),
+    /// Run the benchmark report (each kernel next to memcpy/fill of the same bytes).
+    Bench(cli::bench::Args),
+}
+
+/// True when `e` comes from writing to a closed pipe (`tensorcast inspect | head`).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "tensorcast: internal error: {}{at} (please report this)",
+            msg.replace(['\r', '\n'], " ")
+        );
+        std::process::exit(cli::EXIT_ERROR);
+    }));
+    // clap prints usage errors and exits 2 (0 for --help and --version).
+    let cli = Cli::parse();
+    cli::source::set_read_options(tensorcast::io::ReadOptions {
+        max_memory: cli.max_memory,
+        max_stream_bytes: cli.max_stream,
+        mode: if cli.mmap {
+            tensorcast::io::ReadMode::Map
+        } else {
+            tensorcast::io::ReadMode::Read
+        },
+    });
+    cli::signals::install();
+    let result = match &cli.command {
+        Command::Inspect(a) => cli::inspect::run(a),
+        Command::Convert(a) => cli::convert::run(a),
+        Command::Bitcast(a) => cli::bitcast::run(a),
+        Command::Broadcast(a) => cli::broadcast::run(a),
+        Command::Diff(a) => cli::diff::run(a),
+        Command::Bench(a) => cli::bench::run(a),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => cli::EXIT_OK,
+        Err(e) => {
+            eprintln!("tensorcast: {}", cli::one_line(&e));
+            cli::EXIT_ERROR
+        }
+    };
+    std::process::exit(code);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

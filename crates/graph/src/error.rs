@@ -1,0 +1,390 @@
+//! The graph layer's error type: one variant per failure, `Display` printing TensorFlow's text.
+
+use tensorcast_core::DataType;
+
+/// TensorFlow's status codes, as the graph layer reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// `INVALID_ARGUMENT`.
+    InvalidArgument,
+    /// `NOT_FOUND`.
+    NotFound,
+    /// `ALREADY_EXISTS`.
+    AlreadyExists,
+    /// `OUT_OF_RANGE`.
+    OutOfRange,
+    /// `RESOURCE_EXHAUSTED`.
+    ResourceExhausted,
+    /// `UNIMPLEMENTED`.
+    Unimplemented,
+    /// `FAILED_PRECONDITION`.
+    FailedPrecondition,
+    /// `INTERNAL`.
+    Internal,
+}
+
+impl Code {
+    /// TensorFlow's spelling, e.g. `INVALID_ARGUMENT`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::NotFound => "NOT_FOUND",
+            Code::AlreadyExists => "ALREADY_EXISTS",
+            Code::OutOfRange => "OUT_OF_RANGE",
+            Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
+            Code::Unimplemented => "UNIMPLEMENTED",
+            Code::FailedPrecondition => "FAILED_PRECONDITION",
+            Code::Internal => "INTERNAL",
+        }
+    }
+}
+
+/// `DT_FLOAT`-style name of a dtype, as TensorFlow's attr messages print it.
+pub(crate) fn enum_name(dtype: DataType) -> String {
+    dtype
+        .proto_name()
+        .unwrap_or_else(|| format!("unknown dtype enum ({})", dtype.number()))
+}
+
+fn names(list: &[DataType]) -> String {
+    list.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// An error from building, importing or running a graph.
+///
+/// `Display` prints TensorFlow's message (for construction errors, the part before TensorFlow's
+/// node-context suffix; the node is in the variant's fields where it matters); [`Error::code`]
+/// gives TensorFlow's status code.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    // ---- shape functions -------------------------------------------------------------------
+    /// Two dims that must agree do not (`Merge`, broadcasting).
+    #[error("Dimensions must be equal, but are {0} and {1}")]
+    DimensionsMustBeEqual(i64, i64),
+    /// `WithRank`.
+    #[error("Shape must be rank {expected} but is rank {actual}")]
+    RankMustBe {
+        /// The rank required.
+        expected: usize,
+        /// The rank found.
+        actual: usize,
+    },
+    /// `WithRankAtLeast`.
+    #[error("Shape must be at least rank {expected} but is rank {actual}")]
+    RankAtLeast {
+        /// The lowest rank allowed.
+        expected: usize,
+        /// The rank found.
+        actual: usize,
+    },
+    /// `WithRankAtMost`.
+    #[error("Shape must be at most rank {expected} but is rank {actual}")]
+    RankAtMost {
+        /// The highest rank allowed.
+        expected: usize,
+        /// The rank found.
+        actual: usize,
+    },
+    /// `Divide(.., evenly)`.
+    #[error("Dimension size must be evenly divisible by {divisor} but is {value}")]
+    NotEvenlyDivisible {
+        /// The divisor.
+        divisor: i64,
+        /// The dimension that is not a multiple of it.
+        value: i64,
+    },
+    /// A shape tensor holds a value below -1.
+    #[error("Invalid value in tensor used for shape: {0}")]
+    InvalidShapeValue(i64),
+    /// A shape tensor is neither int32 nor int64.
+    #[error("Input tensor must be int32 or int64, but was {}", .0.name())]
+    ShapeTensorType(DataType),
+    /// Reshape's element counts differ.
+    #[error("Cannot reshape a tensor with {input_elements} elements to shape {shape} ({output_elements} elements)")]
+    CannotReshape {
+        /// Elements of the input.
+        input_elements: i64,
+        /// The requested shape (`?` for unknown dims).
+        shape: String,
+        /// Elements of the requested shape.
+        output_elements: i64,
+    },
+    /// Bitcast to a wider type whose last dim does not match the size ratio.
+    #[error("Cannot bitcast from {} to {} due to shape. {last} does not match {ratio}", .from.number(), .to.number())]
+    BitcastShape {
+        /// The input dtype.
+        from: DataType,
+        /// The output dtype.
+        to: DataType,
+        /// The input's last dim.
+        last: i64,
+        /// The ratio of the sizes.
+        ratio: i64,
+    },
+    /// A Const value's shape has unknown dims.
+    #[error("Shape {0} is not fully defined")]
+    ShapeNotFullyDefined(String),
+    // ---- attrs and node building -----------------------------------------------------------
+    /// A type attr outside the op's allowed list.
+    #[error("Value for attr '{attr}' of {} is not in the list of allowed values: {}", .dtype.name(), names(.allowed))]
+    NotInAllowedList {
+        /// The attr.
+        attr: String,
+        /// Its value.
+        dtype: DataType,
+        /// The allowed types, in the OpDef's order.
+        allowed: Vec<DataType>,
+    },
+    /// A required attr is missing.
+    #[error("NodeDef missing attr '{attr}' from {op_summary}")]
+    MissingAttr {
+        /// The attr.
+        attr: String,
+        /// TensorFlow's `SummarizeOpDef` of the op.
+        op_summary: String,
+    },
+    /// Two inputs imply different values of one type attr.
+    #[error("Inconsistent values for attr '{attr}' {} vs. {}", enum_name(*.first), enum_name(*.second))]
+    InconsistentAttr {
+        /// The attr.
+        attr: String,
+        /// The value implied first.
+        first: DataType,
+        /// The contradicting value.
+        second: DataType,
+    },
+    /// An attr holds a value of the wrong kind.
+    #[error("AttrValue had value with type '{actual}' when '{expected}' expected")]
+    AttrKind {
+        /// The attr.
+        attr: String,
+        /// The kind the OpDef declares.
+        expected: &'static str,
+        /// The kind found.
+        actual: &'static str,
+    },
+    /// The op has no registration in tensorcast (TensorFlow: NotFound at import).
+    #[error("Op type not registered '{0}' in binary running on tensorcast. Make sure the Op and Kernel are registered in the binary running in this process.")]
+    OpNotRegistered(String),
+    /// Wrong number of data inputs for the op.
+    #[error("NodeDef expected inputs '{expected}' do not match {actual} inputs specified; {op_summary}; NodeDef: {{{{node {node}}}}}")]
+    InputCount {
+        /// The node.
+        node: String,
+        /// The OpDef's input types, `, `-joined.
+        expected: String,
+        /// Inputs given.
+        actual: usize,
+        /// `SummarizeOpDef`.
+        op_summary: String,
+    },
+    /// An input's dtype contradicts the node's attrs (import).
+    #[error("Input {index} of node {node} was passed {} from {source_name} incompatible with expected {}.", .actual.name(), .expected.name())]
+    InputType {
+        /// The input position.
+        index: usize,
+        /// The node.
+        node: String,
+        /// The dtype the producer gives.
+        actual: DataType,
+        /// The producer's output (`x:0`).
+        source_name: String,
+        /// The dtype the node expects.
+        expected: DataType,
+    },
+    /// A node name is already in the graph (TensorFlow's C API).
+    #[error("Duplicate node name in graph: '{0}'")]
+    DuplicateNodeName(String),
+    /// An `Input` value could not become a tensor.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// A single-use scope was used twice, or a scope method was misused.
+    #[error("{0}")]
+    Scope(String),
+    /// An `Output` from another graph was used.
+    #[error("Output {0} belongs to another graph")]
+    ForeignOutput(String),
+    // ---- import ----------------------------------------------------------------------------
+    /// A node name with characters TensorFlow does not allow.
+    #[error("Node '{0}': Node name contains invalid characters")]
+    InvalidNodeName(String),
+    /// Two nodes of a GraphDef share a name.
+    #[error("Node '{0}' is not unique")]
+    NodeNotUnique(String),
+    /// An input names a node the GraphDef does not have.
+    #[error("Node '{node}': Unknown input node '{input}'")]
+    UnknownInput {
+        /// The consuming node.
+        node: String,
+        /// The input as written.
+        input: String,
+    },
+    /// An input names an output index the producer does not have.
+    #[error("Node '{node}': Connecting to invalid output {index} of source node {source_node} which has {num_outputs} outputs.")]
+    InvalidOutput {
+        /// The consuming node.
+        node: String,
+        /// The index asked for.
+        index: i64,
+        /// The producer.
+        source_node: String,
+        /// Its number of outputs.
+        num_outputs: usize,
+    },
+    /// A control input is listed before a data input.
+    #[error("Node '{0}': Control dependencies must come after regular dependencies")]
+    ControlBeforeData(String),
+    /// The graph has a cycle.
+    #[error("{0} nodes in a cycle")]
+    Cycle(usize),
+    /// The GraphDef needs a newer consumer.
+    #[error("GraphDef min consumer version {min_consumer} above current version {current} for TensorFlow 2.21.0.  Please upgrade TensorFlow.")]
+    MinConsumer {
+        /// The GraphDef's `min_consumer`.
+        min_consumer: i32,
+        /// Our version (2474).
+        current: i32,
+    },
+    /// The GraphDef lists our version as a bad consumer.
+    #[error("GraphDef disallows consumer version {0}.  Please upgrade TensorFlow: this version is likely buggy.")]
+    BadConsumer(i32),
+    /// The GraphDef bytes do not parse.
+    #[error("Invalid GraphDef: {0}")]
+    Decode(String),
+    // ---- running ---------------------------------------------------------------------------
+    /// A fetch or feed names a tensor the graph does not have.
+    #[error("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', does not exist in the graph.")]
+    UnknownTensor {
+        /// The name as given.
+        name: String,
+        /// The op part of it.
+        op: String,
+    },
+    /// A fetch or feed names an output index the op does not have.
+    #[error("The name '{name}' refers to a Tensor which does not exist. The operation, '{op}', exists but only has {num_outputs} outputs.")]
+    NoSuchOutput {
+        /// The name as given.
+        name: String,
+        /// The op part of it.
+        op: String,
+        /// The op's number of outputs.
+        num_outputs: usize,
+    },
+    /// A tensor name that does not parse (`a:b:c`, `x:-1`).
+    #[error("Name contains more than one colon (':') or a bad output index: '{0}'")]
+    BadTensorName(String),
+    /// A target names an op the graph does not have.
+    #[error("The name '{0}' refers to an Operation not in the graph.")]
+    UnknownOperation(String),
+    /// A placeholder needed by the run was not fed.
+    #[error("You must feed a value for placeholder tensor '{name}' with dtype {}{}", .dtype.name(), .shape.as_deref().map(|s| format!(" and shape {s}")).unwrap_or_default())]
+    MissingFeed {
+        /// The placeholder.
+        name: String,
+        /// Its dtype.
+        dtype: DataType,
+        /// Its shape, when the rank is known.
+        shape: Option<String>,
+    },
+    /// A fed tensor's dtype differs from the tensor it replaces.
+    #[error("Cannot feed value of dtype {} for Tensor {name}, which has dtype {}", .actual.name(), .expected.name())]
+    FeedType {
+        /// The fed tensor name.
+        name: String,
+        /// The dtype fed.
+        actual: DataType,
+        /// The dtype of the graph's tensor.
+        expected: DataType,
+    },
+    /// A fed tensor's shape is incompatible with the tensor it replaces.
+    #[error("Cannot feed value of shape {actual} for Tensor {name}, which has shape {expected}")]
+    FeedShape {
+        /// The fed tensor name.
+        name: String,
+        /// The shape fed.
+        actual: String,
+        /// The graph's (partial) shape.
+        expected: String,
+    },
+    /// The same tensor is fed twice.
+    #[error("Tensor {0} fed more than once.")]
+    DuplicateFeed(String),
+    /// A Const node's value is not the dtype its `dtype` attr says.
+    #[error("Type mismatch between value ({}) and dtype ({})", .value.name(), .dtype.name())]
+    ConstTypeMismatch {
+        /// The Const node.
+        node: String,
+        /// The dtype of the value.
+        value: DataType,
+        /// The `dtype` attr.
+        dtype: DataType,
+    },
+    /// An op tensorcast knows but has no kernel for (yet).
+    #[error("No OpKernel was registered to support Op '{op}' used by {{{{node {node}}}}}")]
+    NoKernel {
+        /// The op type.
+        op: String,
+        /// The node.
+        node: String,
+    },
+    /// A kernel failed at run time; `Display` is the kernel's message.
+    #[error("{source}")]
+    Kernel {
+        /// The node that failed.
+        node: String,
+        /// The kernel's error.
+        source: tensorcast_core::Error,
+    },
+    /// A TensorProto could not be decoded.
+    #[error("{0}")]
+    Proto(#[from] tensorcast_proto::ProtoError),
+    /// A broken internal invariant (a bug in tensorcast, reported instead of a panic).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// TensorFlow's status code for this error.
+    pub fn code(&self) -> Code {
+        match self {
+            Error::OpNotRegistered(_) | Error::UnknownOperation(_) => Code::NotFound,
+            Error::NoKernel { .. } => Code::NotFound,
+            Error::Kernel { source, .. } => match source.code() {
+                tensorcast_core::Code::InvalidArgument => Code::InvalidArgument,
+                tensorcast_core::Code::OutOfRange => Code::OutOfRange,
+                tensorcast_core::Code::ResourceExhausted => Code::ResourceExhausted,
+                tensorcast_core::Code::Unimplemented => Code::Unimplemented,
+                tensorcast_core::Code::FailedPrecondition => Code::FailedPrecondition,
+                _ => Code::Internal,
+            },
+            Error::Internal(_) => Code::Internal,
+            _ => Code::InvalidArgument,
+        }
+    }
+
+    /// The node a run-time error happened in, if it names one.
+    pub fn node(&self) -> Option<&str> {
+        match self {
+            Error::Kernel { node, .. }
+            | Error::NoKernel { node, .. }
+            | Error::ConstTypeMismatch { node, .. } => Some(node),
+            _ => None,
+        }
+    }
+
+    /// The same error, attributed to `name` (for run-time errors that name a node).
+    pub(crate) fn at_node(mut self, name: &str) -> Error {
+        if let Error::Kernel { node, .. }
+        | Error::NoKernel { node, .. }
+        | Error::ConstTypeMismatch { node, .. } = &mut self
+        {
+            *node = name.to_string();
+        }
+        self
+    }
+}
+
+/// Result with the graph [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

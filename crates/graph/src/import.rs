@@ -1,0 +1,204 @@
+//! GraphDef import with TensorFlow's validation (`ImportGraphDef` / `import_graph_def(name="")`):
+//! versions, node names, duplicates, inputs, output indices, control-input order, attrs, input
+//! dtypes, shape functions, cycles. Iterative throughout: a deep or adversarial graph cannot
+//! overflow the stack.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tensorcast_proto::{GraphDef, Message};
+
+use crate::error::{Error, Result};
+use crate::finalize::Mode;
+use crate::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
+
+/// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
+fn valid_node_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (first.is_ascii_alphanumeric() || first == '.')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
+}
+
+/// `name:k` (k all digits) or `name` (output 0), as TensorFlow's `ParseTensorName`.
+fn parse_input(s: &str) -> (&str, i64) {
+    if let Some((name, k)) = s.rsplit_once(':') {
+        if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
+            return (name, k.parse().unwrap_or(i64::MAX));
+        }
+    }
+    (s, 0)
+}
+
+/// Decodes GraphDef bytes and imports them into `graph` (see [`import_graph_def`]).
+///
+/// # Errors
+/// [`Error::Decode`] for bytes that are not a GraphDef, else as [`import_graph_def`].
+pub fn import_graph_def_bytes(graph: &Graph, bytes: &[u8]) -> Result<()> {
+    let gd = GraphDef::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
+    import_graph_def(graph, &gd)
+}
+
+/// Imports `gd`'s nodes into `graph`, keeping their names (Python's `name=""`). Nodes may come in
+/// any order; the graph keeps the GraphDef's order, so exporting an imported graph gives the same
+/// bytes. Importing into an empty graph takes the GraphDef's versions. On error the graph is
+/// unchanged.
+///
+/// # Errors
+/// TensorFlow's messages: versions, invalid or duplicate names, unknown inputs, invalid output
+/// indices, control inputs before data inputs, cycles, missing attrs, disallowed types, input
+/// dtypes, shape-function errors.
+pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
+    let versions = gd.versions.clone().unwrap_or_default();
+    if versions.min_consumer > GRAPH_DEF_VERSION {
+        return Err(Error::MinConsumer {
+            min_consumer: versions.min_consumer,
+            current: GRAPH_DEF_VERSION,
+        });
+    }
+    if versions.bad_consumers.contains(&GRAPH_DEF_VERSION) {
+        return Err(Error::BadConsumer(GRAPH_DEF_VERSION));
+    }
+    let mut g = graph.write();
+    let base = g.nodes.len();
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(gd.node.len());
+    for (i, n) in gd.node.iter().enumerate() {
+        if !valid_node_name(&n.name) {
+            return Err(Error::InvalidNodeName(n.name.clone()));
+        }
+        if index.insert(n.name.as_str(), i).is_some() || g.by_name.contains_key(&n.name) {
+            return Err(Error::NodeNotUnique(n.name.clone()));
+        }
+    }
+    // Edges: (producer position in gd or existing id, output index).
+    let n_new = gd.node.len();
+    let mut data: Vec<Vec<(Source, i64)>> = Vec::with_capacity(n_new);
+    let mut control: Vec<Vec<Source>> = Vec::with_capacity(n_new);
+    for n in &gd.node {
+        let (mut d, mut c) = (Vec::new(), Vec::new());
+        for s in &n.input {
+            if let Some(ctrl) = s.strip_prefix('^') {
+                c.push(
+                    find(&index, &g.by_name, ctrl).ok_or_else(|| Error::UnknownInput {
+                        node: n.name.clone(),
+                        input: ctrl.to_string(),
+                    })?,
+                );
+            } else {
+                if !c.is_empty() {
+                    return Err(Error::ControlBeforeData(n.name.clone()));
+                }
+                let (name, k) = parse_input(s);
+                let src = find(&index, &g.by_name, name).ok_or_else(|| Error::UnknownInput {
+                    node: n.name.clone(),
+                    input: name.to_string(),
+                })?;
+                d.push((src, k));
+            }
+        }
+        data.push(d);
+        control.push(c);
+    }
+    // Topological order of the new nodes (Kahn's algorithm).
+    let mut pending = vec![0usize; n_new];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n_new];
+    for i in 0..n_new {
+        let srcs = data[i].iter().map(|(s, _)| s).chain(control[i].iter());
+        for s in srcs {
+            if let Source::New(p) = s {
+                pending[i] += 1;
+                consumers[*p].push(i);
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n_new).rev().filter(|&i| pending[i] == 0).collect();
+    let mut order = Vec::with_capacity(n_new);
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for &c in &consumers[i] {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    if order.len() < n_new {
+        return Err(Error::Cycle(n_new - order.len()));
+    }
+    let producer = if base == 0 {
+        versions.producer
+    } else {
+        g.versions.producer
+    };
+    let mut built: Vec<Option<Node>> = vec![None; n_new];
+    for &i in &order {
+        let n = &gd.node[i];
+        let id_of = |s: &Source| match s {
+            Source::New(p) => base + p,
+            Source::Existing(id) => *id,
+        };
+        let node_at = |id: usize| -> Option<&Node> {
+            if id < base {
+                g.nodes.get(id).map(Arc::as_ref)
+            } else {
+                built.get(id - base).and_then(Option::as_ref)
+            }
+        };
+        let mut inputs = Vec::with_capacity(data[i].len());
+        for (s, k) in &data[i] {
+            let id = id_of(s);
+            let p = node_at(id).ok_or_else(|| Error::Internal("import order".into()))?;
+            if *k < 0 || (p.registered && *k as usize >= p.output_types.len()) {
+                return Err(Error::InvalidOutput {
+                    node: n.name.clone(),
+                    index: *k,
+                    source_node: p.name.clone(),
+                    num_outputs: p.output_types.len(),
+                });
+            }
+            inputs.push(Endpoint {
+                node: id,
+                index: *k as usize,
+            });
+        }
+        let spec = NodeSpec {
+            name: n.name.clone(),
+            op: n.op.clone(),
+            inputs,
+            control_inputs: control[i].iter().map(id_of).collect(),
+            device: n.device.clone(),
+            attrs: n.attr.clone(),
+            experimental_type: n.experimental_type.clone(),
+            debug_info: n.experimental_debug_info.clone(),
+        };
+        let node = make_node(base + i, spec, Mode::Import, producer, node_at)?;
+        built[i] = Some(node);
+    }
+    for node in built.into_iter().flatten() {
+        g.by_name.insert(node.name.clone(), node.id);
+        g.nodes.push(Arc::new(node));
+    }
+    if base == 0 {
+        g.versions = versions;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Source {
+    New(usize),
+    Existing(usize),
+}
+
+fn find(
+    index: &HashMap<&str, usize>,
+    existing: &HashMap<String, usize>,
+    name: &str,
+) -> Option<Source> {
+    index
+        .get(name)
+        .map(|&i| Source::New(i))
+        .or_else(|| existing.get(name).map(|&id| Source::Existing(id)))
+}

@@ -1,0 +1,97 @@
+//! Value propagation: which outputs have a value known at graph time (a constant tensor), or a
+//! known partial value (a shape vector with unknown entries, from `Shape` of a partial shape).
+
+use tensorcast_core::{DataType, Tensor, TensorShape};
+
+use super::InferInput;
+use crate::attr::{self, Attrs};
+use crate::shape::PShape;
+
+/// A value known at graph time.
+#[derive(Debug, Clone)]
+pub(crate) enum Known {
+    /// The whole tensor.
+    Tensor(Tensor),
+    /// A shape-valued int vector with `-1` for entries not known.
+    Partial(Vec<i64>),
+}
+
+/// Largest output (in elements) folded at graph time.
+const MAX_FOLD_ELEMENTS: i64 = 1 << 12;
+
+/// Known values of a node's outputs.
+pub(super) fn propagate(
+    op: &str,
+    attrs: &Attrs,
+    inputs: &[InferInput],
+    out_types: &[DataType],
+    shapes: &[PShape],
+) -> Vec<Option<Known>> {
+    let one = |v: Option<Known>| vec![v];
+    match op {
+        "Const" => one(attr::get_tensor(attrs, "value").and_then(|p| {
+            let t = tensorcast_proto::tensor_from_proto(p).ok()?;
+            (Some(&t.dtype()) == out_types.first()).then_some(Known::Tensor(t))
+        })),
+        "Placeholder" => one(None),
+        "Identity" => one(inputs.first().and_then(|i| i.value.clone())),
+        "Shape" => {
+            let out_type = out_types.first().copied().unwrap_or(DataType::INT32);
+            one(inputs.first().and_then(|i| {
+                let d = i.shape.as_ref()?;
+                if d.iter().all(|&x| x >= 0) {
+                    shape_tensor(d, out_type).map(Known::Tensor)
+                } else {
+                    Some(Known::Partial(d.clone()))
+                }
+            }))
+        }
+        "Cast" => {
+            let dst = out_types.first().copied().unwrap_or(DataType::INVALID);
+            match inputs.first().and_then(|i| i.value.as_ref()) {
+                Some(Known::Partial(d)) if dst == DataType::INT32 || dst == DataType::INT64 => {
+                    one(Some(Known::Partial(d.clone())))
+                }
+                _ => fold(op, attrs, inputs, shapes),
+            }
+        }
+        _ => fold(op, attrs, inputs, shapes),
+    }
+}
+
+fn shape_tensor(dims: &[i64], dtype: DataType) -> Option<Tensor> {
+    if dtype == DataType::INT64 {
+        return Some(Tensor::vector(dims));
+    }
+    let v: Vec<i32> = dims
+        .iter()
+        .map(|&d| i32::try_from(d).ok())
+        .collect::<Option<_>>()?;
+    Some(Tensor::vector(&v))
+}
+
+/// Constant folding of a small node whose inputs are all known tensors.
+fn fold(op: &str, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Vec<Option<Known>> {
+    let none = vec![None; shapes.len()];
+    let small = shapes.iter().all(|s| {
+        s.as_ref()
+            .and_then(|d| TensorShape::new(d).ok())
+            .is_some_and(|s| s.num_elements() <= MAX_FOLD_ELEMENTS)
+    });
+    if inputs.is_empty() || !small {
+        return none;
+    }
+    let mut tensors = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        match &i.value {
+            Some(Known::Tensor(t)) => tensors.push(t.clone()),
+            _ => return none,
+        }
+    }
+    match crate::session::kernels::compute(op, attrs, &tensors) {
+        Ok(out) if out.len() == shapes.len() => {
+            out.into_iter().map(|t| Some(Known::Tensor(t))).collect()
+        }
+        _ => none,
+    }
+}

@@ -1,0 +1,97 @@
+//! TensorFlow's graph layer for tensorcast: build graphs as TensorFlow's C++ client API does,
+//! write them as `GraphDef`s TensorFlow loads byte for byte, read TensorFlow's, and run them.
+//!
+//! # Design
+//!
+//! * **C++ semantics, Rust errors.** [`Scope`] follows TensorFlow's C++ `Scope`: the same naming
+//!   rule (case-sensitive, `Const`, `Const_1`, the collision loop, sub-scopes sharing the
+//!   parent's name map), implicit constants named `Const/Const`, defaults written into every
+//!   node, control inputs sorted by name. Every op constructor returns a `Result` with
+//!   TensorFlow's graph-time message, and the scope also keeps TensorFlow's sticky status, so
+//!   code ported from C++ can check [`Scope::ok`] once at the end.
+//! * **Shape inference at build time**, over partial shapes (unknown dims, unknown rank), with
+//!   the constant and partial-value propagation (`Const`, `Shape`, `Cast`, `Identity`, small
+//!   constant subgraphs) that decides `BroadcastTo`'s and `Reshape`'s output.
+//! * **Byte-identical GraphDefs.** [`Graph::to_graph_def_bytes`] is TensorFlow's deterministic
+//!   serialization (attrs sorted, fields in tag order, `versions { producer: 2474 }`, the Python
+//!   form without `library`).
+//! * **Import validates as TensorFlow does** ([`import_graph_def`]): names, duplicates, unknown
+//!   inputs, output indices, control-input order, versions, attrs, input dtypes, shape
+//!   functions, cycles. Unknown attrs are kept; an op tensorcast does not know imports and is
+//!   reported when a run needs it.
+//! * **Sessions** ([`Session`]) run only what the fetches need, free each value after its last
+//!   use, and keep `BroadcastTo` lazy for element-wise consumers (the seeds' "might be fused to
+//!   the subsequent operation").
+//!
+//! # The seeds' names and ours
+//!
+//! | C++ (`tensorflow::ops`) | Java (`org.tensorflow.op`) | tensorcast |
+//! |---|---|---|
+//! | `Scope::NewRootScope()` | `Ops.create()` / `Scope` | [`Scope::new_root_scope`] |
+//! | `scope.NewSubScope("x")` | `scope.withSubScope("x")` | [`Scope::new_sub_scope`] |
+//! | `scope.WithOpName("x")` | `scope.withName("x")` | [`Scope::with_op_name`] |
+//! | `scope.WithControlDependencies(ops)` | `scope.withControlDependencies(ops)` | [`Scope::with_control_dependencies`] |
+//! | `scope.ok()`, `scope.status()` | exceptions | [`Scope::ok`], [`Scope::status`] (and each op's `Result`) |
+//! | `ops::Bitcast(scope, input, type)` | `Bitcast.create(scope, input, type)` | [`ops::Bitcast::new`] |
+//! | `ops::BroadcastTo(scope, input, shape)` | `BroadcastTo.create(scope, input, shape)` | [`ops::BroadcastTo::new`] / [`ops::BroadcastTo::create`] |
+//! | `bitcast.operation` | `op` | the `operation` field ([`Operation`]) |
+//! | `bitcast.output` / `operator Output()` | `output()` / `asOutput()` | the `output` field, `as_output()`, `From<_> for Output` |
+//! | `operator Input()` | `Operand<T>` | `From<_> for` [`Input`] |
+//! | `bitcast.node()` | `op.name()`, `op.type()` | `node()` ([`Node`]: name, op type, inputs, attrs, dtypes, shapes) |
+//! | `Output::name()` (`"op:0"`) | `output.name()` | [`Output::name`] |
+//! | `ClientSession::Run` | `Session.runner()` | [`Session::run`] |
+//!
+//! # Example: the C++ seed (`ops::Bitcast`) and the Java seed (`BroadcastTo.create`)
+//!
+//! ```
+//! use tensorcast_core::{DataType, Tensor};
+//! use tensorcast_graph::ops::{Bitcast, BroadcastTo, Const, Equal, Placeholder};
+//! use tensorcast_graph::{Scope, Session};
+//!
+//! let root = Scope::new_root_scope();
+//! // C++: auto b = ops::Bitcast(root, ops::Const(root, {1.0f, 2.0f}), DT_INT32);
+//! let c = Const::new(&root, [1.0f32, 2.0])?;
+//! let b = Bitcast::new(&root, &c, DataType::INT32)?;
+//! assert_eq!(b.node().name(), "Bitcast");
+//! assert_eq!(b.output.name(), "Bitcast:0");
+//!
+//! // Java: BroadcastTo.create(scope, x, shape) - an implicit Const for the shape.
+//! let x = Placeholder::new(&root.with_op_name("x"), DataType::FLOAT)?;
+//! let y = BroadcastTo::create(&root, &x, [2i32, 2])?;
+//! // The implicit shape constant: sub-scope `Const` is taken by the Const above, so `Const_1`.
+//! assert_eq!(y.node().inputs(), ["x", "Const_1/Const"]);
+//! assert_eq!(y.as_output().shape().to_string(), "[2,2]");
+//! let eq = Equal::new(&root, &y, 1.0f32)?;
+//! assert!(root.ok());
+//!
+//! let session = Session::new(root.graph());
+//! let out = session.run(&[("x", Tensor::vector(&[1.0f32, 2.0]))], &[&eq.z.name()], &[])?;
+//! assert_eq!(out[0].as_slice::<bool>()?, &[true, false, true, false]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod attr;
+mod error;
+mod finalize;
+mod graph;
+mod import;
+mod infer;
+mod input;
+mod opdef;
+mod operation;
+pub mod ops;
+mod scope;
+mod session;
+mod shape;
+
+pub use attr::{summarize as summarize_attr, Attrs};
+pub use error::{Code, Error, Result};
+pub use graph::{Graph, Node, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER};
+pub use import::{import_graph_def, import_graph_def_bytes};
+pub use input::Input;
+pub use operation::{Operation, Output};
+pub use scope::Scope;
+pub use session::{Session, SessionOptions};

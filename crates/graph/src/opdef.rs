@@ -1,0 +1,440 @@
+//! The op registrations tensorcast knows (TensorFlow 2.21's `OpDef`s for these ops, read from its
+//! registry): inputs, outputs, attrs with defaults and allowed types, and `SummarizeOpDef`.
+
+use tensorcast_core::DataType;
+
+use crate::error::enum_name;
+
+/// Where an input or output's dtype comes from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ArgType {
+    /// The value of a `type` attr.
+    Attr(&'static str),
+    /// A fixed dtype.
+    Fixed(DataType),
+}
+
+/// One input or output of an op.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ArgDef {
+    pub(crate) name: &'static str,
+    pub(crate) ty: ArgType,
+}
+
+/// The kind of an attr (`AttrDef.type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AttrKind {
+    Type,
+    Bool,
+    Shape,
+    Tensor,
+}
+
+impl AttrKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            AttrKind::Type => "type",
+            AttrKind::Bool => "bool",
+            AttrKind::Shape => "shape",
+            AttrKind::Tensor => "tensor",
+        }
+    }
+}
+
+/// An attr's default value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum AttrDefault {
+    Type(DataType),
+    Bool(bool),
+    UnknownShape,
+}
+
+/// One attr of an op.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AttrDef {
+    pub(crate) name: &'static str,
+    pub(crate) kind: AttrKind,
+    pub(crate) default: Option<AttrDefault>,
+    pub(crate) allowed: Option<&'static [DataType]>,
+}
+
+/// An op registration.
+#[derive(Debug)]
+pub(crate) struct OpDef {
+    pub(crate) name: &'static str,
+    pub(crate) inputs: &'static [ArgDef],
+    pub(crate) outputs: &'static [ArgDef],
+    pub(crate) attrs: &'static [AttrDef],
+    pub(crate) commutative: bool,
+    pub(crate) aggregate: bool,
+}
+
+const fn arg(name: &'static str, attr: &'static str) -> ArgDef {
+    ArgDef {
+        name,
+        ty: ArgType::Attr(attr),
+    }
+}
+
+const fn type_attr(name: &'static str) -> AttrDef {
+    AttrDef {
+        name,
+        kind: AttrKind::Type,
+        default: None,
+        allowed: None,
+    }
+}
+
+const fn type_in(name: &'static str, allowed: &'static [DataType]) -> AttrDef {
+    AttrDef {
+        name,
+        kind: AttrKind::Type,
+        default: None,
+        allowed: Some(allowed),
+    }
+}
+
+const INDEX_TYPES: &[DataType] = &[DataType::INT32, DataType::INT64];
+
+const fn index_attr(name: &'static str) -> AttrDef {
+    AttrDef {
+        name,
+        kind: AttrKind::Type,
+        default: Some(AttrDefault::Type(DataType::INT32)),
+        allowed: Some(INDEX_TYPES),
+    }
+}
+
+/// `Bitcast`'s type list.
+pub(crate) const BITCAST_TYPES: &[DataType] = &[
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::INT64,
+    DataType::INT32,
+    DataType::UINT8,
+    DataType::UINT16,
+    DataType::UINT32,
+    DataType::UINT64,
+    DataType::INT8,
+    DataType::INT16,
+    DataType::COMPLEX64,
+    DataType::COMPLEX128,
+    DataType::QINT8,
+    DataType::QUINT8,
+    DataType::QINT16,
+    DataType::QUINT16,
+    DataType::QINT32,
+];
+
+const ADD_TYPES: &[DataType] = &[
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::UINT8,
+    DataType::UINT16,
+    DataType::UINT32,
+    DataType::UINT64,
+    DataType::INT8,
+    DataType::INT16,
+    DataType::INT32,
+    DataType::INT64,
+    DataType::COMPLEX64,
+    DataType::COMPLEX128,
+];
+
+const SUB_TYPES: &[DataType] = &[
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::UINT8,
+    DataType::INT8,
+    DataType::UINT16,
+    DataType::INT16,
+    DataType::INT32,
+    DataType::INT64,
+    DataType::COMPLEX64,
+    DataType::COMPLEX128,
+    DataType::UINT32,
+    DataType::UINT64,
+];
+
+const MUL_TYPES: &[DataType] = &[
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::UINT8,
+    DataType::INT8,
+    DataType::UINT16,
+    DataType::INT16,
+    DataType::INT32,
+    DataType::UINT32,
+    DataType::UINT64,
+    DataType::INT64,
+    DataType::COMPLEX64,
+    DataType::COMPLEX128,
+];
+
+const COMPARE_TYPES: &[DataType] = &[
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::INT32,
+    DataType::UINT8,
+    DataType::INT16,
+    DataType::INT8,
+    DataType::INT64,
+    DataType::BFLOAT16,
+    DataType::UINT16,
+    DataType::HALF,
+    DataType::UINT32,
+    DataType::UINT64,
+];
+
+const MINMAX_TYPES: &[DataType] = &[
+    DataType::BFLOAT16,
+    DataType::HALF,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::INT8,
+    DataType::UINT8,
+    DataType::INT16,
+    DataType::UINT16,
+    DataType::INT32,
+    DataType::UINT32,
+    DataType::INT64,
+    DataType::UINT64,
+];
+
+const XY: &[ArgDef] = &[arg("x", "T"), arg("y", "T")];
+const Z_T: &[ArgDef] = &[arg("z", "T")];
+const Z_BOOL: &[ArgDef] = &[ArgDef {
+    name: "z",
+    ty: ArgType::Fixed(DataType::BOOL),
+}];
+const ISE: AttrDef = AttrDef {
+    name: "incompatible_shape_error",
+    kind: AttrKind::Bool,
+    default: Some(AttrDefault::Bool(true)),
+    allowed: None,
+};
+
+macro_rules! binary {
+    ($name:literal, $out:expr, $attrs:expr, $comm:expr, $agg:expr) => {
+        OpDef {
+            name: $name,
+            inputs: XY,
+            outputs: $out,
+            attrs: $attrs,
+            commutative: $comm,
+            aggregate: $agg,
+        }
+    };
+}
+
+/// Every op tensorcast registers, in no particular order.
+pub(crate) static OPS: &[OpDef] = &[
+    OpDef {
+        name: "Const",
+        inputs: &[],
+        outputs: &[arg("output", "dtype")],
+        attrs: &[
+            AttrDef {
+                name: "value",
+                kind: AttrKind::Tensor,
+                default: None,
+                allowed: None,
+            },
+            type_attr("dtype"),
+        ],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Placeholder",
+        inputs: &[],
+        outputs: &[arg("output", "dtype")],
+        attrs: &[
+            type_attr("dtype"),
+            AttrDef {
+                name: "shape",
+                kind: AttrKind::Shape,
+                default: Some(AttrDefault::UnknownShape),
+                allowed: None,
+            },
+        ],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Identity",
+        inputs: &[arg("input", "T")],
+        outputs: &[arg("output", "T")],
+        attrs: &[type_attr("T")],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Cast",
+        inputs: &[arg("x", "SrcT")],
+        outputs: &[arg("y", "DstT")],
+        attrs: &[
+            type_attr("SrcT"),
+            type_attr("DstT"),
+            AttrDef {
+                name: "Truncate",
+                kind: AttrKind::Bool,
+                default: Some(AttrDefault::Bool(false)),
+                allowed: None,
+            },
+        ],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Shape",
+        inputs: &[arg("input", "T")],
+        outputs: &[arg("output", "out_type")],
+        attrs: &[type_attr("T"), index_attr("out_type")],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Bitcast",
+        inputs: &[arg("input", "T")],
+        outputs: &[arg("output", "type")],
+        attrs: &[type_in("T", BITCAST_TYPES), type_in("type", BITCAST_TYPES)],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "BroadcastTo",
+        inputs: &[arg("input", "T"), arg("shape", "Tidx")],
+        outputs: &[arg("output", "T")],
+        attrs: &[type_attr("T"), index_attr("Tidx")],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
+        name: "Reshape",
+        inputs: &[arg("tensor", "T"), arg("shape", "Tshape")],
+        outputs: &[arg("output", "T")],
+        attrs: &[type_attr("T"), index_attr("Tshape")],
+        commutative: false,
+        aggregate: false,
+    },
+    binary!("Equal", Z_BOOL, &[type_attr("T"), ISE], true, false),
+    binary!("NotEqual", Z_BOOL, &[type_attr("T"), ISE], true, false),
+    binary!("Less", Z_BOOL, &[type_in("T", COMPARE_TYPES)], false, false),
+    binary!(
+        "LessEqual",
+        Z_BOOL,
+        &[type_in("T", COMPARE_TYPES)],
+        false,
+        false
+    ),
+    binary!(
+        "Greater",
+        Z_BOOL,
+        &[type_in("T", COMPARE_TYPES)],
+        false,
+        false
+    ),
+    binary!(
+        "GreaterEqual",
+        Z_BOOL,
+        &[type_in("T", COMPARE_TYPES)],
+        false,
+        false
+    ),
+    binary!("AddV2", Z_T, &[type_in("T", ADD_TYPES)], true, true),
+    binary!("Sub", Z_T, &[type_in("T", SUB_TYPES)], false, false),
+    binary!("Mul", Z_T, &[type_in("T", MUL_TYPES)], true, false),
+    binary!("Maximum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
+    binary!("Minimum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
+];
+
+/// The registration of `op`, if tensorcast has one.
+pub(crate) fn lookup(op: &str) -> Option<&'static OpDef> {
+    OPS.iter().find(|d| d.name == op)
+}
+
+impl OpDef {
+    /// TensorFlow's `SummarizeOpDef`: `Op<name=Cast; signature=x:SrcT -> y:DstT; attr=...>`.
+    pub(crate) fn summary(&self) -> String {
+        let args = |list: &[ArgDef]| {
+            list.iter()
+                .map(|a| match a.ty {
+                    ArgType::Attr(t) => format!("{}:{t}", a.name),
+                    ArgType::Fixed(d) => format!("{}:{}", a.name, d.name()),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut s = format!(
+            "Op<name={}; signature={} -> {}",
+            self.name,
+            args(self.inputs),
+            args(self.outputs)
+        );
+        for a in self.attrs {
+            s.push_str(&format!("; attr={}:{}", a.name, a.kind.name()));
+            match a.default {
+                Some(AttrDefault::Type(d)) => s.push_str(&format!(",default={}", enum_name(d))),
+                Some(AttrDefault::Bool(b)) => s.push_str(&format!(",default={b}")),
+                Some(AttrDefault::UnknownShape) => s.push_str(",default=<unknown>"),
+                None => {}
+            }
+            if let Some(list) = a.allowed {
+                let l: Vec<String> = list.iter().map(|d| enum_name(*d)).collect();
+                s.push_str(&format!(",allowed=[{}]", l.join(", ")));
+            }
+        }
+        if self.commutative {
+            s.push_str("; is_commutative=true");
+        }
+        if self.aggregate {
+            s.push_str("; is_aggregate=true");
+        }
+        s.push('>');
+        s
+    }
+
+    /// The OpDef's input types for a node with these type attrs (`float, float`), as the
+    /// input-count message prints them.
+    pub(crate) fn input_types_string(
+        &self,
+        attr_type: impl Fn(&str) -> Option<DataType>,
+    ) -> String {
+        self.inputs
+            .iter()
+            .map(|a| match a.ty {
+                ArgType::Attr(t) => attr_type(t)
+                    .map(|d| d.name())
+                    .unwrap_or_else(|| t.to_string()),
+                ArgType::Fixed(d) => d.name(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_cast_matches_tensorflow() {
+        assert_eq!(
+            lookup("Cast").map(OpDef::summary).as_deref(),
+            Some("Op<name=Cast; signature=x:SrcT -> y:DstT; attr=SrcT:type; attr=DstT:type; attr=Truncate:bool,default=false>")
+        );
+        assert_eq!(
+            lookup("Equal").map(OpDef::summary).as_deref(),
+            Some("Op<name=Equal; signature=x:T, y:T -> z:bool; attr=T:type; attr=incompatible_shape_error:bool,default=true; is_commutative=true>")
+        );
+    }
+}

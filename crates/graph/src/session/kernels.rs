@@ -1,0 +1,215 @@
+//! The kernel table: each registered op's run-time computation on tensorcast's eager kernels,
+//! with TensorFlow's run-time (kernel) messages.
+
+use tensorcast_core::{ops, DataType, Tensor, TensorShape};
+
+use crate::attr::{self, Attrs};
+use crate::error::{Error, Result};
+
+fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
+    r.map_err(|source| Error::Kernel {
+        node: String::new(),
+        source,
+    })
+}
+
+fn invalid(msg: String) -> Error {
+    Error::Kernel {
+        node: String::new(),
+        source: tensorcast_core::Error::invalid(msg),
+    }
+}
+
+/// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
+pub(crate) fn is_elementwise_binary(op: &str) -> bool {
+    matches!(
+        op,
+        "Equal"
+            | "NotEqual"
+            | "Less"
+            | "LessEqual"
+            | "Greater"
+            | "GreaterEqual"
+            | "AddV2"
+            | "Sub"
+            | "Mul"
+            | "Maximum"
+            | "Minimum"
+    )
+}
+
+/// Runs `op` on `inputs` (not for Placeholder, which is fed).
+pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+    let x = |i: usize| {
+        inputs
+            .get(i)
+            .ok_or_else(|| Error::Internal(format!("{op}: missing input {i}")))
+    };
+    let out = match op {
+        "Const" => {
+            let proto = attr::get_tensor(attrs, "value")
+                .ok_or_else(|| Error::Internal("Const without value".into()))?;
+            let t = tensorcast_proto::tensor_from_proto(proto)?;
+            let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
+            if t.dtype() != dtype {
+                return Err(Error::ConstTypeMismatch {
+                    node: String::new(),
+                    value: t.dtype(),
+                    dtype,
+                });
+            }
+            t
+        }
+        "Identity" => x(0)?.clone(),
+        "Cast" => {
+            let dst = attr::get_type(attrs, "DstT").unwrap_or(DataType::INVALID);
+            let truncate = attr::get_bool(attrs, "Truncate").unwrap_or(false);
+            cast(x(0)?, dst, truncate)?
+        }
+        "Shape" => {
+            let out_type = attr::get_type(attrs, "out_type").unwrap_or(DataType::INT32);
+            shape_of(x(0)?, out_type)?
+        }
+        "Bitcast" => {
+            let dst = attr::get_type(attrs, "type").unwrap_or(DataType::INVALID);
+            kernel(ops::bitcast::bitcast(x(0)?, dst))?
+        }
+        "BroadcastTo" => kernel(ops::broadcast::broadcast_to_op(x(0)?, x(1)?))?,
+        "Reshape" => reshape(x(0)?, x(1)?)?,
+        "Equal" => {
+            let ise = attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true);
+            let (a, b) = (x(0)?, x(1)?);
+            if !ise
+                && a.dtype() == b.dtype()
+                && ops::broadcast_shapes(a.shape(), b.shape()).is_err()
+            {
+                Tensor::from(false)
+            } else {
+                kernel(ops::equal::equal(a, b))?
+            }
+        }
+        _ => {
+            return Err(Error::NoKernel {
+                op: op.to_string(),
+                node: String::new(),
+            })
+        }
+    };
+    Ok(vec![out])
+}
+
+/// `Cast`, with `Truncate` for float/double to bfloat16 (drop the low bits instead of rounding).
+pub(crate) fn cast(x: &Tensor, dst: DataType, truncate: bool) -> Result<Tensor> {
+    if truncate && dst == DataType::BFLOAT16 && x.dtype() == DataType::FLOAT {
+        let bits: Vec<u16> = kernel(x.as_slice::<f32>())?
+            .iter()
+            .map(|v| {
+                if v.is_nan() {
+                    0x7fc0
+                } else {
+                    (v.to_bits() >> 16) as u16
+                }
+            })
+            .collect();
+        let t = kernel(Tensor::from_vec(bits, x.shape()))?;
+        return kernel(ops::bitcast::bitcast(&t, DataType::BFLOAT16));
+    }
+    kernel(ops::cast::cast(x, dst))
+}
+
+fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
+    let dims = x.shape().dims();
+    if out_type == DataType::INT64 {
+        return Ok(Tensor::vector(dims));
+    }
+    let mut v = Vec::with_capacity(dims.len());
+    for &d in dims {
+        v.push(i32::try_from(d).map_err(|_| {
+            invalid(format!(
+                "Shape output type is 32-bit but dim {} is {d}",
+                v.len()
+            ))
+        })?);
+    }
+    Ok(Tensor::vector(&v))
+}
+
+/// The int values of a shape operand (int32/int64; a vector or a scalar).
+fn shape_values(sizes: &Tensor) -> Result<Vec<i64>> {
+    if sizes.dims() > 1 {
+        return Err(invalid(format!(
+            "sizes input must be 1-D, not {}",
+            sizes.shape()
+        )));
+    }
+    match sizes.dtype() {
+        DataType::INT32 => Ok(kernel(sizes.as_slice::<i32>())?
+            .iter()
+            .map(|&v| i64::from(v))
+            .collect()),
+        DataType::INT64 => Ok(kernel(sizes.as_slice::<i64>())?.to_vec()),
+        d => Err(invalid(format!(
+            "sizes input must be int32 or int64, not {}",
+            d.name()
+        ))),
+    }
+}
+
+/// `Reshape` with TensorFlow's kernel checks and messages (`ValidateSizes`).
+pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
+    let values = shape_values(sizes)?;
+    let mut dims = Vec::with_capacity(values.len());
+    let mut product: i64 = 1;
+    let mut has_zero = false;
+    let mut unknown: Option<usize> = None;
+    for (d, &size) in values.iter().enumerate() {
+        if size == -1 {
+            if let Some(u) = unknown {
+                return Err(invalid(format!(
+                    "Only one input size may be -1, not both {u} and {d}"
+                )));
+            }
+            unknown = Some(d);
+            dims.push(1);
+        } else if size < 0 {
+            return Err(invalid(format!(
+                "Size {d} must be non-negative, not {size}"
+            )));
+        } else if size == 0 {
+            has_zero = true;
+            dims.push(0);
+        } else {
+            product = product.checked_mul(size).ok_or_else(|| {
+                invalid("Reshape would create a tensor with too many elements".to_string())
+            })?;
+            dims.push(size);
+        }
+    }
+    let n = input.num_elements();
+    if let Some(u) = unknown {
+        let mut input_n: i64 = 1;
+        let mut input_zero = false;
+        for &d in input.shape().dims() {
+            if d > 0 || !has_zero {
+                input_n *= d;
+            } else {
+                input_zero = true;
+            }
+        }
+        let missing = input_n / product;
+        if !input_zero && product * missing != input_n {
+            return Err(invalid(format!(
+                "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {product}"
+            )));
+        }
+        dims[u] = missing;
+    }
+    let shape = kernel(TensorShape::new(&dims))?;
+    if shape.num_elements() != n {
+        return Err(invalid(format!(
+            "Input to reshape is a tensor with {n} values, but the requested shape has {}",
+            shape.num_elements()
+        )));
+    }
+    kernel(input.reshape(&shape))
+}

@@ -1,0 +1,89 @@
+//! Partial shapes as shape inference handles them: `None` is unknown rank, `-1` an unknown dim.
+
+use tensorcast_core::PartialTensorShape;
+use tensorcast_proto::{tensor_shape_proto::Dim, TensorShapeProto};
+
+/// A partial shape: `None` = unknown rank; a dim of -1 = unknown.
+pub(crate) type PShape = Option<Vec<i64>>;
+
+/// TensorFlow's `DebugString` of a partial shape: `[2,?]`, `<unknown>`, `[]`.
+pub(crate) fn debug(s: &PShape) -> String {
+    match s {
+        None => "<unknown>".to_string(),
+        Some(d) => dims_debug(d),
+    }
+}
+
+/// `[2,?]` for a dim list (negative dims print as `?`).
+pub(crate) fn dims_debug(d: &[i64]) -> String {
+    let parts: Vec<String> = d
+        .iter()
+        .map(|&x| {
+            if x < 0 {
+                "?".to_string()
+            } else {
+                x.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", parts.join(","))
+}
+
+/// The public form.
+pub(crate) fn to_partial(s: &PShape) -> PartialTensorShape {
+    match s {
+        None => PartialTensorShape::unknown_rank(),
+        Some(d) => {
+            PartialTensorShape::new(d).unwrap_or_else(|_| PartialTensorShape::unknown_rank())
+        }
+    }
+}
+
+/// From the public form.
+pub(crate) fn from_partial(s: &PartialTensorShape) -> PShape {
+    s.dims().map(<[i64]>::to_vec)
+}
+
+/// A `TensorShapeProto` for a partial shape (`unknown_rank: true` for unknown rank).
+pub(crate) fn to_proto(s: &PShape) -> TensorShapeProto {
+    match s {
+        None => TensorShapeProto {
+            dim: Vec::new(),
+            unknown_rank: true,
+        },
+        Some(d) => TensorShapeProto {
+            dim: d
+                .iter()
+                .map(|&size| Dim {
+                    size,
+                    name: String::new(),
+                })
+                .collect(),
+            unknown_rank: false,
+        },
+    }
+}
+
+/// A partial shape from a `TensorShapeProto` as a shape attr (`unknown_rank` wins).
+pub(crate) fn from_proto(p: &TensorShapeProto) -> PShape {
+    if p.unknown_rank {
+        None
+    } else {
+        Some(
+            p.dim
+                .iter()
+                .map(|d| if d.size < 0 { -1 } else { d.size })
+                .collect(),
+        )
+    }
+}
+
+/// True when a concrete shape fits a partial one.
+pub(crate) fn compatible(partial: &PShape, concrete: &[i64]) -> bool {
+    match partial {
+        None => true,
+        Some(d) => {
+            d.len() == concrete.len() && d.iter().zip(concrete).all(|(&p, &c)| p < 0 || p == c)
+        }
+    }
+}

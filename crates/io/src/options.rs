@@ -1,0 +1,59 @@
+//! [`ReadOptions`]: how reads get their bytes and how much memory an untrusted file may make
+//! them spend.
+
+/// Default of [`ReadOptions::max_memory`]: 256 MiB (TensorProto's default fill limit).
+pub const DEFAULT_MAX_MEMORY: u64 = 1 << 28;
+
+/// Default of [`ReadOptions::max_stream_bytes`]: 4 GiB.
+pub const DEFAULT_MAX_STREAM_BYTES: u64 = 4 << 30;
+
+/// How [`crate::read_file_with`] gets a regular file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReadMode {
+    /// Memory-map the file: no copy, tensors share the map. Fast, but if another process
+    /// truncates the file while its map is read, the reading process gets `SIGBUS` and dies
+    /// (the hazard of every memory map; it cannot be turned into an error safely). Use it for
+    /// files nothing else writes.
+    #[default]
+    Map,
+    /// Read the file into a new 64-byte-aligned buffer. One copy, but a file that changes
+    /// underneath gives at worst a decode error, never a signal.
+    Read,
+}
+
+/// Options of the `*_with` readers.
+///
+/// - [`max_memory`](Self::max_memory): the most a decode may allocate beyond what the input's
+///   own bytes justify - the decompressed bytes of all deflated `.npz` members together, and
+///   for TensorProto files the fill budget (values a proto declares but does not carry, object
+///   elements and the message structs they decode into; see `tensorcast_proto::DecodeOptions`).
+///   Past it a read fails with [`crate::ErrorKind::TooLarge`] before allocating.
+/// - [`mode`](Self::mode): map or read a regular file ([`ReadMode`]).
+/// - [`max_stream_bytes`](Self::max_stream_bytes): the most read from a stream (standard
+///   input, a FIFO, a pipe, a character device), whose size is not known in advance.
+///
+/// ```
+/// use tensorcast_io::{ReadMode, ReadOptions};
+/// let opts = ReadOptions { max_memory: 64 << 20, mode: ReadMode::Read, ..ReadOptions::default() };
+/// assert_eq!(opts.max_stream_bytes, tensorcast_io::DEFAULT_MAX_STREAM_BYTES);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Memory a decode may spend beyond the input's size, in bytes
+    /// ([`DEFAULT_MAX_MEMORY`] by default).
+    pub max_memory: u64,
+    /// Map or read regular files ([`ReadMode::Map`] by default).
+    pub mode: ReadMode,
+    /// The longest stream read, in bytes ([`DEFAULT_MAX_STREAM_BYTES`] by default).
+    pub max_stream_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            max_memory: DEFAULT_MAX_MEMORY,
+            mode: ReadMode::Map,
+            max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
+//! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
+
+pub mod npy_header;
+pub mod npz;
+pub mod ops_bitcast;
+pub mod ops_broadcast;
+pub mod ops_cast;
+pub mod ops_elementwise;
+pub mod proto_decode;
+mod reader;
+pub mod safetensors_header;
+
+/// A fuzz target's body.
+pub type Body = fn(&[u8]);
+
+/// Every target: its name (the folder under `fuzz/corpus/`) and body.
+pub const TARGETS: &[(&str, Body)] = &[
+    ("npy_header", npy_header::run),
+    ("npz", npz::run),
+    ("ops_bitcast", ops_bitcast::run),
+    ("ops_broadcast", ops_broadcast::run),
+    ("ops_cast", ops_cast::run),
+    ("ops_elementwise", ops_elementwise::run),
+    ("proto_decode", proto_decode::run),
+    ("safetensors_header", safetensors_header::run),
+];

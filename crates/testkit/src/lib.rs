@@ -1,0 +1,6 @@
+//! Test support shared by tensorcast's crates (not published): the bodies of the fuzz targets
+//! in `fuzz/`, so that their corpora also replay as ordinary tests.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod fuzz;
