@@ -212,48 +212,47 @@ fn build_op(
     ty: &Ty<'_>,
     b: &dyn Fn(&str) -> bool,
 ) -> Result<Result<(), Error>, String> {
-    Ok((|| -> Result<Result<(), Error>, String> {
-        let r = match op {
-            "Identity" => Identity::new(s, x(0)?).map(drop),
-            "Cast" => Cast::with_attrs(
-                s,
-                x(0)?,
-                ty("DstT")?,
-                CastAttrs::default().truncate(b("Truncate")),
-            )
-            .map(drop),
-            "Shape" => Shape::with_attrs(s, x(0)?, ShapeAttrs::default().out_type(ty("out_type")?))
-                .map(drop),
-            "Bitcast" => Bitcast::new(s, x(0)?, ty("type")?).map(drop),
-            "BroadcastTo" => BroadcastTo::new(s, x(0)?, x(1)?).map(drop),
-            "Reshape" => Reshape::new(s, x(0)?, x(1)?).map(drop),
-            "Equal" => Equal::with_attrs(
-                s,
-                x(0)?,
-                x(1)?,
-                EqualAttrs::default().incompatible_shape_error(b("incompatible_shape_error")),
-            )
-            .map(drop),
-            "NotEqual" => NotEqual::with_attrs(
-                s,
-                x(0)?,
-                x(1)?,
-                EqualAttrs::default().incompatible_shape_error(b("incompatible_shape_error")),
-            )
-            .map(drop),
-            "Less" => Less::new(s, x(0)?, x(1)?).map(drop),
-            "LessEqual" => LessEqual::new(s, x(0)?, x(1)?).map(drop),
-            "Greater" => Greater::new(s, x(0)?, x(1)?).map(drop),
-            "GreaterEqual" => GreaterEqual::new(s, x(0)?, x(1)?).map(drop),
-            "AddV2" => AddV2::new(s, x(0)?, x(1)?).map(drop),
-            "Sub" => Sub::new(s, x(0)?, x(1)?).map(drop),
-            "Mul" => Mul::new(s, x(0)?, x(1)?).map(drop),
-            "Maximum" => Maximum::new(s, x(0)?, x(1)?).map(drop),
-            "Minimum" => Minimum::new(s, x(0)?, x(1)?).map(drop),
-            other => return Err(format!("no op class for {other}")),
-        };
-        Ok(r)
-    })()?)
+    let r = match op {
+        "Identity" => Identity::new(s, x(0)?).map(drop),
+        "Cast" => Cast::with_attrs(
+            s,
+            x(0)?,
+            ty("DstT")?,
+            CastAttrs::default().truncate(b("Truncate")),
+        )
+        .map(drop),
+        "Shape" => {
+            Shape::with_attrs(s, x(0)?, ShapeAttrs::default().out_type(ty("out_type")?)).map(drop)
+        }
+        "Bitcast" => Bitcast::new(s, x(0)?, ty("type")?).map(drop),
+        "BroadcastTo" => BroadcastTo::new(s, x(0)?, x(1)?).map(drop),
+        "Reshape" => Reshape::new(s, x(0)?, x(1)?).map(drop),
+        "Equal" => Equal::with_attrs(
+            s,
+            x(0)?,
+            x(1)?,
+            EqualAttrs::default().incompatible_shape_error(b("incompatible_shape_error")),
+        )
+        .map(drop),
+        "NotEqual" => NotEqual::with_attrs(
+            s,
+            x(0)?,
+            x(1)?,
+            EqualAttrs::default().incompatible_shape_error(b("incompatible_shape_error")),
+        )
+        .map(drop),
+        "Less" => Less::new(s, x(0)?, x(1)?).map(drop),
+        "LessEqual" => LessEqual::new(s, x(0)?, x(1)?).map(drop),
+        "Greater" => Greater::new(s, x(0)?, x(1)?).map(drop),
+        "GreaterEqual" => GreaterEqual::new(s, x(0)?, x(1)?).map(drop),
+        "AddV2" => AddV2::new(s, x(0)?, x(1)?).map(drop),
+        "Sub" => Sub::new(s, x(0)?, x(1)?).map(drop),
+        "Mul" => Mul::new(s, x(0)?, x(1)?).map(drop),
+        "Maximum" => Maximum::new(s, x(0)?, x(1)?).map(drop),
+        "Minimum" => Minimum::new(s, x(0)?, x(1)?).map(drop),
+        other => return Err(format!("no op class for {other}")),
+    };
+    Ok(r)
 }
 
 /// Runs the record; `Ok(false)` when a kernel is missing.

@@ -147,3 +147,86 @@ mod tests {
         assert_eq!(b.as_slice(), &[1, 2, 3, 4, 5]);
     }
 }
+
+/// A global allocator that forwards to [`std::alloc::System`] and counts live heap bytes and
+/// their peak, for test and benchmark binaries that measure a computation's peak memory
+/// (`#[global_allocator] static A: CountingGlobalAlloc = CountingGlobalAlloc::new();`). The
+/// counts cover every allocation of the process.
+#[derive(Debug)]
+pub struct CountingGlobalAlloc {
+    live: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl CountingGlobalAlloc {
+    /// A counter at zero.
+    pub const fn new() -> Self {
+        Self {
+            live: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        }
+    }
+
+    /// Live heap bytes now.
+    pub fn live_bytes(&self) -> usize {
+        self.live.load(Ordering::SeqCst)
+    }
+
+    /// Resets the peak to the live level and returns that level.
+    pub fn reset_peak(&self) -> usize {
+        let now = self.live.load(Ordering::SeqCst);
+        self.peak.store(now, Ordering::SeqCst);
+        now
+    }
+
+    /// The highest live level since the last [`CountingGlobalAlloc::reset_peak`].
+    pub fn peak_bytes(&self) -> usize {
+        self.peak.load(Ordering::SeqCst)
+    }
+
+    fn note(&self, size: usize) {
+        let now = self.live.fetch_add(size, Ordering::SeqCst) + size;
+        self.peak.fetch_max(now, Ordering::SeqCst);
+    }
+}
+
+impl Default for CountingGlobalAlloc {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
+// are only bookkeeping and never affect the returned pointers.
+unsafe impl std::alloc::GlobalAlloc for CountingGlobalAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: forwarded as is (the caller upholds `alloc`'s contract).
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if !p.is_null() {
+            self.note(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            self.note(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        self.live.fetch_sub(layout.size(), Ordering::SeqCst);
+        // SAFETY: forwarded as is (the caller passes a block this allocator returned).
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded as is.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            self.live.fetch_sub(layout.size(), Ordering::SeqCst);
+            self.note(new_size);
+        }
+        p
+    }
+}

@@ -412,6 +412,25 @@ pub enum Error {
     /// A broken internal invariant (a bug in tensorcast, reported instead of a panic).
     #[error("{0}")]
     Internal(String),
+    /// A `TensorShape` edit got an index outside the shape (`SetDimWithStatus`,
+    /// `InsertDimWithStatus`, `RemoveDimRangeWithStatus`), with TensorFlow's message for each:
+    /// `Index must be less than 3, got 5`, `The insertion index must be at most 3 got 4`,
+    /// `Start index must be less than 2, got 3`...
+    #[error("{}", crate::shape_edit::index_message(*edit, *index, *rank))]
+    ShapeIndex {
+        /// Which edit and which of its indices.
+        edit: crate::shape_edit::ShapeEdit,
+        /// The index given (after TensorFlow's adjustment of negative ones, where it has one).
+        index: i64,
+        /// The shape's rank.
+        rank: usize,
+    },
+    /// `InsertDimWithStatus` on a shape that already has the most dimensions allowed.
+    #[error("Shape has {rank} dimensions which is the maximum allowed")]
+    MaxDimensionsReached {
+        /// The shape's rank.
+        rank: usize,
+    },
 
     // ---- transitional ------------------------------------------------------------------
     // The status-code-keyed variants below are used only by the broadcast and Equal modules,
@@ -470,7 +489,8 @@ impl Error {
             }
             Error::SharedBuffer => Code::FailedPrecondition,
             Error::Uninitialized { op, .. } if *op != "Cast" => Code::FailedPrecondition,
-            Error::Internal(_) => Code::Internal,
+            Error::Internal(_) | Error::MaxDimensionsReached { .. } => Code::Internal,
+            Error::ShapeIndex { edit, .. } => edit.code(),
             _ => Code::InvalidArgument,
         }
     }

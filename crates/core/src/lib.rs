@@ -56,6 +56,7 @@ mod error;
 pub mod layout;
 pub mod ops;
 pub mod shape;
+mod shape_edit;
 pub mod summarize;
 mod tensor;
 pub mod types;
@@ -69,6 +70,7 @@ pub use element::Element;
 pub use element::{Objects, Storage};
 pub use error::{Code, Error, Result};
 pub use shape::{PartialTensorShape, TensorShape, MAX_DIMENSIONS};
+pub use shape_edit::{shape_list_string, ShapeEdit};
 pub use tensor::{Tensor, TSTRING_SIZE};
 pub use types::{ResourceHandle, TString, Variant, VariantTensorData};
 

@@ -21,10 +21,23 @@ pub const MAX_DIMENSIONS: usize = 254;
 ///     "Expected a non-negative size, got -1"
 /// );
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct TensorShape {
     dims: Dims,
     num_elements: i64,
+}
+
+impl Default for TensorShape {
+    /// TensorFlow's default `TensorShape`: the scalar (rank 0, one element).
+    ///
+    /// ```
+    /// use tensorcast_core::TensorShape;
+    /// assert_eq!(TensorShape::default(), TensorShape::scalar());
+    /// assert_eq!(TensorShape::default().num_elements(), 1);
+    /// ```
+    fn default() -> Self {
+        Self::scalar()
+    }
 }
 
 /// How many dims a shape holds without a heap allocation. Shapes are created on every

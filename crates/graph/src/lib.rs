@@ -58,7 +58,8 @@
 //! // Java: BroadcastTo.create(scope, x, shape) - an implicit Const for the shape.
 //! let x = Placeholder::new(&root.with_op_name("x"), DataType::FLOAT)?;
 //! let y = BroadcastTo::create(&root, &x, [2i32, 2])?;
-//! assert_eq!(y.node().inputs(), ["x", "Const/Const"]);
+//! // The implicit shape constant: sub-scope `Const` is taken by the Const above, so `Const_1`.
+//! assert_eq!(y.node().inputs(), ["x", "Const_1/Const"]);
 //! assert_eq!(y.as_output().shape().to_string(), "[2,2]");
 //! let eq = Equal::new(&root, &y, 1.0f32)?;
 //! assert!(root.ok());

@@ -160,6 +160,29 @@ pub fn read_stream_contents_with(
     read_buffer(buf, name_hint, path, options)
 }
 
+/// Reads a whole stream (standard input, a pipe...) into a new 64-byte-aligned buffer,
+/// refusing one longer than `max_bytes`; memory grows with what arrives.
+///
+/// # Errors
+/// `TooLarge` past `max_bytes` or when memory runs out; `Io` when reading fails.
+pub fn read_stream_buffer(reader: impl std::io::Read, max_bytes: u64) -> Result<Buffer> {
+    source::read_stream(reader, max_bytes)
+}
+
+/// Detects the format of a file held in `buf` and reads it with `options`; `name_hint` as for
+/// [`read_bytes`].
+///
+/// # Errors
+/// An [`IoError`]: unknown format, or the decode fails.
+pub fn read_buffer_contents_with(
+    buf: Buffer,
+    name_hint: &str,
+    options: &ReadOptions,
+) -> Result<FileContents> {
+    let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
+    read_buffer(buf, name_hint, path, options)
+}
+
 /// Reads every tensor of a file held in memory; `name_hint` (a file name such as
 /// `x.npy`) names single tensors and breaks format ties by its extension. The tensors share
 /// `bytes`' memory where alignment allows, as [`read_file`] shares the map.

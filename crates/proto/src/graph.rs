@@ -93,6 +93,10 @@ pub mod attr_value {
 
     /// The cases of `AttrValue.value`.
     #[derive(Clone, PartialEq, prost::Oneof)]
+    #[allow(
+        clippy::large_enum_variant,
+        reason = "mirrors the proto oneof; attrs are few and short-lived next to the tensors they describe"
+    )]
     pub enum Value {
         /// `list` (1): a list of values of one kind.
         #[prost(message, tag = "1")]

@@ -194,14 +194,12 @@ fn reshape(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
         return Ok(Some(out_dims));
     }
     match (in_unknown, out_unknown) {
-        (None, None) => {
-            if in_n != out_n {
-                return Err(Error::CannotReshape {
-                    input_elements: in_n,
-                    shape: shape::dims_debug(&out_dims),
-                    output_elements: out_n,
-                });
-            }
+        (None, None) if in_n != out_n => {
+            return Err(Error::CannotReshape {
+                input_elements: in_n,
+                shape: shape::dims_debug(&out_dims),
+                output_elements: out_n,
+            });
         }
         (None, Some(i)) if out_n > 0 => {
             if in_n % out_n != 0 {
@@ -212,13 +210,11 @@ fn reshape(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
             }
             out_dims[i] = in_n / out_n;
         }
-        (Some(_), None) if in_n != 0 => {
-            if out_n % in_n != 0 {
-                return Err(Error::NotEvenlyDivisible {
-                    divisor: in_n,
-                    value: out_n,
-                });
-            }
+        (Some(_), None) if in_n != 0 && out_n % in_n != 0 => {
+            return Err(Error::NotEvenlyDivisible {
+                divisor: in_n,
+                value: out_n,
+            });
         }
         (Some(a), Some(b)) if in_n == out_n => {
             out_dims[b] = in_dims[a];

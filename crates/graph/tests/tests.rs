@@ -1,0 +1,7 @@
+//! Integration tests of tensorcast-graph (one binary, a module per concern).
+
+mod import;
+mod naming;
+mod props;
+mod session;
+mod status;
