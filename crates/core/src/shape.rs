@@ -250,10 +250,10 @@ impl TensorShape {
             return Err(Error::NegativeSize { size });
         }
         let mut n: i64 = 1;
-        for (i, &x) in self.dims().iter().enumerate() {
+        for (i, &x) in self.dim_sizes().iter().enumerate() {
             n = multiply_without_overflow(n, if i == d { size } else { x });
             if n < 0 {
-                let mut dims = self.dims().to_vec();
+                let mut dims = self.dim_sizes().to_vec();
                 dims[d] = size;
                 return Err(too_many_elements(&dims));
             }
@@ -270,8 +270,9 @@ impl TensorShape {
         }
     }
 
-    /// The dims, outermost first.
-    pub fn dims(&self) -> &[i64] {
+    /// The size of every dimension, outermost first (TensorFlow's `dim_sizes()`; the rank is
+    /// [`TensorShape::rank`]).
+    pub fn dim_sizes(&self) -> &[i64] {
         self.dims.as_slice()
     }
 
@@ -449,7 +450,7 @@ impl PartialTensorShape {
 impl From<&TensorShape> for PartialTensorShape {
     fn from(s: &TensorShape) -> Self {
         Self {
-            dims: Some(s.dims().to_vec()),
+            dims: Some(s.dim_sizes().to_vec()),
         }
     }
 }

@@ -111,7 +111,7 @@ impl TensorShape {
         if rank >= MAX_DIMENSIONS {
             return Err(Error::MaxDimensionsReached { rank });
         }
-        let mut dims = self.dims().to_vec();
+        let mut dims = self.dim_sizes().to_vec();
         dims.insert(d as usize, size);
         *self = TensorShape::new(&dims)?;
         Ok(())
@@ -148,7 +148,7 @@ impl TensorShape {
         if begin >= end {
             return Ok(());
         }
-        let mut dims = self.dims().to_vec();
+        let mut dims = self.dim_sizes().to_vec();
         dims.drain(begin as usize..end as usize);
         *self = TensorShape::new(&dims)?;
         Ok(())
@@ -185,7 +185,7 @@ impl TensorShape {
     /// [`TensorShape::add_dim`] reports them.
     pub fn append_shape(&mut self, other: &TensorShape) -> Result<()> {
         let mut out = self.clone();
-        for &d in other.dims() {
+        for &d in other.dim_sizes() {
             out.add_dim(d)?;
         }
         *self = out;
@@ -199,12 +199,12 @@ impl TensorShape {
 
     /// `TensorShapeUtils::StartsWith`: `prefix`'s dims are this shape's first dims.
     pub fn starts_with(&self, prefix: &TensorShape) -> bool {
-        self.dims().starts_with(prefix.dims())
+        self.dim_sizes().starts_with(prefix.dim_sizes())
     }
 
     /// `TensorShapeUtils::EndsWith`: `suffix`'s dims are this shape's last dims.
     pub fn ends_with(&self, suffix: &TensorShape) -> bool {
-        self.dims().ends_with(suffix.dims())
+        self.dim_sizes().ends_with(suffix.dim_sizes())
     }
 }
 

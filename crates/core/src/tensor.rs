@@ -547,7 +547,7 @@ impl Tensor {
         if !(0 <= index && index < dim0) {
             return Err(Error::SubSliceOutOfRange { index, dim0 });
         }
-        let shape = TensorShape::new(&self.shape.dims()[1..])?;
+        let shape = TensorShape::new(&self.shape.dim_sizes()[1..])?;
         let inner = self.inner_elements();
         let storage = self.sub_storage(index as usize * inner, inner);
         Ok(Tensor {
@@ -562,7 +562,7 @@ impl Tensor {
     }
 
     fn inner_elements(&self) -> usize {
-        self.shape.dims()[1..].iter().product::<i64>() as usize
+        self.shape.dim_sizes()[1..].iter().product::<i64>() as usize
     }
 
     /// The storage of elements `[start, start + len)`.

@@ -137,12 +137,12 @@ impl Tensor {
     /// `tensor<T, NDIMS>()`: the elements with the tensor's own shape; `D` fixes the rank
     /// (`ndarray::Ix2`...) or leaves it dynamic (`ndarray::IxDyn`).
     pub fn tensor<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
-        fixed(view(self.shape().dims(), self.flat_slice::<T>()?)?)
+        fixed(view(self.shape().dim_sizes(), self.flat_slice::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, dynamic rank.
     pub fn view<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
-        view(self.shape().dims(), self.flat_slice::<T>()?)
+        view(self.shape().dim_sizes(), self.flat_slice::<T>()?)
     }
 
     /// `vec<T>()`: a 1-D tensor's elements.
@@ -177,13 +177,13 @@ impl Tensor {
     /// `flat_inner_dims<T, N>()`: the last `ndims - 1` dims kept, the others folded into the
     /// first.
     pub fn flat_inner_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&flat_inner_dims_of(self.shape().dims(), ndims))
+        self.shaped(&flat_inner_dims_of(self.shape().dim_sizes(), ndims))
     }
 
     /// `flat_outer_dims<T, N>()`: the first `ndims - 1` dims kept, the others folded into the
     /// last.
     pub fn flat_outer_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&flat_outer_dims_of(self.shape().dims(), ndims))
+        self.shaped(&flat_outer_dims_of(self.shape().dim_sizes(), ndims))
     }
 
     /// `flat_inner_outer_dims<T, N>(begin)`: the dims before `begin` folded into the first,
@@ -194,7 +194,7 @@ impl Tensor {
         begin: i64,
         ndims: usize,
     ) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&inner_outer_dims(self.shape().dims(), begin, ndims)?)
+        self.shaped(&inner_outer_dims(self.shape().dim_sizes(), begin, ndims)?)
     }
 
     /// `bit_casted_tensor<T, N>()`: the tensor's bytes as `T` with its shape; `T` must have the
@@ -210,7 +210,10 @@ impl Tensor {
                 actual_bytes: std::mem::size_of::<T>(),
             });
         }
-        view(self.shape().dims(), T::from_bytes(self.bytes_or_empty())?)
+        view(
+            self.shape().dim_sizes(),
+            T::from_bytes(self.bytes_or_empty())?,
+        )
     }
 
     /// `bit_casted_shaped<T, N>(sizes)`: the tensor's bytes as `T` with `sizes`; the byte
@@ -248,7 +251,7 @@ impl Tensor {
     /// element `T` (e.g. `qint8 [.., 4]` as `int32 [..]`); `size_of::<T>()` must equal the last
     /// dimension times the dtype's size.
     pub fn reinterpret_last_dimension<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
-        let dims = self.shape().dims();
+        let dims = self.shape().dim_sizes();
         let Some((&last, outer)) = dims.split_last() else {
             return Err(Error::ScalarNotAllowed {
                 op: "reinterpret_last_dimension",
@@ -312,13 +315,13 @@ impl Tensor {
 
     /// `tensor<T, NDIMS>()`, writable.
     pub fn tensor_mut<T: Element, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         fixed_mut(view_mut(&dims, self.flat_slice_mut::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, writable, dynamic rank.
     pub fn view_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         view_mut(&dims, self.flat_slice_mut::<T>()?)
     }
 
@@ -353,7 +356,7 @@ impl Tensor {
         &mut self,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = flat_inner_dims_of(self.shape().dims(), ndims);
+        let d = flat_inner_dims_of(self.shape().dim_sizes(), ndims);
         self.shaped_mut(&d)
     }
 
@@ -362,7 +365,7 @@ impl Tensor {
         &mut self,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = flat_outer_dims_of(self.shape().dims(), ndims);
+        let d = flat_outer_dims_of(self.shape().dim_sizes(), ndims);
         self.shaped_mut(&d)
     }
 
@@ -372,7 +375,7 @@ impl Tensor {
         begin: i64,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = inner_outer_dims(self.shape().dims(), begin, ndims)?;
+        let d = inner_outer_dims(self.shape().dim_sizes(), begin, ndims)?;
         self.shaped_mut(&d)
     }
 
@@ -387,7 +390,7 @@ impl Tensor {
 
     /// `bit_casted_tensor<T, N>()`, writable.
     pub fn bit_casted_tensor_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         if std::mem::size_of::<T>() != self.dtype().size() || !T::IS_POD {
             return Err(Error::ElementSize {
                 op: "bit_casted_tensor",

@@ -497,7 +497,7 @@ pub fn write_to<W: Write + ?Sized>(
         let dims: Vec<String> = nt
             .tensor
             .shape()
-            .dims()
+            .dim_sizes()
             .iter()
             .map(i64::to_string)
             .collect();

@@ -323,7 +323,7 @@ pub fn run(args: &Args) -> Result<i32> {
                     format!("{} of {}", c.differing, c.elements),
                     c.max_abs.map_or_else(dash, fmt_mean),
                     c.max_rel.map_or_else(dash, fmt_mean),
-                    c.at.map_or_else(dash, |i| unravel(i, x.shape().dims())),
+                    c.at.map_or_else(dash, |i| unravel(i, x.shape().dim_sizes())),
                 ]
             }
         };

@@ -245,7 +245,7 @@ impl FileReport {
                 json!({
                     "name": t.name,
                     "dtype": dtype.name(),
-                    "shape": t.tensor.shape().dims(),
+                    "shape": t.tensor.shape().dim_sizes(),
                     "elements": t.tensor.num_elements(),
                     "bytes": t.tensor.total_bytes(),
                     "alignment": t.alignment,

@@ -133,9 +133,9 @@ mod tests {
 
     #[test]
     fn shapes_parse_leniently_and_reject_nonsense() {
-        assert_eq!(parse_shape("2,3").unwrap().dims(), &[2, 3]);
-        assert_eq!(parse_shape("[2, 3]").unwrap().dims(), &[2, 3]);
-        assert_eq!(parse_shape("").unwrap().dims(), &[] as &[i64]);
+        assert_eq!(parse_shape("2,3").unwrap().dim_sizes(), &[2, 3]);
+        assert_eq!(parse_shape("[2, 3]").unwrap().dim_sizes(), &[2, 3]);
+        assert_eq!(parse_shape("").unwrap().dim_sizes(), &[] as &[i64]);
         assert_eq!(
             parse_shape("2,x").unwrap_err().to_string(),
             "bad shape '2,x': 'x' is not a dimension size"

@@ -24,7 +24,7 @@
 //!
 //! let x = Tensor::vector(&[0.0f32, 1.0, 1.0]);
 //! let y = x.bitcast(DataType::UINT8).unwrap();
-//! assert_eq!(y.shape().dims(), &[3, 4]);
+//! assert_eq!(y.shape().dim_sizes(), &[3, 4]);
 //! assert!(y.shares_buffer_with(&x));
 //! assert_eq!(y.as_slice::<u8>().unwrap(), &[0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 63]);
 //!
@@ -112,7 +112,7 @@ pub(crate) fn share_as(input: &Tensor, dtype: DataType, shape: &TensorShape) -> 
 /// `Cannot bitcast` error.
 fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> {
     let (in_size, out_size) = (input.dtype().size(), dtype.size());
-    let dims = input.shape().dims();
+    let dims = input.shape().dim_sizes();
     if in_size == out_size {
         Ok(None)
     } else if in_size > out_size {
@@ -147,12 +147,12 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
 /// // uint32 0xffffffff -> uint8 [255, 255, 255, 255] (seed example 2).
 /// let x = Tensor::from(0xffff_ffffu32);
 /// let y = bitcast(&x, DataType::UINT8).unwrap();
-/// assert_eq!(y.shape().dims(), &[4]);
+/// assert_eq!(y.shape().dim_sizes(), &[4]);
 /// assert_eq!(y.as_slice::<u8>().unwrap(), &[255, 255, 255, 255]);
 ///
 /// // The smaller type needs a last dim equal to the ratio, and drops it.
 /// let bytes = Tensor::from_vec(vec![0u8; 8], &TensorShape::new(&[2, 4]).unwrap()).unwrap();
-/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dims(), &[2]);
+/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dim_sizes(), &[2]);
 /// assert_eq!(
 ///     bitcast(&Tensor::vector(&[0i8]), DataType::INT32).unwrap_err().to_string(),
 ///     "Cannot bitcast from 6 to 3"

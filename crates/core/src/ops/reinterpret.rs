@@ -29,7 +29,7 @@
 //!
 //! let a = Tensor::vector(&[f16::from_f32(1.0); 16]);
 //! let b = a.reinterpret_cast_to(DataType::UINT32).unwrap(); // factor 16/32 = 0.5
-//! assert_eq!(b.shape().dims(), &[8]);
+//! assert_eq!(b.shape().dim_sizes(), &[8]);
 //! assert!(b.shares_buffer_with(&a));
 //! assert_eq!(b.as_slice::<u32>().unwrap()[0], 0x3c00_3c00);
 //!
@@ -59,7 +59,7 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
     if src_bits == dst_bits {
         return Ok(shape.clone());
     }
-    let dims = shape.dims();
+    let dims = shape.dim_sizes();
     let Some((&last, outer)) = dims.split_last() else {
         return Err(Error::ReinterpretScalar { from: src, to: dst });
     };
@@ -100,9 +100,9 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
 ///
 /// let x = Tensor::from_vec(vec![1u32, 2, 3, 4], &TensorShape::new(&[2, 2]).unwrap()).unwrap();
 /// let y = reinterpret_cast_to(&x, DataType::UINT8).unwrap(); // factor 4
-/// assert_eq!(y.shape().dims(), &[2, 8]);
+/// assert_eq!(y.shape().dim_sizes(), &[2, 8]);
 /// let z = reinterpret_cast_to(&y, DataType::UINT64).unwrap(); // factor 1/8
-/// assert_eq!(z.shape().dims(), &[2, 1]);
+/// assert_eq!(z.shape().dim_sizes(), &[2, 1]);
 /// assert!(z.shares_buffer_with(&x));
 /// ```
 pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
@@ -141,7 +141,7 @@ mod tests {
     #[test]
     fn factor_above_one_scales_the_last_dim() {
         let s = output_shape(&shape(&[3, 5]), DataType::COMPLEX128, DataType::INT8).unwrap();
-        assert_eq!(s.dims(), &[3, 80]);
+        assert_eq!(s.dim_sizes(), &[3, 80]);
     }
 
     #[test]
@@ -149,9 +149,9 @@ mod tests {
         let s = output_shape(&shape(&[3, 6]), DataType::HALF, DataType::DOUBLE);
         assert_eq!(s.unwrap_err().to_string(), LAST_DIMENSION_ERROR);
         let s = output_shape(&shape(&[3, 8]), DataType::HALF, DataType::DOUBLE).unwrap();
-        assert_eq!(s.dims(), &[3, 2]);
+        assert_eq!(s.dim_sizes(), &[3, 2]);
         let s = output_shape(&shape(&[0]), DataType::INT8, DataType::COMPLEX128).unwrap();
-        assert_eq!(s.dims(), &[0]);
+        assert_eq!(s.dim_sizes(), &[0]);
     }
 
     #[test]

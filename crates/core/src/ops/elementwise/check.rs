@@ -151,8 +151,8 @@ fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &[DataType]) -> Error {
 pub(crate) fn incompatible(op: BinaryOp, x: &TensorShape, y: &TensorShape) -> Error {
     Error::IncompatibleShapes {
         op: op.name(),
-        lhs: x.dims().to_vec(),
-        rhs: y.dims().to_vec(),
+        lhs: x.dim_sizes().to_vec(),
+        rhs: y.dim_sizes().to_vec(),
     }
 }
 

@@ -261,7 +261,7 @@ pub fn binary_in<'a>(
         && xs.rank() > 0
         && ys.rank() > 0
         && out.num_elements() > 0
-        && check::bcast_dims(xs.dims(), ys.dims()) > 5
+        && check::bcast_dims(xs.dim_sizes(), ys.dim_sizes()) > 5
     {
         return Err(check::too_many_dims(xs, ys));
     }
