@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 pub mod description;
+mod dispatch;
 pub mod dtype;
 mod element;
 mod error;

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tensorcast_core::ops::broadcast::{check_broadcast_to, shape_from_tensor};
-use tensorcast_core::ops::broadcast_shapes;
+use tensorcast_core::ops::broadcast::{check_broadcast_to, shape_from_tensor, BroadcastView};
+use tensorcast_core::ops::elementwise::{binary, BinaryOp, Operand};
 use tensorcast_core::{DataType, Tensor, TensorShape};
 
 use super::kernels::{self, is_elementwise_binary};
@@ -29,11 +29,6 @@ impl Value {
         match self {
             Value::Dense(t) => t.shape().clone(),
             Value::Lazy { shape, .. } => shape.clone(),
-        }
-    }
-    fn dtype(&self) -> DataType {
-        match self {
-            Value::Dense(t) | Value::Lazy { base: t, .. } => t.dtype(),
         }
     }
     fn materialize(self) -> Result<Tensor> {
@@ -270,24 +265,39 @@ fn run_lazy(n: &Node, inputs: &[Value], may_stay_lazy: bool) -> Result<Option<Va
             lazy(b, shape.clone())
         }
         (op, [a, b]) if is_elementwise_binary(op) => {
-            // The consumer reads each lazy input's base through its own broadcasting, when that
-            // gives the same output shape as the materialised inputs would.
-            if a.dtype() != b.dtype() {
-                return Ok(None);
-            }
-            let Ok(want) = broadcast_shapes(&a.logical_shape(), &b.logical_shape()) else {
+            // The consumer reads each lazy input in place, as a stride-0 broadcast view.
+            let Some(bop) = BinaryOp::from_name(op) else {
                 return Ok(None);
             };
-            let base = |v: &Value| match v {
+            let ise = kernels::incompatible_shape_error(&n.attrs);
+            let k = |r: tensorcast_core::Result<Tensor>| {
+                r.map_err(|source| Error::Kernel {
+                    node: String::new(),
+                    source,
+                })
+            };
+            fn view(v: &Value) -> tensorcast_core::Result<Option<BroadcastView<'_>>> {
+                match v {
+                    Value::Dense(_) => Ok(None),
+                    Value::Lazy { base, shape } => base.broadcast_view(shape).map(Some),
+                }
+            }
+            let (va, vb) = (view(a), view(b));
+            let (va, vb) = match (va, vb) {
+                (Ok(va), Ok(vb)) => (va, vb),
+                _ => return Ok(None),
+            };
+            let dense = |v: &Value| match v {
                 Value::Dense(t) | Value::Lazy { base: t, .. } => t.clone(),
             };
-            let (ba, bb) = (base(a), base(b));
-            match broadcast_shapes(ba.shape(), bb.shape()) {
-                Ok(s) if s == want => {}
-                _ => return Ok(None),
-            }
-            let out = kernels::compute(op, &n.attrs, &[ba, bb])?;
-            return Ok(out.into_iter().next().map(Value::Dense));
+            let (ta, tb) = (dense(a), dense(b));
+            let oa: Operand<'_> = va
+                .as_ref()
+                .map_or_else(|| Operand::from(&ta), Operand::from);
+            let ob: Operand<'_> = vb
+                .as_ref()
+                .map_or_else(|| Operand::from(&tb), Operand::from);
+            Value::Dense(k(binary(bop, oa, ob, ise))?)
         }
         _ => return Ok(None),
     };

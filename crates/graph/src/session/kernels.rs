@@ -1,6 +1,7 @@
 //! The kernel table: each registered op's run-time computation on tensorcast's eager kernels,
 //! with TensorFlow's run-time (kernel) messages.
 
+use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::{ops, DataType, Tensor, TensorShape};
 
 use crate::attr::{self, Attrs};
@@ -22,20 +23,12 @@ fn invalid(msg: String) -> Error {
 
 /// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
 pub(crate) fn is_elementwise_binary(op: &str) -> bool {
-    matches!(
-        op,
-        "Equal"
-            | "NotEqual"
-            | "Less"
-            | "LessEqual"
-            | "Greater"
-            | "GreaterEqual"
-            | "AddV2"
-            | "Sub"
-            | "Mul"
-            | "Maximum"
-            | "Minimum"
-    )
+    BinaryOp::from_name(op).is_some()
+}
+
+/// `Equal`/`NotEqual`'s `incompatible_shape_error` (true for the other ops, which ignore it).
+pub(crate) fn incompatible_shape_error(attrs: &Attrs) -> bool {
+    attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true)
 }
 
 /// Runs `op` on `inputs` (not for Placeholder, which is fed).
@@ -76,24 +69,15 @@ pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<
         }
         "BroadcastTo" => kernel(ops::broadcast::broadcast_to_op(x(0)?, x(1)?))?,
         "Reshape" => reshape(x(0)?, x(1)?)?,
-        "Equal" => {
-            let ise = attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true);
-            let (a, b) = (x(0)?, x(1)?);
-            if !ise
-                && a.dtype() == b.dtype()
-                && ops::broadcast_shapes(a.shape(), b.shape()).is_err()
-            {
-                Tensor::from(false)
-            } else {
-                kernel(ops::equal::equal(a, b))?
+        _ => match BinaryOp::from_name(op) {
+            Some(bop) => kernel(binary(bop, x(0)?, x(1)?, incompatible_shape_error(attrs)))?,
+            None => {
+                return Err(Error::NoKernel {
+                    op: op.to_string(),
+                    node: String::new(),
+                })
             }
-        }
-        _ => {
-            return Err(Error::NoKernel {
-                op: op.to_string(),
-                node: String::new(),
-            })
-        }
+        },
     };
     Ok(vec![out])
 }

@@ -37,7 +37,13 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            _ => return Err(Error::invalid(format!("Incompatible shapes: {a} vs. {b}"))),
+            _ => {
+                return Err(Error::IncompatibleShapes {
+                    op: "BCast",
+                    lhs: da.to_vec(),
+                    rhs: db.to_vec(),
+                })
+            }
         };
     }
     TensorShape::new(&out)

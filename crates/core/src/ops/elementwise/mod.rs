@@ -44,6 +44,10 @@ mod engine;
 mod kernels;
 mod numeric;
 
+use std::sync::Arc;
+
+use tensorcast_buffer::{cpu_allocator, Allocator};
+
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::ops::broadcast::{broadcast_shapes, BroadcastView};
@@ -224,6 +228,21 @@ pub fn binary<'a>(
     y: impl Into<Operand<'a>>,
     incompatible_shape_error: bool,
 ) -> Result<Tensor> {
+    binary_in(&cpu_allocator(), op, x, y, incompatible_shape_error)
+}
+
+/// [`binary`] with the output's memory from `allocator` (the only allocation of the data's
+/// size the op makes: inputs, views included, are read in place).
+///
+/// # Errors
+/// As [`binary`].
+pub fn binary_in<'a>(
+    allocator: &Arc<dyn Allocator>,
+    op: BinaryOp,
+    x: impl Into<Operand<'a>>,
+    y: impl Into<Operand<'a>>,
+    incompatible_shape_error: bool,
+) -> Result<Tensor> {
     let (x, y) = (x.into(), y.into());
     check::dtypes(op, x.dtype(), y.dtype())?;
     let (xs, ys) = (x.shape(), y.shape());
@@ -234,7 +253,7 @@ pub fn binary<'a>(
         {
             return Tensor::from_vec(vec![op == BinaryOp::NotEqual], &TensorShape::scalar());
         }
-        Err(_) => return Err(check::incompatible(xs, ys)),
+        Err(_) => return Err(check::incompatible(op, xs, ys)),
     };
     // TensorFlow's kernels: same shapes or a scalar operand are handled directly; otherwise
     // `BCast` must reduce the problem to at most 5 dims (unless the output is empty).
@@ -250,7 +269,7 @@ pub fn binary<'a>(
     let a = kernels::Ready::new(&x, &dims)?;
     let b = kernels::Ready::new(&y, &dims)?;
     let y_first = y.shape().num_elements() == 1 && x.shape().num_elements() > 1;
-    kernels::compute(op, x.dtype(), y_first, a, b, &out)
+    kernels::compute(allocator, op, x.dtype(), y_first, a, b, &out)
 }
 
 macro_rules! ops {

@@ -46,6 +46,31 @@ pub(crate) fn ftz64(x: f64) -> f64 {
     daz64(x)
 }
 
+/// True for a subnormal `float` (not zero): what DAZ and FTZ change.
+#[inline(always)]
+pub(crate) fn subnormal32(x: f32) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x00ff_ffff
+}
+
+/// True for `0 < |x| <= f32::MIN_POSITIVE`: a result that FTZ may have flushed had it been
+/// computed exactly (a plain result that rounded to zero is zero either way).
+#[inline(always)]
+pub(crate) fn tiny32(x: f32) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x0100_0000
+}
+
+/// True for a subnormal `double` (not zero).
+#[inline(always)]
+pub(crate) fn subnormal64(x: f64) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x001f_ffff_ffff_ffff
+}
+
+/// `a == b` with DAZ: equal as floats, or both zero or subnormal.
+#[inline(always)]
+pub(crate) fn eq32(a: f32, b: f32) -> bool {
+    (a == b) | ((a.abs() < f32::MIN_POSITIVE) & (b.abs() < f32::MIN_POSITIVE))
+}
+
 /// x86's NaN rule for a binary instruction: a NaN operand is the result (made quiet), the
 /// first one when both are; otherwise `r`. Written out so that the compiler's freedom to
 /// swap the operands of `+` and `*` cannot change which NaN comes out.
