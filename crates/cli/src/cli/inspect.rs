@@ -224,13 +224,17 @@ impl FileReport {
                     s.push_str(&format!(
                         "  {}: {}\n",
                         escaped(&t.name),
-                        t.tensor.device_safe_debug_string()
+                        super::source::terminal_safe(&t.tensor.device_safe_debug_string())
                     ));
                     for l in values.lines() {
-                        s.push_str(&format!("    {l}\n"));
+                        s.push_str(&format!("    {}\n", super::source::terminal_safe(l)));
                     }
                 }
-                None => s.push_str(&format!("  {}: {}\n", escaped(&t.name), t.debug)),
+                None => s.push_str(&format!(
+                    "  {}: {}\n",
+                    escaped(&t.name),
+                    super::source::terminal_safe(&t.debug)
+                )),
             }
         }
         s

@@ -79,6 +79,30 @@ pub fn write_stdout(format: Format, tensors: &[NamedTensor]) -> Result<()> {
         .context("-: cannot write")
 }
 
+/// `s` with its control characters (terminal escape sequences, carriage returns...) written
+/// as `\xNN` / `\u{NN}`; backslashes are kept, so text that is already C-escaped (string
+/// values in a DebugString) is unchanged while raw names inside it (variant type names) become
+/// safe to print.
+pub fn terminal_safe(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control() && c != '\n') {
+        return s.to_string();
+    }
+    s.split('\n')
+        .map(|line| {
+            line.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        tensorcast::io::escaped(&c.to_string())
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Parses a size as users write it: `1048576`, `64K`, `256M`, `4G`, `1T` (powers of 1024; a
 /// trailing `B` or `iB` is allowed).
 pub fn parse_size(s: &str) -> Result<u64> {
@@ -115,6 +139,12 @@ pub fn parse_size(s: &str) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_safe_escapes_controls_and_keeps_backslashes() {
+        assert_eq!(terminal_safe("a\\n b"), "a\\n b");
+        assert_eq!(terminal_safe("x\x1b[2Jy\nz\r"), "x\\x1b[2Jy\nz\\r");
+    }
 
     #[test]
     fn parse_size_takes_units_of_1024() {

@@ -266,7 +266,8 @@ fn header_fields(dict: Value) -> Result<(String, bool, Vec<i64>)> {
 /// assert_eq!(descr_to_dtype("<U10").unwrap_err().to_string(), "unsupported dtype '<U10'");
 /// ```
 pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
-    let unsupported = || IoError::unsupported(format!("unsupported dtype '{descr}'"));
+    let unsupported =
+        || IoError::unsupported(format!("unsupported dtype '{}'", crate::escaped(descr)));
     let (order, code) = match descr.as_bytes().first() {
         Some(c @ (b'<' | b'>' | b'|' | b'=')) => (*c, &descr[1..]),
         _ => (b'=', descr),
