@@ -25,20 +25,26 @@ const PACKET_F32: usize = 8;
 const PACKET_F64: usize = 4;
 
 /// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
-/// the element type) and its layout over the output.
+/// the element type) and its layout over the output (`None` for a dense tensor of the
+/// output's shape or a single element: the common cases need no layout work).
 pub(crate) struct Ready<'a> {
     tensor: Cow<'a, Tensor>,
-    layout: Layout,
+    layout: Option<Layout>,
 }
 
 impl<'a> Ready<'a> {
-    pub(crate) fn new(op: &Operand<'a>, out: &[usize]) -> Result<Self> {
-        let layout = op.layout_over(out).ok_or_else(|| {
-            Error::Internal(format!(
-                "operand of shape {} does not broadcast to {out:?}",
-                op.shape()
-            ))
-        })?;
+    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape) -> Result<Self> {
+        let layout = if op.is_plain() && (op.shape() == out || op.shape().num_elements() == 1) {
+            None
+        } else {
+            let dims = out.dims_usize();
+            Some(op.layout_over(&dims).ok_or_else(|| {
+                Error::Internal(format!(
+                    "operand of shape {} does not broadcast to {out}",
+                    op.shape()
+                ))
+            })?)
+        };
         Ok(Self {
             tensor: Cow::Borrowed(op.tensor()),
             layout,
@@ -53,7 +59,7 @@ impl<'a> Ready<'a> {
         }
         Ok(Src {
             data: self.tensor.as_slice::<T>()?,
-            layout: &self.layout,
+            layout: self.layout.as_ref(),
         })
     }
 }
