@@ -264,7 +264,7 @@ pub(crate) fn compute(
                 y | *x + *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Sub => shortcut!(
                 f32,
@@ -273,7 +273,7 @@ pub(crate) fn compute(
                 y | *x - *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Mul => shortcut!(
                 f32,
@@ -282,7 +282,7 @@ pub(crate) fn compute(
                 y | *x * *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | x.is_nan() | y.is_nan()
             ),
             // Equality under DAZ: equal, or both zero or subnormal (NaN is neither).
             BinaryOp::Equal => cmp!(f32, |x, y| eq32(*x, *y)),
@@ -302,7 +302,7 @@ pub(crate) fn compute(
                 y | *x + *y,
                 special | x,
                 y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | (*x != *x) | (*y != *y)
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Sub => shortcut!(
                 f64,
@@ -311,7 +311,7 @@ pub(crate) fn compute(
                 y | *x - *y,
                 special | x,
                 y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | (*x != *x) | (*y != *y)
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {
