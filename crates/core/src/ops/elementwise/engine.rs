@@ -32,7 +32,8 @@ const SMALL_WORDS: usize = 32;
 #[derive(Clone, Copy)]
 pub(crate) struct Src<'a, T> {
     pub(crate) data: &'a [T],
-    pub(crate) layout: &'a Layout,
+    /// `None`: dense over the output's shape, or a single element (by `data.len()`).
+    pub(crate) layout: Option<&'a Layout>,
 }
 
 /// The two functions of a kernel: `main` for most elements and `tail` for the last
@@ -80,14 +81,15 @@ where
     // Dense operands of the output's shape, or single elements, need no layout work (the
     // common case, and the one where per-call overhead shows).
     let simple = |s: &Src<'_, T>| -> Option<usize> {
-        if s.data.len() == n && s.layout.is_contiguous() && s.layout.offset() == 0 {
-            Some(1)
-        } else if s.data.len() == 1 {
-            Some(0)
-        } else {
-            None
+        match s.layout {
+            None if s.data.len() == 1 => Some(0),
+            None => Some(1),
+            Some(l) if s.data.len() == n && l.is_contiguous() && l.offset() == 0 => Some(1),
+            Some(l) if s.data.len() == 1 && l.offset() == 0 => Some(0),
+            Some(_) => None,
         }
     };
+    let offset = |s: &Src<'_, T>| s.layout.map_or(0, Layout::offset);
     let (strides, dims);
     let (one_a, one_b, one_d);
     let (sa, sb, dims_ref): (&[usize], &[usize], &[usize]) = match (simple(&a), simple(&b)) {
@@ -96,15 +98,26 @@ where
             (&one_a, &one_b, &one_d)
         }
         _ => {
-            (dims, strides) = coalesce(a.layout.dims(), &[a.layout.strides(), b.layout.strides()]);
+            let out_dims = out_shape.dims_usize();
+            // An operand without a layout is dense over the output, or one element read
+            // everywhere (stride 0).
+            let full = |s: &Src<'_, T>| match s.layout {
+                Some(l) => l.clone(),
+                None if s.data.len() == 1 => Layout::contiguous(&[])
+                    .broadcast_to(&out_dims)
+                    .unwrap_or_else(|| Layout::contiguous(&out_dims)),
+                None => Layout::contiguous(&out_dims),
+            };
+            let (la, lb) = (full(&a), full(&b));
+            (dims, strides) = coalesce(la.dims(), &[la.strides(), lb.strides()]);
             (&strides[0], &strides[1], &dims)
         }
     };
     let plan = Plan {
         a: a.data,
         b: b.data,
-        a0: a.layout.offset(),
-        b0: b.layout.offset(),
+        a0: offset(&a),
+        b0: offset(&b),
         sa,
         sb,
         dims: dims_ref,

@@ -25,20 +25,26 @@ const PACKET_F32: usize = 8;
 const PACKET_F64: usize = 4;
 
 /// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
-/// the element type) and its layout over the output.
+/// the element type) and its layout over the output (`None` for a dense tensor of the
+/// output's shape or a single element: the common cases need no layout work).
 pub(crate) struct Ready<'a> {
     tensor: Cow<'a, Tensor>,
-    layout: Layout,
+    layout: Option<Layout>,
 }
 
 impl<'a> Ready<'a> {
-    pub(crate) fn new(op: &Operand<'a>, out: &[usize]) -> Result<Self> {
-        let layout = op.layout_over(out).ok_or_else(|| {
-            Error::Internal(format!(
-                "operand of shape {} does not broadcast to {out:?}",
-                op.shape()
-            ))
-        })?;
+    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape) -> Result<Self> {
+        let layout = if op.is_plain() && (op.shape() == out || op.shape().num_elements() == 1) {
+            None
+        } else {
+            let dims = out.dims_usize();
+            Some(op.layout_over(&dims).ok_or_else(|| {
+                Error::Internal(format!(
+                    "operand of shape {} does not broadcast to {out}",
+                    op.shape()
+                ))
+            })?)
+        };
         Ok(Self {
             tensor: Cow::Borrowed(op.tensor()),
             layout,
@@ -53,7 +59,7 @@ impl<'a> Ready<'a> {
         }
         Ok(Src {
             data: self.tensor.as_slice::<T>()?,
-            layout: &self.layout,
+            layout: self.layout.as_ref(),
         })
     }
 }
@@ -258,7 +264,7 @@ pub(crate) fn compute(
                 y | *x + *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Sub => shortcut!(
                 f32,
@@ -267,7 +273,7 @@ pub(crate) fn compute(
                 y | *x - *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Mul => shortcut!(
                 f32,
@@ -276,7 +282,7 @@ pub(crate) fn compute(
                 y | *x * *y,
                 special | x,
                 y,
-                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | (*x != *x) | (*y != *y)
+                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | x.is_nan() | y.is_nan()
             ),
             // Equality under DAZ: equal, or both zero or subnormal (NaN is neither).
             BinaryOp::Equal => cmp!(f32, |x, y| eq32(*x, *y)),
@@ -296,7 +302,7 @@ pub(crate) fn compute(
                 y | *x + *y,
                 special | x,
                 y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | (*x != *x) | (*y != *y)
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Sub => shortcut!(
                 f64,
@@ -305,7 +311,7 @@ pub(crate) fn compute(
                 y | *x - *y,
                 special | x,
                 y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | (*x != *x) | (*y != *y)
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
             ),
             BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {

@@ -185,6 +185,11 @@ impl<'a> Operand<'a> {
         self.tensor.dtype()
     }
 
+    /// True for a tensor read as it is (not through a view).
+    fn is_plain(&self) -> bool {
+        self.layout.is_none()
+    }
+
     /// The operand's layout read as broadcast to `out`.
     fn layout_over(&self, out: &[usize]) -> Option<Layout> {
         match self.layout {
@@ -246,7 +251,11 @@ pub fn binary_in<'a>(
     let (x, y) = (x.into(), y.into());
     check::dtypes(op, x.dtype(), y.dtype())?;
     let (xs, ys) = (x.shape(), y.shape());
-    let out = match broadcast_shapes(xs, ys) {
+    let out = match if xs == ys {
+        Ok(xs.clone())
+    } else {
+        broadcast_shapes(xs, ys)
+    } {
         Ok(s) => s,
         Err(_)
             if !incompatible_shape_error && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
@@ -265,9 +274,8 @@ pub fn binary_in<'a>(
     {
         return Err(check::too_many_dims(xs, ys));
     }
-    let dims = out.dims_usize();
-    let a = kernels::Ready::new(&x, &dims)?;
-    let b = kernels::Ready::new(&y, &dims)?;
+    let a = kernels::Ready::new(&x, &out)?;
+    let b = kernels::Ready::new(&y, &out)?;
     let y_first = y.shape().num_elements() == 1 && x.shape().num_elements() > 1;
     kernels::compute(allocator, op, x.dtype(), y_first, a, b, &out)
 }
