@@ -82,4 +82,35 @@ def per_call(fn, iters=20000):
     return median_time(batch) / iters
 res["np_add_f32_3"] = {"seconds": per_call(lambda: np.add(a3, b3)), "bytes": 12}
 res["tf_add_f32_3"] = {"seconds": per_call(lambda: tf.raw_ops.AddV2(x=ta3, y=tb3), 2000), "bytes": 12}
+if "--elementwise" not in sys.argv:
+    # Graph workloads: TensorFlow runs the GraphDefs tensorcast wrote (samples/, written by
+    # `cargo run -p tensorcast-graph --example write_samples`) in a tf.compat.v1.Session, which
+    # runs Grappler and its default executor (the broadcast is materialised).
+    here = os.path.dirname(os.path.abspath(__file__))
+    def load_graph(name):
+        gd = tf.compat.v1.GraphDef.FromString(open(os.path.join(here, "..", "samples", name), "rb").read())
+        g = tf.Graph()
+        with g.as_default():
+            tf.compat.v1.import_graph_def(gd, name="")
+        return g
+    g = load_graph("graph_equal_broadcast_256MiB.pb")
+    a = np.asarray(row.numpy(), dtype=np.float32)
+    b = np.random.default_rng(1).standard_normal((4096, 16384)).astype(np.float32)
+    with tf.compat.v1.Session(graph=g) as s:
+        res["tf_graph_equal_broadcast_256MiB"] = {"seconds": median_time(lambda: s.run("eq:0", {"a:0": a, "b:0": b})), "bytes": 256 << 20}
+    ta, tb = tf.constant(a), tf.constant(b)
+    res["tf_eager_equal_row_256MiB"] = {"seconds": median_time(lambda: tf.raw_ops.Equal(x=ta, y=tb)), "bytes": 256 << 20}
+    g = load_graph("graph_chain_100.pb")
+    with tf.compat.v1.Session(graph=g) as s:
+        xv = np.array([1, 2, 3, 4], dtype=np.float32)
+        def chain():
+            t = time.perf_counter()
+            for _ in range(200):
+                s.run("chain_99:0", {"x:0": xv})
+            return None
+        samples = []
+        chain()
+        for _ in range(7):
+            t = time.perf_counter(); chain(); samples.append((time.perf_counter() - t) / 200)
+        res["tf_graph_chain_100_small"] = {"seconds": statistics.median(samples), "bytes": 16}
 print(json.dumps(res))

@@ -10,6 +10,7 @@ mod bitcast;
 mod broadcast;
 mod cast;
 mod elementwise;
+pub mod graph;
 mod proto;
 
 /// One workload's result.
@@ -23,12 +24,26 @@ pub struct Measurement {
     pub bytes: u64,
     /// Every run's seconds.
     pub samples: Vec<f64>,
+    /// Peak heap bytes of one run above the level before it, where a peak counter measured it.
+    pub peak_bytes: Option<u64>,
+}
+
+/// Measures peak heap use: `reset` starts a measurement and returns the live level, `peak`
+/// returns the highest level since. A binary that installs a counting global allocator (the
+/// `bench` example) provides one.
+#[derive(Debug, Clone, Copy)]
+pub struct PeakCounter {
+    /// Starts a measurement; returns the live bytes now.
+    pub reset: fn() -> usize,
+    /// The peak live bytes since the last reset.
+    pub peak: fn() -> usize,
 }
 
 /// Collects measurements, skipping workloads the filter excludes.
 pub struct Runner {
     filter: Option<String>,
     runs: usize,
+    peak_counter: Option<PeakCounter>,
     /// Results so far.
     pub results: Vec<Measurement>,
 }
@@ -40,7 +55,32 @@ impl Runner {
         Self {
             filter,
             runs: runs.max(1),
+            peak_counter: None,
             results: Vec::new(),
+        }
+    }
+
+    /// Installs a peak counter: workloads that report `peak_bytes` use it.
+    pub fn with_peak_counter(mut self, counter: PeakCounter) -> Self {
+        self.peak_counter = Some(counter);
+        self
+    }
+
+    /// Peak bytes of one call of `f` above the level before it, if a counter is installed.
+    pub fn peak_of<T>(&self, f: impl FnOnce() -> T) -> Option<u64> {
+        let c = self.peak_counter?;
+        tensorcast_core::buffer::cpu_allocator().release_cached_memory();
+        let start = (c.reset)();
+        let out = f();
+        let peak = (c.peak)().saturating_sub(start);
+        drop(out);
+        Some(peak as u64)
+    }
+
+    /// Attaches `peak` to the measurement `name`.
+    pub fn set_peak(&mut self, name: &str, peak: Option<u64>) {
+        if let Some(m) = self.results.iter_mut().find(|m| m.name == name) {
+            m.peak_bytes = peak;
         }
     }
 
@@ -104,6 +144,7 @@ impl Runner {
             seconds,
             bytes,
             samples,
+            peak_bytes: None,
         });
     }
 
@@ -114,12 +155,17 @@ impl Runner {
 
 /// Runs every workload (those whose name contains `filter`, if given).
 pub fn run_all(filter: Option<String>, runs: usize) -> Vec<Measurement> {
-    let mut r = Runner::new(filter, runs);
+    run_all_with(Runner::new(filter, runs))
+}
+
+/// Runs every workload the runner wants.
+pub fn run_all_with(mut r: Runner) -> Vec<Measurement> {
     baseline::run(&mut r);
     bitcast::run(&mut r);
     broadcast::run(&mut r);
     cast::run(&mut r);
     elementwise::run(&mut r);
+    graph::run(&mut r);
     proto::run(&mut r);
     r.results
 }
@@ -128,10 +174,11 @@ pub fn run_all(filter: Option<String>, runs: usize) -> Vec<Measurement> {
 pub fn to_json(results: &[Measurement]) -> String {
     let mut map = serde_json::Map::new();
     for m in results {
-        map.insert(
-            m.name.clone(),
-            serde_json::json!({ "seconds": m.seconds, "bytes": m.bytes }),
-        );
+        let mut v = serde_json::json!({ "seconds": m.seconds, "bytes": m.bytes });
+        if let Some(p) = m.peak_bytes {
+            v["peak_bytes"] = serde_json::json!(p);
+        }
+        map.insert(m.name.clone(), v);
     }
     serde_json::Value::Object(map).to_string()
 }
@@ -142,6 +189,7 @@ pub fn to_table(results: &[Measurement]) -> String {
     let r = Runner {
         filter: None,
         runs: 1,
+        peak_counter: None,
         results: results.to_vec(),
     };
     let memcpy = r.get("memcpy_256MiB").map(|m| m.bytes as f64 / m.seconds);
@@ -175,6 +223,11 @@ pub fn to_table(results: &[Measurement]) -> String {
 /// Entry point shared by the example and the CLI: `--json` for JSON, `--filter NAME`,
 /// `--runs N` (default 7).
 pub fn main_with_args(args: &[String]) -> i32 {
+    main_with_args_and_peak(args, None)
+}
+
+/// [`main_with_args`] with a peak counter for the workloads that report `peak_bytes`.
+pub fn main_with_args_and_peak(args: &[String], peak: Option<PeakCounter>) -> i32 {
     let mut json = false;
     let mut filter = None;
     let mut runs = 7;
@@ -196,7 +249,11 @@ pub fn main_with_args(args: &[String]) -> i32 {
             }
         }
     }
-    let results = run_all(filter, runs);
+    let mut runner = Runner::new(filter, runs);
+    if let Some(p) = peak {
+        runner = runner.with_peak_counter(p);
+    }
+    let results = run_all_with(runner);
     if json {
         println!("{}", to_json(&results));
     } else {

@@ -49,6 +49,8 @@ enum Command {
     Diff(cli::diff::Args),
     /// Run the benchmark report (each kernel next to memcpy/fill of the same bytes).
     Bench(cli::bench::Args),
+    /// Inspect, run, optimize or draw a TensorFlow GraphDef.
+    Graph(cli::graph::Args),
 }
 
 /// True when `e` comes from writing to a closed pipe (`tensorcast inspect | head`).
@@ -96,6 +98,7 @@ fn main() {
         Command::Broadcast(a) => cli::broadcast::run(a),
         Command::Diff(a) => cli::diff::run(a),
         Command::Bench(a) => cli::bench::run(a),
+        Command::Graph(a) => cli::graph::run(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -620,3 +620,85 @@ fn bench_runs_the_report() {
     assert_eq!(m["bytes"], 1024);
     assert!(m["seconds"].as_f64().unwrap() > 0.0);
 }
+
+/// The sample graph shipped in `samples/`.
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../samples")
+        .join(name)
+}
+
+#[test]
+fn graph_inspect_run_optimize_dot_work_on_the_sample() {
+    let dir = temp_dir("graph-sample");
+    let pb = sample("graph_small.pb");
+    let x = sample("graph_small_x.npy");
+    let (pb, x) = (pb.to_str().unwrap(), x.to_str().unwrap());
+    let o = run_in(&dir, &["graph", "inspect", pb]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("row_2x3                  BroadcastTo  row, Const/Const"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_in(&dir, &["graph", "inspect", "--json", pb]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["nodes"][4]["outputs"][0]["shape"], "[2,3]");
+    let feed = format!("x={x}");
+    let o = run_in(
+        &dir,
+        &[
+            "graph", "run", pb, "--feed", &feed, "--fetch", "eq:0", "--fetch", "sum", "-o",
+            "out.npz",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = read_file(&dir.join("out.npz")).unwrap();
+    assert_eq!(
+        out[0].tensor.to_vec::<bool>().unwrap(),
+        [true, false, true, true, true, false]
+    );
+    assert_eq!(
+        out[1].tensor.to_vec::<f32>().unwrap(),
+        [2.0, 2.0, 6.0, 2.0, 4.0, 3.0]
+    );
+    let o = run_in(&dir, &["graph", "optimize", pb, "-o", "opt.pb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("row_2x3"));
+    let o = run_in(
+        &dir,
+        &[
+            "graph", "run", "opt.pb", "--feed", &feed, "--fetch", "sum", "-o", "opt.npz",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        read_file(&dir.join("opt.npz")).unwrap()[0].tensor,
+        out[1].tensor
+    );
+    let o = run_in(&dir, &["graph", "inspect", "opt.pb"]);
+    assert!(!stdout(&o).contains("BroadcastTo"));
+    let o = run_in(&dir, &["graph", "dot", pb]);
+    assert!(stdout(&o).starts_with("digraph tensorcast {"));
+    assert!(stdout(&o).contains("\"row\" -> \"row_2x3\""));
+}
+
+#[test]
+fn graph_errors_are_one_line_with_exit_2() {
+    let dir = temp_dir("graph-errors");
+    let pb = sample("graph_small.pb");
+    let pb = pb.to_str().unwrap();
+    let o = run_in(&dir, &["graph", "run", pb, "--fetch", "eq"]);
+    assert_one_line_error(
+        &o,
+        pb,
+        "You must feed a value for placeholder tensor 'x' with dtype float and shape [2,3]",
+    );
+    let o = run_in(&dir, &["graph", "run", pb, "--fetch", "zz:0"]);
+    assert_one_line_error(&o, pb, "The operation, 'zz', does not exist in the graph.");
+    std::fs::write(dir.join("bad.pb"), [0x0a, 0xff, 0xff]).unwrap();
+    let o = run_in(&dir, &["graph", "inspect", "bad.pb"]);
+    assert_one_line_error(&o, "bad.pb", "Invalid GraphDef");
+    let o = run_in(&dir, &["graph", "inspect", "missing.pb"]);
+    assert_one_line_error(&o, "missing.pb", "");
+}

@@ -10,6 +10,7 @@ pub mod broadcast;
 pub mod convert;
 pub mod decode;
 pub mod diff;
+pub mod graph;
 pub mod inspect;
 pub mod progress;
 pub mod signals;

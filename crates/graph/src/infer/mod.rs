@@ -11,6 +11,7 @@ use crate::attr::Attrs;
 use crate::error::Result;
 use crate::shape::PShape;
 
+pub(crate) use shape_fns::broadcast_binary;
 pub(crate) use values::Known;
 
 /// What inference knows about one input.

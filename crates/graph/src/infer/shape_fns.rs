@@ -99,6 +99,9 @@ fn bitcast(attrs: &Attrs, input: PShape) -> Result<PShape> {
     Ok(Some(d))
 }
 
+/// TensorFlow's largest rank (`TensorShape::MaxDimensions()`).
+const MAX_RANK: i64 = 254;
+
 /// `MakeShapeFromShapeTensor`: the partial shape a shape operand describes.
 fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<PShape> {
     let Some(input) = input else { return Ok(None) };
@@ -126,10 +129,14 @@ fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<PShape> {
             Ok(Some(out))
         }
         Some(Known::Partial(d)) => Ok(Some(d.clone())),
-        None => Ok(match &input.shape {
-            Some(d) if d[0] >= 0 => Some(vec![-1; d[0] as usize]),
-            _ => None,
-        }),
+        None => match &input.shape {
+            Some(d) if d[0] > MAX_RANK => Err(Error::InvalidInput(format!(
+                "Shape of rank {} is above the maximum rank {MAX_RANK}",
+                d[0]
+            ))),
+            Some(d) if d[0] >= 0 => Ok(Some(vec![-1; d[0] as usize])),
+            _ => Ok(None),
+        },
     }
 }
 

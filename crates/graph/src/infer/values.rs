@@ -16,6 +16,9 @@ pub(crate) enum Known {
     Partial(Vec<i64>),
 }
 
+/// Largest Const value (in elements) decoded at graph time.
+const MAX_CONST_ELEMENTS: i64 = 1 << 16;
+
 /// Largest output (in elements) folded at graph time.
 const MAX_FOLD_ELEMENTS: i64 = 1 << 12;
 
@@ -30,6 +33,19 @@ pub(super) fn propagate(
     let one = |v: Option<Known>| vec![v];
     match op {
         "Const" => one(attr::get_tensor(attrs, "value").and_then(|p| {
+            // Only small values are decoded at graph time (shape operands are small; a big or
+            // fill-encoded value would cost memory its few bytes do not justify).
+            let dims = p
+                .tensor_shape
+                .as_ref()
+                .map(|s| s.dim.iter().map(|d| d.size).collect::<Vec<_>>())?;
+            let n = dims.iter().try_fold(
+                1i64,
+                |acc, &d| if d < 0 { None } else { acc.checked_mul(d) },
+            )?;
+            if n > MAX_CONST_ELEMENTS {
+                return None;
+            }
             let t = tensorcast_proto::tensor_from_proto(p).ok()?;
             (Some(&t.dtype()) == out_types.first()).then_some(Known::Tensor(t))
         })),

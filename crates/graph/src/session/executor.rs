@@ -60,6 +60,52 @@ fn reads_lazy(op: &str) -> bool {
     is_elementwise_binary(op) || matches!(op, "Identity" | "Cast" | "BroadcastTo" | "Bitcast")
 }
 
+/// Values by endpoint with their remaining uses (vectors indexed by node id, then output index:
+/// no hashing on the per-node path).
+struct Slots {
+    uses: Vec<Vec<usize>>,
+    values: Vec<Vec<Option<Value>>>,
+}
+
+impl Slots {
+    fn new(n: usize) -> Self {
+        Slots {
+            uses: vec![Vec::new(); n],
+            values: (0..n).map(|_| Vec::new()).collect(),
+        }
+    }
+    fn add_use(&mut self, ep: Endpoint) {
+        let u = &mut self.uses[ep.node];
+        if u.len() <= ep.index {
+            u.resize(ep.index + 1, 0);
+        }
+        u[ep.index] += 1;
+    }
+    fn uses(&self, ep: Endpoint) -> usize {
+        self.uses[ep.node].get(ep.index).copied().unwrap_or(0)
+    }
+    fn put(&mut self, ep: Endpoint, v: Value) {
+        let slot = &mut self.values[ep.node];
+        if slot.len() <= ep.index {
+            slot.resize_with(ep.index + 1, || None);
+        }
+        slot[ep.index] = Some(v);
+    }
+    /// The value, moved out at its last use and cloned (an `Arc` clone) before.
+    fn take(&mut self, ep: Endpoint) -> Option<Value> {
+        let left = self.uses[ep.node].get_mut(ep.index).map(|u| {
+            *u = u.saturating_sub(1);
+            *u
+        });
+        let slot = self.values[ep.node].get_mut(ep.index)?;
+        if left == Some(0) {
+            slot.take()
+        } else {
+            slot.clone()
+        }
+    }
+}
+
 pub(super) fn run(
     nodes: &[Arc<Node>],
     feeds: Vec<(Endpoint, Tensor)>,
@@ -120,11 +166,11 @@ pub(super) fn run(
     // Kahn's order over the needed nodes; use counts of every value.
     let mut pending = vec![0usize; nodes.len()];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut uses: HashMap<Endpoint, usize> = HashMap::new();
+    let mut slots = Slots::new(nodes.len());
     let mut lazy_ok = vec![true; nodes.len()];
     for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
         for ep in &n.inputs {
-            *uses.entry(*ep).or_default() += 1;
+            slots.add_use(*ep);
             if !reads_lazy(&n.op) {
                 lazy_ok[ep.node] = false;
             }
@@ -139,35 +185,22 @@ pub(super) fn run(
         }
     }
     for ep in fetches {
-        *uses.entry(*ep).or_default() += 1;
+        slots.add_use(*ep);
         lazy_ok[ep.node] = false;
     }
     let mut ready: Vec<usize> = (0..nodes.len())
         .filter(|&i| needed[i] && pending[i] == 0)
         .collect();
     ready.reverse();
-    let mut values: HashMap<Endpoint, Value> = fed
-        .into_iter()
-        .map(|(ep, t)| (ep, Value::Dense(t)))
-        .collect();
-    let take = |values: &mut HashMap<Endpoint, Value>,
-                uses: &mut HashMap<Endpoint, usize>,
-                ep: Endpoint| {
-        let left = uses.get_mut(&ep).map(|u| {
-            *u = u.saturating_sub(1);
-            *u
-        });
-        if left == Some(0) {
-            values.remove(&ep)
-        } else {
-            values.get(&ep).cloned()
-        }
-    };
+    for (ep, t) in fed {
+        slots.put(ep, Value::Dense(t));
+    }
     while let Some(id) = ready.pop() {
         let n = &nodes[id];
         let mut inputs = Vec::with_capacity(n.inputs.len());
         for ep in &n.inputs {
-            let v = take(&mut values, &mut uses, *ep)
+            let v = slots
+                .take(*ep)
                 .ok_or_else(|| Error::Internal(format!("value of {} missing", n.name)))?;
             inputs.push(v);
         }
@@ -175,8 +208,8 @@ pub(super) fn run(
             run_node(n, inputs, options.optimize && lazy_ok[id]).map_err(|e| e.at_node(&n.name))?;
         for (i, v) in outputs.into_iter().enumerate() {
             let ep = Endpoint { node: id, index: i };
-            if uses.get(&ep).copied().unwrap_or(0) > 0 {
-                values.insert(ep, v);
+            if slots.uses(ep) > 0 {
+                slots.put(ep, v);
             }
         }
         for &c in &consumers[id] {
@@ -188,7 +221,7 @@ pub(super) fn run(
     }
     let mut out = Vec::with_capacity(fetches.len());
     for ep in fetches {
-        let v = take(&mut values, &mut uses, *ep).ok_or_else(|| {
+        let v = slots.take(*ep).ok_or_else(|| {
             Error::Internal(format!("fetch {} not computed", nodes[ep.node].name))
         })?;
         out.push(

@@ -67,8 +67,9 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<Vec<Tensor>> {
-        let nodes = self.graph.nodes();
-        let by_name = |name: &str| nodes.iter().position(|n| n.name == name);
+        let g = self.graph.read();
+        let nodes = g.nodes.clone();
+        let by_name = |name: &str| g.by_name.get(name).copied();
         let mut feed_eps = Vec::with_capacity(feeds.len());
         for (name, t) in feeds {
             feed_eps.push((resolve(&nodes, &by_name, name)?, t.clone()));
@@ -82,6 +83,7 @@ impl Session {
             let op = name.strip_prefix('^').unwrap_or(name);
             target_ids.push(by_name(op).ok_or_else(|| Error::UnknownOperation(op.to_string()))?);
         }
+        drop(g);
         executor::run(&nodes, feed_eps, &fetch_eps, &target_ids, self.options)
     }
 

@@ -1,6 +1,7 @@
 //! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
+pub mod graph_import;
 pub mod npy_header;
 pub mod npz;
 pub mod ops_bitcast;
@@ -16,6 +17,7 @@ pub type Body = fn(&[u8]);
 
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
+    ("graph_import", graph_import::run),
     ("npy_header", npy_header::run),
     ("npz", npz::run),
     ("ops_bitcast", ops_bitcast::run),

@@ -1,0 +1,104 @@
+//! Graph workloads (`tensorcast_graph`), next to memcpy of the same bytes in the same run:
+//!
+//! - `graph_equal_broadcast_256MiB`: a session running `Equal(BroadcastTo(a, [4096,16384]), b)`
+//!   with `a` f32 [1,16384] and `b` f32 [4096,16384] fed; the optimization pass keeps the
+//!   BroadcastTo lazy, so no 256 MiB intermediate exists. With a peak counter installed (the
+//!   `bench` example installs one) it also reports `peak_bytes` of one run.
+//! - `graph_equal_broadcast_unoptimized_256MiB`: the same with the pass off (materialised, as
+//!   TensorFlow's executor does).
+//! - `eager_equal_row_256MiB`: the eager reference, `Equal(a, b)` with implicit broadcasting.
+//! - `graph_chain_100_small`: one run of a chain of 100 `AddV2` nodes on f32 [4] (seconds per
+//!   run; divide by 100 for the per-node overhead).
+
+use tensorcast_core::ops::elementwise::equal;
+use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
+use tensorcast_graph::ops::{AddV2, BroadcastTo, Equal, Placeholder, PlaceholderAttrs};
+use tensorcast_graph::{Scope, Session, SessionOptions};
+
+use super::Runner;
+
+const MIB_256: u64 = 256 << 20;
+
+fn placeholder(root: &Scope, name: &str, dims: &[i64]) -> Placeholder {
+    let shape = PartialTensorShape::new(dims).expect("shape");
+    Placeholder::with_attrs(
+        &root.with_op_name(name),
+        DataType::FLOAT,
+        PlaceholderAttrs::default().shape(shape),
+    )
+    .expect("placeholder")
+}
+
+fn f32_tensor(dims: &[i64], scale: f32) -> Tensor {
+    let shape = TensorShape::new(dims).unwrap_or_default();
+    let n = shape.num_elements() as usize;
+    let v: Vec<f32> = (0..n)
+        .map(|i| ((i % 1000) as f32 - 500.0) * scale)
+        .collect();
+    Tensor::from_vec(v, &shape).expect("input tensor")
+}
+
+/// The broadcast-then-Equal graph (also written to `samples/` by the CLI's sample generator).
+pub fn equal_broadcast_graph(rows: i64, cols: i64) -> Scope {
+    let root = Scope::new_root_scope();
+    let a = placeholder(&root, "a", &[1, cols]);
+    let b = placeholder(&root, "b", &[rows, cols]);
+    let bt = BroadcastTo::new(
+        &root.with_op_name("broadcast"),
+        &a,
+        [rows as i32, cols as i32],
+    )
+    .expect("broadcast");
+    Equal::new(&root.with_op_name("eq"), &bt, &b).expect("equal");
+    root
+}
+
+/// The 100-node chain of small `AddV2`s over a fed f32 [4] `x`; the last node is `chain_99`.
+pub fn chain_graph(len: usize) -> Scope {
+    let root = Scope::new_root_scope();
+    let x = placeholder(&root, "x", &[4]);
+    let mut cur = x.output;
+    for i in 0..len {
+        cur = AddV2::new(&root.with_op_name(format!("chain_{i}")), &cur, 1.0f32)
+            .expect("add")
+            .z;
+    }
+    root
+}
+
+/// Registers the graph workloads.
+pub fn run(r: &mut Runner) {
+    let (rows, cols) = (4096i64, 16384i64);
+    let names = [
+        "graph_equal_broadcast_256MiB",
+        "graph_equal_broadcast_unoptimized_256MiB",
+        "eager_equal_row_256MiB",
+    ];
+    if names.iter().any(|n| r.wants(n)) {
+        let a = f32_tensor(&[1, cols], 0.5);
+        let b = f32_tensor(&[rows, cols], 0.5);
+        r.measure("eager_equal_row_256MiB", MIB_256, || {
+            equal(&a, &b).expect("equal")
+        });
+        let root = equal_broadcast_graph(rows, cols);
+        let feeds = [("a", a.clone()), ("b", b.clone())];
+        for (name, optimize) in [(names[0], true), (names[1], false)] {
+            let session = Session::with_options(root.graph(), SessionOptions { optimize });
+            r.measure(name, MIB_256, || {
+                session.run(&feeds, &["eq:0"], &[]).expect("run")
+            });
+            if optimize {
+                let peak = r.peak_of(|| session.run(&feeds, &["eq:0"], &[]).expect("run"));
+                r.set_peak(name, peak);
+            }
+        }
+    }
+    if r.wants("graph_chain_100_small") {
+        let root = chain_graph(100);
+        let session = Session::new(root.graph());
+        let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
+        r.measure_tiny("graph_chain_100_small", 16, 200, || {
+            session.run(&feeds, &["chain_99:0"], &[]).expect("run")
+        });
+    }
+}
