@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use serde_json::{json, Value};
 use tensorcast::io::{detect_format, escaped, FileContents, Format};
+use tensorcast::proto::{GraphDef, Message, TensorProto};
 use tensorcast::Tensor;
 
 use super::progress::{self, human_bytes};
@@ -318,12 +319,22 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
         {
             continue;
         }
-        if Format::from_path(&path).is_some() || sniff(&path).is_some() {
+        if (Format::from_path(&path).is_some() || sniff(&path).is_some()) && !is_graph_def(&path) {
             files.push(path);
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// True for a file that is a GraphDef rather than a tensor (samples/ holds graphs too; those
+/// are shown by `tensorcast graph inspect`): it is not a TensorProto but is a GraphDef with nodes.
+fn is_graph_def(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    TensorProto::decode(bytes.as_slice()).is_err()
+        && GraphDef::decode(bytes.as_slice()).is_ok_and(|g| !g.node.is_empty())
 }
 
 /// The format of a file from its first 4 KiB, if they tell.
