@@ -291,7 +291,7 @@ impl<'a> Writer<'a> {
 unsafe fn copy_streaming(dst: *mut u8, src: *const u8, n: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128};
         // Head: plain copy up to the first 16-byte-aligned destination address.
         let head = dst.align_offset(16).min(n);
         // SAFETY: the caller's contract covers the first `head <= n` bytes.
@@ -309,10 +309,10 @@ unsafe fn copy_streaming(dst: *mut u8, src: *const u8, n: usize) {
                 let b = _mm_loadu_si128(s.add(1));
                 let c = _mm_loadu_si128(s.add(2));
                 let e = _mm_loadu_si128(s.add(3));
-                _mm_stream_si128(d, a);
-                _mm_stream_si128(d.add(1), b);
-                _mm_stream_si128(d.add(2), c);
-                _mm_stream_si128(d.add(3), e);
+                stream_store(d, a);
+                stream_store(d.add(1), b);
+                stream_store(d.add(2), c);
+                stream_store(d.add(3), e);
             }
             i += 64;
         }
@@ -326,9 +326,36 @@ unsafe fn copy_streaming(dst: *mut u8, src: *const u8, n: usize) {
     }
 }
 
-/// Orders streaming stores before any later store (they are weakly ordered).
+/// One 16-byte non-temporal store (`movntdq`).
+///
+/// Under Miri the same 16 bytes are written with an ordinary unaligned store after checking
+/// the alignment `movntdq` needs: Miri cannot interpret the inline assembly the intrinsic is
+/// built from, and this way it still checks every address, bound and alignment of the
+/// streaming copy's loop (the only thing it does not run is the store instruction itself).
+///
+/// # Safety
+/// `d` must be valid for 16 bytes of writes and 16-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn stream_store(d: *mut std::arch::x86_64::__m128i, v: std::arch::x86_64::__m128i) {
+    #[cfg(not(miri))]
+    // SAFETY: the caller guarantees `d` is writable for 16 bytes and 16-byte aligned, as
+    // `_mm_stream_si128` requires; SSE2 is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_stream_si128(d, v)
+    }
+    #[cfg(miri)]
+    {
+        assert!(d.is_aligned(), "movntdq needs a 16-byte-aligned address");
+        // SAFETY: as above (an unaligned store has no alignment requirement at all).
+        unsafe { std::arch::x86_64::_mm_storeu_si128(d, v) }
+    }
+}
+
+/// Orders streaming stores before any later store (they are weakly ordered). Under Miri, whose
+/// streaming stores are ordinary stores (see `stream_store`), there is nothing to order.
 fn store_fence() {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `sfence` has no preconditions; SSE is part of the x86_64 baseline.
     unsafe {
         std::arch::x86_64::_mm_sfence()
