@@ -82,7 +82,7 @@ pub struct AllocatorStats {
 /// passed back to [`Allocator::deallocate`]. [`crate::Buffer`] relies on this to hand out slices
 /// over the memory from safe code. The `alignment` is a request that well-behaved allocators
 /// meet; nothing relies on it for soundness (typed views check the real address), which is how
-/// [`crate::testing::OffsetAllocator`] can hand out odd addresses in tests.
+/// `testing::OffsetAllocator` (feature `testing`) can hand out odd addresses in tests.
 pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// The allocator's name (TensorFlow's `Name()`), reported in descriptions.
     fn name(&self) -> &str;

@@ -50,13 +50,16 @@ struct Root {
     owner: Owner,
 }
 
-// SAFETY: the root's memory is plain bytes with no thread affinity; the owner object is itself
-// `Send + Sync` (or an allocator, which the trait requires to be `Send + Sync`). Shared access
-// only ever reads; writes need `&mut Buffer` on the only handle of the root (see
+// SAFETY: the raw `ptr` is what keeps `Root` from being `Send`/`Sync` automatically; the
+// memory behind it is plain bytes with no thread affinity, released by `owner`. So `Root` may
+// cross threads exactly when its owner may: the bound below restates that (the foreign owner
+// is a `Box<dyn Any + Send + Sync>`, an allocator is `Send + Sync` by the trait), and a
+// change that made the owner thread-bound would stop compiling here. Shared access only ever
+// reads; writes need `&mut Buffer` on the only handle of the root (see
 // `Buffer::as_mut_slice`), so there are no data races.
-unsafe impl Send for Root {}
+unsafe impl Send for Root where Owner: Send + Sync {}
 // SAFETY: see `Send` above.
-unsafe impl Sync for Root {}
+unsafe impl Sync for Root where Owner: Send + Sync {}
 
 impl Drop for Root {
     fn drop(&mut self) {
@@ -278,10 +281,26 @@ impl Buffer {
 
     /// Maps a whole file read-only into memory, without copying.
     ///
-    /// The mapping is private: writes through other handles to the file may or may not be seen,
-    /// and if another process truncates the file while it is mapped, reading the lost pages
-    /// raises SIGBUS (the usual caveat of every memory map). Use [`Buffer::copy_from_slice`] on
-    /// the file's bytes where that risk is unacceptable.
+    /// # A safe function with a documented exception
+    ///
+    /// The map is private and read-only, but the file is not ours: another process (or this
+    /// one, through another handle) may change it while it is mapped. This function stays safe
+    /// because of what that can and cannot do to the `&[u8]` this buffer hands out:
+    /// - **Bytes rewritten in place** may or may not show through the map (POSIX leaves it
+    ///   unspecified for private maps). A reader then sees some mix of old and new bytes: every
+    ///   byte pattern is a valid `u8`, and nothing in this crate or its users derives memory
+    ///   safety from the *values* of mapped bytes (views check alignment, `bool` views check
+    ///   every byte), so this is a data hazard, not undefined behaviour in safe code. The test
+    ///   `map_file_sees_old_or_new_bytes_when_the_file_is_rewritten` checks it.
+    /// - **Truncation** removes the pages: touching them raises `SIGBUS`, which kills the
+    ///   process (no memory is corrupted or misread; the process ends). Callers that cannot
+    ///   accept that, such as a tool reading files other programs may shorten, should read the
+    ///   file into an aligned buffer instead ([`Buffer::copy_from_slice`], or the reading mode
+    ///   of `tensorcast-io`), or handle the signal.
+    ///
+    /// # Errors
+    ///
+    /// The operating system's error for reading the file's metadata or mapping it.
     pub fn map_file(file: &std::fs::File) -> std::io::Result<Self> {
         let meta_len = file.metadata()?.len();
         if meta_len == 0 {
@@ -583,6 +602,30 @@ mod tests {
         assert_eq!(b.as_slice(), b"mapped bytes");
         assert_eq!(b.owner_name(), "mmap");
         assert_eq!(b.address_alignment(), 4096);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "miri does not support mmap")]
+    fn map_file_sees_old_or_new_bytes_when_the_file_is_rewritten() {
+        use std::io::{Seek, Write};
+        let dir = std::env::temp_dir().join(format!("tcbuf-rw-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.bin");
+        let old = vec![0x11u8; 8192];
+        std::fs::write(&path, &old).unwrap();
+        let b = Buffer::map_file(&std::fs::File::open(&path).unwrap()).unwrap();
+        // Rewrite every byte in place through another handle, same length.
+        let mut w = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        w.seek(std::io::SeekFrom::Start(0)).unwrap();
+        w.write_all(&[0x22u8; 8192]).unwrap();
+        w.sync_all().unwrap();
+        // Each byte read is an old or a new one: a data hazard, never anything else.
+        assert_eq!(b.len(), 8192);
+        assert!(b.as_slice().iter().all(|&x| x == 0x11 || x == 0x22));
+        let clone = b.clone();
+        drop(b);
+        assert!(clone.as_slice().iter().all(|&x| x == 0x11 || x == 0x22));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -36,6 +36,7 @@
 mod alloc;
 mod buffer;
 pub mod simd;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tracking;
 mod writer;

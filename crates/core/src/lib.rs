@@ -57,6 +57,7 @@ pub mod layout;
 pub mod ops;
 pub mod shape;
 mod shape_edit;
+mod shape_from;
 pub mod summarize;
 mod tensor;
 pub mod types;

@@ -7,6 +7,7 @@ use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
 
 use crate::element::{shared_error, Element, Objects, Storage};
 use crate::error::{Error, Result};
+use crate::shape_from::to_shape;
 use crate::types::{ResourceHandle, TString, Variant};
 use crate::{DataType, TensorShape};
 
@@ -27,6 +28,19 @@ pub const TSTRING_SIZE: usize = 24;
 ///
 /// Where TensorFlow CHECK-fails (aborts), tensorcast returns an [`Error`] with TensorFlow's
 /// message.
+///
+/// # Invariants
+///
+/// Every `Tensor` keeps these; the one gate every constructor with data goes through
+/// (`Tensor::assemble`) checks them, so the accessors can rely on them:
+/// 1. Its storage is either absent or the kind its dtype calls for: bytes for a memcpy-able
+///    dtype, `TString`/`ResourceHandle`/`Variant` objects for string/resource/variant.
+/// 2. Bytes hold exactly `num_elements * dtype.size()` bytes, objects exactly `num_elements`
+///    objects (the buffer range may start at any address: views check alignment).
+/// 3. Absent storage with a nonzero element count means uninitialized (`is_initialized()` is
+///    false): nothing reads it, every value accessor returns [`Error::Uninitialized`].
+/// 4. The bytes change only through `&mut self` on a buffer no other tensor or buffer handle
+///    shares (`Buffer::as_mut_slice`); sharing (clone, slice, bitcast, reshape) never copies.
 ///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
@@ -74,6 +88,11 @@ impl Tensor {
     /// `Tensor(dtype)`: shape `[0]`, no elements, no buffer (initialised).
     pub fn empty(dtype: DataType) -> Self {
         let shape = TensorShape::new(&[0]).unwrap_or_default();
+        Self::without_data(dtype, shape)
+    }
+
+    /// A tensor with no storage: invariants 1-2 hold trivially (see [`Tensor`]).
+    fn without_data(dtype: DataType, shape: TensorShape) -> Self {
         Self {
             dtype,
             shape,
@@ -81,14 +100,49 @@ impl Tensor {
         }
     }
 
+    /// The gate of every constructor with data: checks the invariants (see [`Tensor`]) that
+    /// tie `storage` to `dtype` and `shape`. A failure is a bug in tensorcast, reported as
+    /// [`Error::Internal`] rather than a tensor that lies.
+    fn assemble(dtype: DataType, shape: TensorShape, storage: Storage) -> Result<Self> {
+        let n = shape.num_elements_usize();
+        let ok = match &storage {
+            Storage::None => true,
+            Storage::Bytes(b) => {
+                dtype.can_use_memcpy() && n.checked_mul(dtype.size()) == Some(b.len())
+            }
+            Storage::Strings(o) => dtype == DataType::STRING && o.as_slice().len() == n,
+            Storage::Resources(o) => dtype == DataType::RESOURCE && o.as_slice().len() == n,
+            Storage::Variants(o) => dtype == DataType::VARIANT && o.as_slice().len() == n,
+        };
+        if !ok {
+            return Err(Error::Internal(format!(
+                "tensor invariant broken: {} {shape} over {storage:?}",
+                dtype.name()
+            )));
+        }
+        Ok(Self {
+            dtype,
+            shape,
+            storage,
+        })
+    }
+
     /// `Tensor(dtype, shape)`: allocates from the default CPU allocator and zero-fills (strings
     /// empty, handles and variants default). Errors for `INVALID` (`Type not set`), refs and
     /// unknown dtypes (`Unexpected type: DT_FLOAT_REF`) and allocation failure.
-    pub fn new(dtype: DataType, shape: &TensorShape) -> Result<Self> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidDtype`], an invalid shape, or the allocator's failure.
+    pub fn new<S>(dtype: DataType, shape: S) -> Result<Self>
+    where
+        S: TryInto<TensorShape>,
+        Error: From<S::Error>,
+    {
         Self::new_in(
             &cpu_allocator(),
             dtype,
-            shape,
+            &to_shape(shape)?,
             &AllocationAttributes::default(),
         )
     }
@@ -112,22 +166,14 @@ impl Tensor {
                 _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?)
             )
         };
-        Ok(Self {
-            dtype,
-            shape: shape.clone(),
-            storage,
-        })
+        Self::assemble(dtype, shape.clone(), storage)
     }
 
     /// A tensor with a shape but no buffer: what TensorFlow's constructor leaves behind when
     /// its allocator fails. `is_initialized()` is false when it has elements, and
     /// `summarize_value` prints `uninitialized Tensor of N elements of type T`.
     pub fn unallocated(dtype: DataType, shape: &TensorShape) -> Self {
-        Self {
-            dtype,
-            shape: shape.clone(),
-            storage: Storage::None,
-        }
+        Self::without_data(dtype, shape.clone())
     }
 
     /// Builds a memcpy-able tensor of `shape` whose bytes are written by `init` (anything it
@@ -157,11 +203,7 @@ impl Tensor {
                 init,
             )?)
         };
-        Ok(Self {
-            dtype,
-            shape: shape.clone(),
-            storage,
-        })
+        Self::assemble(dtype, shape.clone(), storage)
     }
 
     /// `Tensor(dtype, shape, buf)`: a tensor over an existing buffer, without copying. The
@@ -186,15 +228,20 @@ impl Tensor {
         } else {
             Storage::Bytes(buffer)
         };
-        Ok(Self {
-            dtype,
-            shape: shape.clone(),
-            storage,
-        })
+        Self::assemble(dtype, shape.clone(), storage)
     }
 
     /// A tensor owning `values` (adopted without copying for numeric types) with `shape`.
-    pub fn from_vec<T: Element>(values: Vec<T>, shape: &TensorShape) -> Result<Self> {
+    ///
+    /// # Errors
+    ///
+    /// An invalid shape, or [`Error::ValueCount`] when the count differs from the shape's.
+    pub fn from_vec<T: Element, S>(values: Vec<T>, shape: S) -> Result<Self>
+    where
+        S: TryInto<TensorShape>,
+        Error: From<S::Error>,
+    {
+        let shape = &to_shape(shape)?;
         if values.len() as u64 != shape.num_elements() as u64 {
             return Err(Error::ValueCount {
                 values: values.len(),
@@ -206,15 +253,21 @@ impl Tensor {
         } else {
             T::into_storage(values)
         };
-        Ok(Self {
-            dtype: T::DTYPE,
-            shape: shape.clone(),
-            storage,
-        })
+        Self::assemble(T::DTYPE, shape.clone(), storage)
     }
 
     /// A tensor holding a copy of `values` with `shape`.
-    pub fn from_slice<T: Element>(values: &[T], shape: &TensorShape) -> Result<Self> {
+    ///
+    /// # Errors
+    ///
+    /// An invalid shape, [`Error::ValueCount`] when the count differs from the shape's, or
+    /// allocation failure.
+    pub fn from_slice<T: Element, S>(values: &[T], shape: S) -> Result<Self>
+    where
+        S: TryInto<TensorShape>,
+        Error: From<S::Error>,
+    {
+        let shape = &to_shape(shape)?;
         if values.len() as u64 != shape.num_elements() as u64 {
             return Err(Error::ValueCount {
                 values: values.len(),
@@ -223,22 +276,31 @@ impl Tensor {
         }
         if T::IS_POD && T::DTYPE != DataType::BOOL {
             // Copy into an aligned buffer from the default allocator.
-            let mut t = Self::new(T::DTYPE, shape)?;
+            let mut t = Self::new::<&TensorShape>(T::DTYPE, shape)?;
             if !values.is_empty() {
                 t.flat_slice_mut::<T>()?.clone_from_slice(values);
             }
             return Ok(t);
         }
-        Self::from_vec(values.to_vec(), shape)
+        Self::from_vec::<T, &TensorShape>(values.to_vec(), shape)
     }
 
     /// A 1-D tensor holding a copy of `values`.
+    ///
+    /// Infallible as `slice::to_vec` is: the copy comes from the default allocator, or, if
+    /// that fails, from a `Vec`, which aborts the process when memory is exhausted (as `Vec`
+    /// does). It never returns an unallocated tensor. [`Tensor::from_slice`] reports
+    /// allocation failure as an error instead.
     pub fn vector<T: Element>(values: &[T]) -> Self {
+        // A slice never holds more than isize::MAX elements, which is a valid dim.
         let shape = TensorShape::new(&[values.len() as i64]).unwrap_or_default();
         match Self::from_slice(values, &shape) {
             Ok(t) => t,
-            // Only allocation can fail here; keep the shape and report uninitialised.
-            Err(_) => Self::unallocated(T::DTYPE, &shape),
+            Err(_) => {
+                let storage = T::into_storage(values.to_vec());
+                Self::assemble(T::DTYPE, shape, storage)
+                    .expect("a vector's values match its one dimension")
+            }
         }
     }
 
@@ -254,11 +316,8 @@ impl Tensor {
     /// A 0-d tensor holding `value` (TensorFlow's host-scalar constructors).
     pub fn scalar_of<T: Element>(value: T) -> Self {
         let storage = T::into_storage(vec![value]);
-        Self {
-            dtype: T::DTYPE,
-            shape: TensorShape::scalar(),
-            storage,
-        }
+        Self::assemble(T::DTYPE, TensorShape::scalar(), storage)
+            .expect("one value fills a scalar shape")
     }
 
     // ----- accessors ---------------------------------------------------------------------
@@ -441,11 +500,7 @@ impl Tensor {
             Storage::Resources(o) => Storage::Resources(Objects::new(o.as_slice().to_vec())),
             Storage::Variants(o) => Storage::Variants(Objects::new(o.as_slice().to_vec())),
         };
-        Ok(Tensor {
-            dtype: self.dtype,
-            shape: self.shape.clone(),
-            storage,
-        })
+        Self::assemble(self.dtype, self.shape.clone(), storage)
     }
 
     // ----- sharing reshapes --------------------------------------------------------------
@@ -464,7 +519,16 @@ impl Tensor {
     }
 
     /// A tensor sharing this one's buffer with another shape of the same element count.
-    pub fn reshape(&self, shape: &TensorShape) -> Result<Tensor> {
+    ///
+    /// # Errors
+    ///
+    /// An invalid shape, or [`Error::Reshape`] when the element counts differ.
+    pub fn reshape<S>(&self, shape: S) -> Result<Tensor>
+    where
+        S: TryInto<TensorShape>,
+        Error: From<S::Error>,
+    {
+        let shape = &to_shape(shape)?;
         let mut t = Tensor::empty(self.dtype);
         if t.copy_from(self, shape) {
             Ok(t)
@@ -533,11 +597,7 @@ impl Tensor {
         shape.set_dim(0, limit - start)?;
         let inner = self.inner_elements();
         let storage = self.sub_storage(start as usize * inner, (limit - start) as usize * inner);
-        Ok(Tensor {
-            dtype: self.dtype,
-            shape,
-            storage,
-        })
+        Self::assemble(self.dtype, shape, storage)
     }
 
     /// `SubSlice(index)`: the `index`-th entry along dimension 0, with that dimension dropped,
@@ -550,11 +610,7 @@ impl Tensor {
         let shape = TensorShape::new(&self.shape.dim_sizes()[1..])?;
         let inner = self.inner_elements();
         let storage = self.sub_storage(index as usize * inner, inner);
-        Ok(Tensor {
-            dtype: self.dtype,
-            shape,
-            storage,
-        })
+        Self::assemble(self.dtype, shape, storage)
     }
 
     fn dim0(&self, op: &'static str) -> Result<i64> {

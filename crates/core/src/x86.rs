@@ -45,57 +45,42 @@ pub(crate) trait X86Float: Copy {
     fn minus_2_63(self) -> Self;
 }
 
-impl X86Float for f32 {
-    #[inline(always)]
-    fn cvtt32(self) -> i32 {
-        // The same rule as the packed conversion of the buffer crate uses.
-        tensorcast_buffer::simd::cvtt_scalar(self)
-    }
-    #[inline(always)]
-    fn cvtt64(self) -> i64 {
-        if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
-            self as i64
-        } else {
-            i64::MIN
+/// The rules both float widths share; `cvtt32` differs (for `f32` the buffer crate's packed
+/// conversion defines it).
+macro_rules! x86_float {
+    ($t:ty, $cvtt32:expr) => {
+        impl X86Float for $t {
+            #[inline(always)]
+            fn cvtt32(self) -> i32 {
+                $cvtt32(self)
+            }
+            #[inline(always)]
+            fn cvtt64(self) -> i64 {
+                if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
+                    self as i64
+                } else {
+                    i64::MIN
+                }
+            }
+            #[inline(always)]
+            fn minus_2_31(self) -> Self {
+                self - 2147483648.0
+            }
+            #[inline(always)]
+            fn minus_2_63(self) -> Self {
+                self - 9223372036854775808.0
+            }
         }
-    }
-    #[inline(always)]
-    fn minus_2_31(self) -> Self {
-        self - 2147483648.0
-    }
-    #[inline(always)]
-    fn minus_2_63(self) -> Self {
-        self - 9223372036854775808.0
-    }
+    };
 }
 
-impl X86Float for f64 {
-    #[inline(always)]
-    fn cvtt32(self) -> i32 {
-        // Truncation is in range exactly when -2^31 - 1 < x < 2^31.
-        if self > -2147483649.0 && self < 2147483648.0 {
-            self as i32
-        } else {
-            i32::MIN
-        }
-    }
-    #[inline(always)]
-    fn cvtt64(self) -> i64 {
-        if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
-            self as i64
-        } else {
-            i64::MIN
-        }
-    }
-    #[inline(always)]
-    fn minus_2_31(self) -> Self {
-        self - 2147483648.0
-    }
-    #[inline(always)]
-    fn minus_2_63(self) -> Self {
-        self - 9223372036854775808.0
-    }
-}
+x86_float!(f32, tensorcast_buffer::simd::cvtt_scalar);
+// Truncation is in range exactly when -2^31 - 1 < x < 2^31.
+x86_float!(f64, |x: f64| if x > -2147483649.0 && x < 2147483648.0 {
+    x as i32
+} else {
+    i32::MIN
+});
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! TensorFlow's `tensor_test.cc` expectations (TF_SEMANTICS §7.4), ported to tensorcast.
+//! TensorFlow's `tensor_test.cc` expectations, ported to tensorcast.
 //! Proto round trips (`AsProtoField`/`FromProto`) live with the proto crate's tests.
 
 use std::sync::Arc;

@@ -1,8 +1,7 @@
 //! TensorFlow's tensor protos (`tensorflow/core/framework/*.proto`, proto3), written by hand as
 //! `prost` derives.
 //!
-//! Field numbers, types and packing follow TensorFlow's `.proto` files exactly (see
-//! `spec/TF_SEMANTICS.md` §2). Fields are declared in ascending tag order: prost encodes fields in
+//! Field numbers, types and packing follow TensorFlow's `.proto` files exactly. Fields are declared in ascending tag order: prost encodes fields in
 //! declaration order and TensorFlow's C++ serializer in tag order, so this makes our encoding
 //! byte-identical to TensorFlow's. (Note `TensorProto.half_val` = 13: in `tensor.proto` it is written
 //! right after `tensor_content` = 4, but it is *serialized* between 12 and 14, and so declared here.)

@@ -144,7 +144,7 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
 /// use tensorcast_core::ops::bitcast::bitcast;
 ///
-/// // uint32 0xffffffff -> uint8 [255, 255, 255, 255] (seed example 2).
+/// // uint32 0xffffffff -> uint8 [255, 255, 255, 255].
 /// let x = Tensor::from(0xffff_ffffu32);
 /// let y = bitcast(&x, DataType::UINT8).unwrap();
 /// assert_eq!(y.shape().dim_sizes(), &[4]);

@@ -1,4 +1,4 @@
-//! The operations of the seed documents, on tensors: TensorFlow's `Bitcast`, Ascend TIK's
+//! The eager operations on tensors: TensorFlow's `Bitcast`, Ascend TIK's
 //! `reinterpret_cast_to`, `BroadcastTo` (materialised and lazy), `Cast` and `Equal`.
 //!
 //! Each is a free function here and a method on [`crate::Tensor`].

@@ -1,4 +1,4 @@
-//! TensorFlow's `FromProto` rules, one by one (TF_SEMANTICS §3 and tensor_test.cc).
+//! TensorFlow's `FromProto` rules, one by one (as tensor_test.cc checks them).
 
 use std::sync::Arc;
 

@@ -122,7 +122,7 @@ fn parse_records_decode_as_protobuf() {
 
 #[test]
 fn parse_records_typed_fields_decode_to_expected_values() {
-    // Spot checks that the typed fields land where TF_SEMANTICS §2 says (numbers from parse.jsonl).
+    // Spot checks that the typed fields land where TensorFlow puts them (numbers from parse.jsonl).
     let by_name = |name: &str| {
         let rec = records("parse.jsonl")
             .into_iter()

@@ -39,19 +39,19 @@ fn input_tensor(dtype: DataType, shape: &TensorShape, b: &mut Reader<'_>) -> Opt
             let v = (0..n)
                 .map(|i| TString::from(format!("{}", i + seed as usize)))
                 .collect();
-            Tensor::from_vec::<TString>(v, shape).ok()
+            Tensor::from_vec::<TString, _>(v, shape).ok()
         }
         DataType::RESOURCE => {
             let v = (0..n)
                 .map(|i| ResourceHandle::named(format!("r{i}")))
                 .collect();
-            Tensor::from_vec::<ResourceHandle>(v, shape).ok()
+            Tensor::from_vec::<ResourceHandle, _>(v, shape).ok()
         }
         DataType::VARIANT => {
             let v = (0..n)
                 .map(|i| Variant::from(Tensor::from(i as i32)))
                 .collect();
-            Tensor::from_vec::<Variant>(v, shape).ok()
+            Tensor::from_vec::<Variant, _>(v, shape).ok()
         }
         d => {
             let mut bytes: Vec<u8> = (0..n * d.size())
