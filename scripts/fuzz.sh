@@ -2,7 +2,10 @@
 # Runs every fuzz target (or those named) one at a time for SECONDS each (default 600) under
 # `nice -n 19`, with libFuzzer's malloc and RSS limits so that an input making a decoder
 # allocate far more than it justifies is a finding, then minimizes each corpus in place
-# (`cargo fuzz cmin`). Needs a nightly toolchain and cargo-fuzz. Logs go to fuzz/logs/.
+# (libFuzzer's -merge=1 into a fresh folder, which replaces the corpus). Builds once
+# (`cargo fuzz build -O`, skipped with FUZZ_NO_BUILD=1) and runs the built binaries, so that
+# nothing is rebuilt between targets. Needs a nightly toolchain and cargo-fuzz. Logs go to
+# fuzz/logs/.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
@@ -13,21 +16,31 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 mkdir -p logs
-nice -n 19 cargo +nightly fuzz build -O || exit 1
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+  cargo +nightly fuzz build -O || exit 1
+fi
+bin_dir="target/x86_64-unknown-linux-gnu/release"
 status=0
 for t in "${targets[@]}"; do
-  echo "== $t: ${secs}s (malloc limit ${FUZZ_MALLOC_MB:-512} MB, RSS ${FUZZ_RSS_MB:-2048} MB)"
-  nice -n 19 cargo +nightly fuzz run -O "$t" -- -max_total_time="$secs" \
+  echo "== $t: ${secs}s (malloc limit ${FUZZ_MALLOC_MB:-512} MB, RSS ${FUZZ_RSS_MB:-2048} MB) $(date -u +%H:%M:%S)"
+  mkdir -p "artifacts/$t" "corpus/$t"
+  nice -n 19 "$bin_dir/$t" "corpus/$t" -max_total_time="$secs" \
     -malloc_limit_mb="${FUZZ_MALLOC_MB:-512}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
-    -print_final_stats=1 >"logs/$t.log" 2>&1
+    -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?
-  grep -E "^#[0-9]+ *DONE|stat::number_of_executed_units|SUMMARY|ERROR" "logs/$t.log" | tail -n 3
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY|ERROR" "logs/$t.log" | tail -n 4
   if [ $rc -ne 0 ]; then
     echo "$t: FINDING (exit $rc), see fuzz/logs/$t.log and fuzz/artifacts/$t/"
     status=1
   fi
   before=$(ls "corpus/$t" | wc -l)
-  nice -n 19 cargo +nightly fuzz cmin -O "$t" >"logs/$t.cmin.log" 2>&1
-  echo "$t: corpus $before -> $(ls "corpus/$t" | wc -l) inputs after cmin"
+  rm -rf "corpus/$t.min" && mkdir "corpus/$t.min"
+  if nice -n 19 "$bin_dir/$t" -merge=1 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+      "corpus/$t.min" "corpus/$t" >"logs/$t.cmin.log" 2>&1; then
+    rm -rf "corpus/$t" && mv "corpus/$t.min" "corpus/$t"
+  else
+    rm -rf "corpus/$t.min"
+  fi
+  echo "$t: corpus $before -> $(ls "corpus/$t" | wc -l) inputs after minimizing"
 done
 exit $status

@@ -61,12 +61,12 @@ fn bytes_tensor(dtype: DataType, dims: &[i64], seed: u8) -> Tensor {
 /// Broadcasts and checks the result against the reference, byte for byte.
 fn check_against_reference(t: &Tensor, out: &[i64]) {
     let got = broadcast_to(t, &shape(out)).unwrap();
-    assert_eq!(got.shape().dims(), out);
+    assert_eq!(got.shape().dim_sizes(), out);
     assert_eq!(got.dtype(), t.dtype());
     let want = reference_bytes(
         t.tensor_data().unwrap(),
         t.dtype().size(),
-        t.shape().dims(),
+        t.shape().dim_sizes(),
         out,
     );
     assert!(
@@ -91,7 +91,7 @@ fn broadcast_to_basic_every_numeric_dtype_matches_numpy() {
     fn case<T: tensorcast::Element + Copy + PartialEq>(vals: [T; 3]) {
         let x = Tensor::vector(&vals);
         let y = broadcast_to_op(&x, &Tensor::vector(&[3i32, 3])).unwrap();
-        assert_eq!(y.shape().dims(), &[3, 3]);
+        assert_eq!(y.shape().dim_sizes(), &[3, 3]);
         let want: Vec<T> = vals.iter().cycle().take(9).copied().collect();
         assert_eq!(y.to_vec::<T>().unwrap(), want);
     }
@@ -166,7 +166,7 @@ fn broadcast_to_scalars_fill_the_shape() {
         &Tensor::vector(&[2i32, 3, 4, 1, 1, 1]),
     )
     .unwrap();
-    assert_eq!(y.shape().dims(), &[2, 3, 4, 1, 1, 1]);
+    assert_eq!(y.shape().dim_sizes(), &[2, 3, 4, 1, 1, 1]);
     assert_eq!(y.as_slice::<f32>().unwrap(), &[1.0; 24]);
 }
 
@@ -176,7 +176,7 @@ fn broadcast_to_shape_dtype_does_not_change_the_result() {
     let a = broadcast_to_op(&x, &Tensor::vector(&[3i32, 3])).unwrap();
     let b = broadcast_to_op(&x, &Tensor::vector(&[3i64, 3])).unwrap();
     assert_eq!(a, b);
-    assert_eq!(a.shape().dims(), &[3, 3]);
+    assert_eq!(a.shape().dim_sizes(), &[3, 3]);
 }
 
 #[test]
@@ -232,7 +232,7 @@ fn seed_002_row_and_padded_vector_give_the_same_matrix() {
     let x = Tensor::from_slice(&[1i32, 2, 3], &shape(&[1, 3])).unwrap();
     let y = broadcast_to(&x, &shape(&[2, 3])).unwrap();
     assert_eq!(y.dtype(), DataType::INT32);
-    assert_eq!(y.shape().dims(), &[2, 3]);
+    assert_eq!(y.shape().dim_sizes(), &[2, 3]);
     assert_eq!(y.matrix::<i32>().unwrap().row(1).to_vec(), vec![1, 2, 3]);
     assert_eq!(y.as_slice::<i32>().unwrap(), &[1, 2, 3, 1, 2, 3]);
     let v = Tensor::vector(&[1i32, 2, 3]);
@@ -369,7 +369,7 @@ fn rank_is_checked_before_compatibility() {
 fn zero_is_an_ordinary_size() {
     // 1 -> 0 is a broadcast; the result is empty.
     let y = broadcast_to(&Tensor::vector(&[5i32]), &shape(&[3, 0])).unwrap();
-    assert_eq!(y.shape().dims(), &[3, 0]);
+    assert_eq!(y.shape().dim_sizes(), &[3, 0]);
     assert_eq!(y.num_elements(), 0);
     // 0 -> 5 is not.
     let e = Tensor::new(DataType::INT32, &shape(&[0])).unwrap();
@@ -384,7 +384,7 @@ fn zero_is_an_ordinary_size() {
     );
     // 0 with a new leading axis.
     let y = broadcast_to(&e, &shape(&[4, 0])).unwrap();
-    assert_eq!(y.shape().dims(), &[4, 0]);
+    assert_eq!(y.shape().dim_sizes(), &[4, 0]);
     // A scalar fills a 0-element shape, and strings behave the same.
     let y = broadcast_to(&Tensor::from("s"), &shape(&[2, 0, 3])).unwrap();
     assert_eq!((y.dtype(), y.num_elements()), (DataType::STRING, 0));
@@ -577,7 +577,7 @@ proptest! {
         }
         let got = broadcast_to(&x, &shape(&out)).unwrap();
         let want = reference_bytes(x.tensor_data().unwrap(), dtype.size(), &inp, &out);
-        prop_assert_eq!(got.shape().dims(), &out[..]);
+        prop_assert_eq!(got.shape().dim_sizes(), &out[..]);
         prop_assert_eq!(got.tensor_data().unwrap(), &want[..]);
         if inp == out {
             prop_assert!(got.num_elements() == 0 || got.shares_buffer_with(&x));

@@ -497,7 +497,7 @@ fn cast_empty_and_scalar_keep_their_shapes() {
     let e = Tensor::new(DataType::FLOAT, &shape(&[3, 0])).unwrap();
     let y = cast(&e, DataType::INT8).unwrap();
     assert_eq!(
-        (y.dtype(), y.shape().dims().to_vec()),
+        (y.dtype(), y.shape().dim_sizes().to_vec()),
         (DataType::INT8, vec![3, 0])
     );
     let s = cast(&Tensor::scalar_of(2.5f64), DataType::INT32).unwrap();
@@ -545,7 +545,7 @@ fn equal_broadcasts_rows_and_columns() {
     let a = Tensor::from_vec(vec![1i64, 2], &shape(&[2, 1])).unwrap();
     let b = Tensor::vector(&[1i64, 2, 1]);
     let e = equal(&a, &b).unwrap();
-    assert_eq!(e.shape().dims(), &[2, 3]);
+    assert_eq!(e.shape().dim_sizes(), &[2, 3]);
     assert_eq!(
         e.to_vec::<bool>().unwrap(),
         vec![true, false, true, false, true, false]
@@ -625,7 +625,7 @@ fn equal_empty_and_zero_size_broadcast() {
     let a = Tensor::new(DataType::INT32, &shape(&[0, 3])).unwrap();
     let b = Tensor::vector(&[1i32, 2, 3]);
     let e = equal(&a, &b).unwrap();
-    assert_eq!(e.shape().dims(), &[0, 3]);
+    assert_eq!(e.shape().dim_sizes(), &[0, 3]);
     assert_eq!(e.num_elements(), 0);
 }
 

@@ -276,7 +276,7 @@ fn check_against(t: &Tensor, rec: &Value) -> Result<(), String> {
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_i64).collect())
         .unwrap_or_default();
-    if t.shape().dims() != shape.as_slice() {
+    if t.shape().dim_sizes() != shape.as_slice() {
         return Err(format!("shape {} vs TensorFlow's {shape:?}", t.shape()));
     }
     if let Some(h) = rec["hex"].as_str() {

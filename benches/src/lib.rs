@@ -84,9 +84,11 @@ impl Runner {
         }
     }
 
-    /// True if `name` is to be run.
+    /// True if `name` is to be run (the filter may list several parts, comma-separated).
     pub fn wants(&self, name: &str) -> bool {
-        self.filter.as_deref().is_none_or(|f| name.contains(f))
+        self.filter
+            .as_deref()
+            .is_none_or(|f| f.split(',').any(|part| name.contains(part)))
     }
 
     /// Times `f` `runs` times (each output is dropped outside the timed region) and records

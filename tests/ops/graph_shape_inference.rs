@@ -210,7 +210,7 @@ fn check_eager(rec: &Value, scope: &Scope, feeds: &[(String, Tensor)]) {
         (Ok(out), Some(expect), _) => {
             let want = expect["outputs"].as_array().cloned().unwrap_or_default();
             want.iter().zip(&out).try_for_each(|(w, t)| {
-                let shape: Vec<i64> = t.shape().dims().to_vec();
+                let shape: Vec<i64> = t.shape().dim_sizes().to_vec();
                 if dtype_of(&w["dtype"])? != t.dtype() || Value::from(shape.clone()) != w["shape"] {
                     Err(format!("{} {:?}, expected {w}", t.dtype(), shape))
                 } else {

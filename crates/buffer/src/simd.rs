@@ -17,7 +17,7 @@
 pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
     let n = src.len().min(dst.len());
     let (src, dst) = (&src[..n], &mut dst[..n]);
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{__m128i, _mm_cvttps_epi32, _mm_loadu_ps, _mm_storeu_si128};
         let (s4, s_tail) = src.as_chunks::<4>();
@@ -35,7 +35,7 @@ pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
             *d = cvtt_scalar(s);
         }
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(target_arch = "x86_64"))]
     for (d, &s) in dst.iter_mut().zip(src) {
         *d = cvtt_scalar(s);
     }

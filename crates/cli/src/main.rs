@@ -3,7 +3,10 @@
 //!
 //! Exit codes: 0 success, 1 `diff` found a difference, 2 an error. Every error is one line on
 //! stderr, `tensorcast: <file>: <problem>`; a panic (a bug) is caught by a hook that prints
-//! one line and exits 2, never a backtrace.
+//! one line and exits 2, never a backtrace. `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGXFSZ` remove
+//! the temporary file of a write in progress, then end the process by the same signal.
+//! `-` names standard input (any command that reads a file) or output (`convert`'s output,
+//! with `--to`).
 #![forbid(unsafe_code)]
 
 mod cli;
@@ -16,6 +19,20 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most memory a file may make a read spend beyond its own size: decompressed npz
+    /// members, values a TensorProto declares but does not carry, its string, resource and
+    /// variant elements. K, M, G, T are powers of 1024.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "256M",
+          value_parser = cli::source::parse_size)]
+    max_memory: u64,
+    /// The most read from standard input (`-`), a pipe, a FIFO or a character device.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "4G",
+          value_parser = cli::source::parse_size)]
+    max_stream: u64,
+    /// Memory-map regular files instead of reading them: no copy, but a file another process
+    /// truncates meanwhile kills tensorcast with SIGBUS. Use only on files nothing else writes.
+    #[arg(long, global = true)]
+    mmap: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -64,6 +81,16 @@ fn main() {
     }));
     // clap prints usage errors and exits 2 (0 for --help and --version).
     let cli = Cli::parse();
+    cli::source::set_read_options(tensorcast::io::ReadOptions {
+        max_memory: cli.max_memory,
+        max_stream_bytes: cli.max_stream,
+        mode: if cli.mmap {
+            tensorcast::io::ReadMode::Map
+        } else {
+            tensorcast::io::ReadMode::Read
+        },
+    });
+    cli::signals::install();
     let result = match &cli.command {
         Command::Inspect(a) => cli::inspect::run(a),
         Command::Convert(a) => cli::convert::run(a),

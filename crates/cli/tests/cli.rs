@@ -337,7 +337,7 @@ fn bitcast_follows_tensorflow_and_reinterpret_follows_tik() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let u = &read_file(&dir.join("u.npy")).unwrap()[0].tensor;
     assert_eq!(u.dtype(), DataType::UINT8);
-    assert_eq!(u.shape().dims(), &[2, 4]);
+    assert_eq!(u.shape().dim_sizes(), &[2, 4]);
     assert_eq!(
         u.as_slice::<u8>().unwrap(),
         &[0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0]
@@ -356,7 +356,7 @@ fn bitcast_follows_tensorflow_and_reinterpret_follows_tik() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r = &read_file(&dir.join("r.safetensors")).unwrap()[0].tensor;
-    assert_eq!(r.shape().dims(), &[8]);
+    assert_eq!(r.shape().dim_sizes(), &[8]);
     // And back: the round trip is the identity.
     let o = run_in(
         &dir,
@@ -380,7 +380,7 @@ fn broadcast_materialises_the_shape() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let t = &read_file(&dir.join("out.npz")).unwrap()[0];
     assert_eq!(t.name, "row");
-    assert_eq!(t.tensor.shape().dims(), &[2, 3]);
+    assert_eq!(t.tensor.shape().dim_sizes(), &[2, 3]);
     assert_eq!(t.tensor.as_slice::<i16>().unwrap(), &[1, 2, 3, 1, 2, 3]);
 }
 

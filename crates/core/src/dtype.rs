@@ -24,6 +24,27 @@ pub struct DataType(i32);
 /// TensorFlow's `kDataTypeRefOffset`.
 pub const REF_OFFSET: i32 = 100;
 
+/// What kind of value a dtype holds: the column [`dispatch!`](crate::dispatch) selects on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// `half`, `bfloat16`, `float`, `double`.
+    Float,
+    /// The float8 kinds and `float4_e2m1fn`.
+    Minifloat,
+    /// Signed integers, `int2` to `int64`.
+    Int,
+    /// Unsigned integers, `uint2` to `uint64`.
+    Uint,
+    /// `complex64`, `complex128`.
+    Complex,
+    /// `qint8`, `quint8`, `qint16`, `quint16`, `qint32`.
+    Quantized,
+    /// `bool`.
+    Bool,
+    /// `string`, `resource`, `variant`: elements are objects, not bytes.
+    Object,
+}
+
 /// One row of the dtype table.
 #[derive(Debug, Clone, Copy)]
 pub struct DataTypeInfo {
@@ -35,63 +56,121 @@ pub struct DataTypeInfo {
     pub proto_name: &'static str,
     /// `DataTypeSize` in bytes (0 for string, resource, variant, invalid).
     pub size: usize,
-    /// `DataTypeCanUseMemcpy`.
+    /// The alignment of the Rust element type, in bytes.
+    pub align: usize,
+    /// `DataTypeCanUseMemcpy`: every category but [`Category::Object`].
     pub memcpy: bool,
+    /// What kind of value it holds (`None` for `INVALID`).
+    pub category: Option<Category>,
+    /// In TensorFlow's `Bitcast` type list.
+    pub bitcast: bool,
     /// The Rust element type that holds one value.
     pub rust_type: &'static str,
 }
 
-macro_rules! dtype_table {
-    ($( $konst:ident = $num:literal, $name:literal, $proto:literal, $size:expr, $memcpy:literal, $rust:literal; )*) => {
+/// The dtype table, the single source of truth: calls `$callback!` with every row as
+/// `CONST = number, "name", size, category, bitcastable, RustType;`. It generates the
+/// [`DataType`] constants and [`DATA_TYPES`] (here), the [`crate::Element`] impls and the
+/// [`dispatch!`](crate::dispatch) macro.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __dtype_table {
+    ($callback:path $(, $args:tt)*) => {
+        $callback! { $($args)* ;
+            FLOAT = 1, "float", 4, float, true, f32;
+            DOUBLE = 2, "double", 8, float, true, f64;
+            INT32 = 3, "int32", 4, int, true, i32;
+            UINT8 = 4, "uint8", 1, uint, true, u8;
+            INT16 = 5, "int16", 2, int, true, i16;
+            INT8 = 6, "int8", 1, int, true, i8;
+            STRING = 7, "string", 0, object, false, $crate::TString;
+            COMPLEX64 = 8, "complex64", 8, complex, true, $crate::Complex<f32>;
+            INT64 = 9, "int64", 8, int, true, i64;
+            BOOL = 10, "bool", 1, bool, false, bool;
+            QINT8 = 11, "qint8", 1, quantized, true, $crate::types::QInt8;
+            QUINT8 = 12, "quint8", 1, quantized, true, $crate::types::QUInt8;
+            QINT32 = 13, "qint32", 4, quantized, true, $crate::types::QInt32;
+            BFLOAT16 = 14, "bfloat16", 2, float, true, $crate::bf16;
+            QINT16 = 15, "qint16", 2, quantized, true, $crate::types::QInt16;
+            QUINT16 = 16, "quint16", 2, quantized, true, $crate::types::QUInt16;
+            UINT16 = 17, "uint16", 2, uint, true, u16;
+            COMPLEX128 = 18, "complex128", 16, complex, true, $crate::Complex<f64>;
+            HALF = 19, "half", 2, float, true, $crate::f16;
+            RESOURCE = 20, "resource", 0, object, false, $crate::ResourceHandle;
+            VARIANT = 21, "variant", 0, object, false, $crate::Variant;
+            UINT32 = 22, "uint32", 4, uint, true, u32;
+            UINT64 = 23, "uint64", 8, uint, true, u64;
+            FLOAT8_E5M2 = 24, "float8_e5m2", 1, minifloat, false, $crate::types::Float8E5M2;
+            FLOAT8_E4M3FN = 25, "float8_e4m3fn", 1, minifloat, false, $crate::types::Float8E4M3FN;
+            FLOAT8_E4M3FNUZ = 26, "float8_e4m3fnuz", 1, minifloat, false, $crate::types::Float8E4M3FNUZ;
+            FLOAT8_E4M3B11FNUZ = 27, "float8_e4m3b11fnuz", 1, minifloat, false, $crate::types::Float8E4M3B11FNUZ;
+            FLOAT8_E5M2FNUZ = 28, "float8_e5m2fnuz", 1, minifloat, false, $crate::types::Float8E5M2FNUZ;
+            INT4 = 29, "int4", 1, int, false, $crate::types::Int4;
+            UINT4 = 30, "uint4", 1, uint, false, $crate::types::UInt4;
+            INT2 = 31, "int2", 1, int, false, $crate::types::Int2;
+            UINT2 = 32, "uint2", 1, uint, false, $crate::types::UInt2;
+            FLOAT4_E2M1FN = 33, "float4_e2m1fn", 1, minifloat, false, $crate::types::Float4E2M1FN;
+        }
+    };
+}
+
+/// The [`Category`] spelled as the table's column.
+macro_rules! category {
+    (float) => {
+        Category::Float
+    };
+    (minifloat) => {
+        Category::Minifloat
+    };
+    (int) => {
+        Category::Int
+    };
+    (uint) => {
+        Category::Uint
+    };
+    (complex) => {
+        Category::Complex
+    };
+    (quantized) => {
+        Category::Quantized
+    };
+    (bool) => {
+        Category::Bool
+    };
+    (object) => {
+        Category::Object
+    };
+}
+
+macro_rules! constants_and_rows {
+    (; $( $konst:ident = $num:literal, $name:literal, $size:expr, $cat:ident, $bitcast:literal, $ty:ty; )*) => {
         impl DataType {
+            /// `DT_INVALID` (0): `INVALID`, no element type.
+            pub const INVALID: DataType = DataType(0);
             $(
-                #[doc = concat!("`", $proto, "` (", stringify!($num), "): `", $name, "`, held as `", $rust, "`.")]
+                #[doc = concat!("`DT_", stringify!($konst), "` (", stringify!($num), "): `", $name, "`, held as `", stringify!($ty), "`.")]
                 pub const $konst: DataType = DataType($num);
             )*
         }
         /// The dtype table: every base value 0..=33 in proto-number order.
         pub const DATA_TYPES: &[DataTypeInfo] = &[
-            $( DataTypeInfo { number: $num, name: $name, proto_name: $proto, size: $size, memcpy: $memcpy, rust_type: $rust }, )*
+            DataTypeInfo { number: 0, name: "INVALID", proto_name: "DT_INVALID", size: 0, align: 1, memcpy: false, category: None, bitcast: false, rust_type: "()" },
+            $( DataTypeInfo {
+                number: $num,
+                name: $name,
+                proto_name: concat!("DT_", stringify!($konst)),
+                size: $size,
+                align: std::mem::align_of::<$ty>(),
+                memcpy: !matches!(category!($cat), Category::Object),
+                category: Some(category!($cat)),
+                bitcast: $bitcast,
+                rust_type: stringify!($ty),
+            }, )*
         ];
     };
 }
 
-dtype_table! {
-    INVALID = 0, "INVALID", "DT_INVALID", 0, false, "()";
-    FLOAT = 1, "float", "DT_FLOAT", 4, true, "f32";
-    DOUBLE = 2, "double", "DT_DOUBLE", 8, true, "f64";
-    INT32 = 3, "int32", "DT_INT32", 4, true, "i32";
-    UINT8 = 4, "uint8", "DT_UINT8", 1, true, "u8";
-    INT16 = 5, "int16", "DT_INT16", 2, true, "i16";
-    INT8 = 6, "int8", "DT_INT8", 1, true, "i8";
-    STRING = 7, "string", "DT_STRING", 0, false, "TString";
-    COMPLEX64 = 8, "complex64", "DT_COMPLEX64", 8, true, "Complex<f32>";
-    INT64 = 9, "int64", "DT_INT64", 8, true, "i64";
-    BOOL = 10, "bool", "DT_BOOL", 1, true, "bool";
-    QINT8 = 11, "qint8", "DT_QINT8", 1, true, "QInt8";
-    QUINT8 = 12, "quint8", "DT_QUINT8", 1, true, "QUInt8";
-    QINT32 = 13, "qint32", "DT_QINT32", 4, true, "QInt32";
-    BFLOAT16 = 14, "bfloat16", "DT_BFLOAT16", 2, true, "bf16";
-    QINT16 = 15, "qint16", "DT_QINT16", 2, true, "QInt16";
-    QUINT16 = 16, "quint16", "DT_QUINT16", 2, true, "QUInt16";
-    UINT16 = 17, "uint16", "DT_UINT16", 2, true, "u16";
-    COMPLEX128 = 18, "complex128", "DT_COMPLEX128", 16, true, "Complex<f64>";
-    HALF = 19, "half", "DT_HALF", 2, true, "f16";
-    RESOURCE = 20, "resource", "DT_RESOURCE", 0, false, "ResourceHandle";
-    VARIANT = 21, "variant", "DT_VARIANT", 0, false, "Variant";
-    UINT32 = 22, "uint32", "DT_UINT32", 4, true, "u32";
-    UINT64 = 23, "uint64", "DT_UINT64", 8, true, "u64";
-    FLOAT8_E5M2 = 24, "float8_e5m2", "DT_FLOAT8_E5M2", 1, true, "Float8E5M2";
-    FLOAT8_E4M3FN = 25, "float8_e4m3fn", "DT_FLOAT8_E4M3FN", 1, true, "Float8E4M3FN";
-    FLOAT8_E4M3FNUZ = 26, "float8_e4m3fnuz", "DT_FLOAT8_E4M3FNUZ", 1, true, "Float8E4M3FNUZ";
-    FLOAT8_E4M3B11FNUZ = 27, "float8_e4m3b11fnuz", "DT_FLOAT8_E4M3B11FNUZ", 1, true, "Float8E4M3B11FNUZ";
-    FLOAT8_E5M2FNUZ = 28, "float8_e5m2fnuz", "DT_FLOAT8_E5M2FNUZ", 1, true, "Float8E5M2FNUZ";
-    INT4 = 29, "int4", "DT_INT4", 1, true, "Int4";
-    UINT4 = 30, "uint4", "DT_UINT4", 1, true, "UInt4";
-    INT2 = 31, "int2", "DT_INT2", 1, true, "Int2";
-    UINT2 = 32, "uint2", "DT_UINT2", 1, true, "UInt2";
-    FLOAT4_E2M1FN = 33, "float4_e2m1fn", "DT_FLOAT4_E2M1FN", 1, true, "Float4E2M1FN";
-}
+crate::__dtype_table!(constants_and_rows);
 
 /// The largest base (non-ref) value.
 const MAX_BASE: i32 = 33;
@@ -259,34 +338,44 @@ impl DataType {
         self.info().is_some_and(|i| i.memcpy)
     }
 
+    /// The kind of value it holds; `None` for `INVALID`, refs and unknown numbers.
+    pub fn category(self) -> Option<Category> {
+        self.info().and_then(|i| i.category)
+    }
+
+    /// In TensorFlow's `Bitcast` type list (every numeric type of 1..=23 but `bool`).
+    pub fn is_bitcastable(self) -> bool {
+        self.info().is_some_and(|i| i.bitcast)
+    }
+
     /// Floating types: half, bfloat16, float, double, the float8 types and float4.
     pub fn is_floating(self) -> bool {
-        matches!(self.0, 1 | 2 | 14 | 19 | 24..=28 | 33)
+        matches!(self.category(), Some(Category::Float | Category::Minifloat))
     }
 
     /// Integer types: int2/4/8/16/32/64 and their unsigned twins (not the quantized types).
     pub fn is_integer(self) -> bool {
-        matches!(self.0, 3..=6 | 9 | 17 | 22 | 23 | 29..=32)
+        matches!(self.category(), Some(Category::Int | Category::Uint))
     }
 
     /// Signed integer types.
     pub fn is_signed_integer(self) -> bool {
-        matches!(self.0, 3 | 5 | 6 | 9 | 29 | 31)
+        self.category() == Some(Category::Int)
     }
 
     /// Unsigned integer types.
     pub fn is_unsigned_integer(self) -> bool {
-        matches!(self.0, 4 | 17 | 22 | 23 | 30 | 32)
+        self.category() == Some(Category::Uint)
     }
 
     /// Quantized types: qint8, quint8, qint16, quint16, qint32.
     pub fn is_quantized(self) -> bool {
-        matches!(self.0, 11..=13 | 15 | 16)
+        self.category() == Some(Category::Quantized)
     }
 
     /// complex64 and complex128.
     pub fn is_complex(self) -> bool {
-        matches!(self.0, 8 | 18)
+        self.category() == Some(Category::Complex)
     }
 
     /// Number of bits of one element's value (4 for int4, 2 for int2, `8 * size` otherwise;
@@ -319,8 +408,9 @@ impl fmt::Debug for DataType {
 impl std::str::FromStr for DataType {
     type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse_lenient(s)
-            .ok_or_else(|| crate::Error::InvalidArgument(format!("unknown data type '{s}'")))
+        Self::parse_lenient(s).ok_or_else(|| crate::Error::UnknownDtypeName {
+            name: s.to_string(),
+        })
     }
 }
 

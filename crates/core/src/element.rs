@@ -3,8 +3,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use half::{bf16, f16};
-use num_complex::Complex;
 use tensorcast_buffer::Buffer;
 
 use crate::error::{Error, Result};
@@ -86,11 +84,7 @@ impl fmt::Debug for Storage {
 }
 
 pub(crate) fn shared_error() -> Error {
-    Error::FailedPrecondition(
-        "the tensor's buffer is shared with another tensor or read-only; call make_unique() \
-         (which copies) before writing"
-            .to_string(),
-    )
+    Error::SharedBuffer
 }
 
 mod sealed {
@@ -146,29 +140,30 @@ fn cast_error<T>(e: bytemuck::PodCastError, addr: usize) -> Error {
             address: addr,
             required: std::mem::align_of::<T>(),
         },
-        other => Error::InvalidArgument(format!(
-            "cannot view {} bytes as {}: {other:?}",
-            std::any::type_name::<T>(),
+        // Tensor buffers hold exactly `elements * size` bytes: any other failure is a bug.
+        other => Error::Internal(format!(
+            "cannot view bytes as {}: {other:?}",
             std::any::type_name::<T>()
         )),
     }
 }
 
 fn not_bytes<T: Element>() -> Error {
-    Error::InvalidArgument(format!(
-        "{} elements are objects, not bytes: they have no bit-level view",
-        T::DTYPE.name()
-    ))
+    Error::NotBytes {
+        op: "a bit-level view",
+        dtype: T::DTYPE,
+    }
 }
 
 macro_rules! pod_element {
-    ($($t:ty => $dt:ident;)*) => {$(
+    ($t:ty => $dt:ident) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DataType = DataType::$dt;
             const IS_POD: bool = true;
             fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
-                bytemuck::try_cast_slice(bytes).map_err(|e| cast_error::<Self>(e, bytes.as_ptr() as usize))
+                bytemuck::try_cast_slice(bytes)
+                    .map_err(|e| cast_error::<Self>(e, bytes.as_ptr() as usize))
             }
             fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]> {
                 let addr = bytes.as_ptr() as usize;
@@ -178,54 +173,38 @@ macro_rules! pod_element {
                 Storage::Bytes(Buffer::from_vec(v))
             }
             fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>> {
-                Ok(bytes.chunks_exact(std::mem::size_of::<Self>()).map(bytemuck::pod_read_unaligned).collect())
+                Ok(bytes
+                    .chunks_exact(std::mem::size_of::<Self>())
+                    .map(bytemuck::pod_read_unaligned)
+                    .collect())
             }
             fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()> {
                 bytes.copy_from_slice(bytemuck::cast_slice(values));
                 Ok(())
             }
         }
-    )*};
+    };
 }
 
-pod_element! {
-    f32 => FLOAT;
-    f64 => DOUBLE;
-    i32 => INT32;
-    u8 => UINT8;
-    i16 => INT16;
-    i8 => INT8;
-    Complex<f32> => COMPLEX64;
-    i64 => INT64;
-    QInt8 => QINT8;
-    QUInt8 => QUINT8;
-    QInt32 => QINT32;
-    bf16 => BFLOAT16;
-    QInt16 => QINT16;
-    QUInt16 => QUINT16;
-    u16 => UINT16;
-    Complex<f64> => COMPLEX128;
-    f16 => HALF;
-    u32 => UINT32;
-    u64 => UINT64;
-    Float8E5M2 => FLOAT8_E5M2;
-    Float8E4M3FN => FLOAT8_E4M3FN;
-    Float8E4M3FNUZ => FLOAT8_E4M3FNUZ;
-    Float8E4M3B11FNUZ => FLOAT8_E4M3B11FNUZ;
-    Float8E5M2FNUZ => FLOAT8_E5M2FNUZ;
-    Int4 => INT4;
-    UInt4 => UINT4;
-    Int2 => INT2;
-    UInt2 => UINT2;
-    Float4E2M1FN => FLOAT4_E2M1FN;
+/// One table row's `Element` impl, by category: plain bytes for the numeric ones, the object
+/// storage for string, resource and variant; `bool` has its own impl below (bytes must be 0
+/// or 1).
+macro_rules! element_for_row {
+    ($konst:ident, bool, $ty:ty) => {};
+    (STRING, object, $ty:ty) => { object_element!($ty => STRING, Strings); };
+    (RESOURCE, object, $ty:ty) => { object_element!($ty => RESOURCE, Resources); };
+    (VARIANT, object, $ty:ty) => { object_element!($ty => VARIANT, Variants); };
+    ($konst:ident, $cat:ident, $ty:ty) => { pod_element!($ty => $konst); };
+}
+
+macro_rules! element_impls {
+    (; $( $konst:ident = $num:literal, $name:literal, $size:expr, $cat:ident, $bitcast:literal, $ty:ty; )*) => {
+        $( element_for_row!($konst, $cat, $ty); )*
+    };
 }
 
 fn bad_bool() -> Error {
-    Error::InvalidArgument(
-        "a bool tensor holds a byte other than 0 or 1 (it was bitcast from other bytes); view it \
-         as uint8 instead"
-            .to_string(),
-    )
+    Error::InvalidBool
 }
 
 impl sealed::Sealed for bool {}
@@ -257,7 +236,7 @@ impl Element for bool {
 }
 
 macro_rules! object_element {
-    ($($t:ty => $dt:ident, $variant:ident;)*) => {$(
+    ($t:ty => $dt:ident, $variant:ident) => {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DataType = DataType::$dt;
@@ -290,11 +269,7 @@ macro_rules! object_element {
                 Err(not_bytes::<Self>())
             }
         }
-    )*};
+    };
 }
 
-object_element! {
-    TString => STRING, Strings;
-    ResourceHandle => RESOURCE, Resources;
-    Variant => VARIANT, Variants;
-}
+crate::__dtype_table!(element_impls);

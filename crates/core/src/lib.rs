@@ -8,8 +8,10 @@
 //!
 //! Why it is built this way:
 //! - **One table of dtypes** ([`dtype`]) is the single source of truth for numbers, names,
-//!   sizes and memcpy-ability; a `DataType` is the proto number, so refs and unknown values
-//!   survive as TensorFlow lets them.
+//!   sizes, alignment, category and bitcastability; it generates the [`DataType`] constants,
+//!   the [`Element`] impls and [`dispatch!`], which runs generic code on the element type of a
+//!   runtime dtype. A `DataType` is the proto number, so refs and unknown values survive as
+//!   TensorFlow lets them.
 //! - **Views never copy, and never lie**: `flat`, `tensor`, `shaped`, `bit_casted_*` borrow the
 //!   buffer as `ndarray` views after checking dtype, element count and the address's alignment
 //!   for the element type; `bool` views check every byte is 0 or 1. Misaligned memory is served
@@ -19,6 +21,16 @@
 //! - **No aborts**: where TensorFlow CHECK-fails, this returns an [`Error`] with TensorFlow's
 //!   message; allocation failure is an error too.
 //! - `#![forbid(unsafe_code)]`: every `unsafe` of the project is in `tensorcast-buffer`.
+//!
+//! **Adding a dtype.** Add its row to the table in `src/dtype.rs` (constant, proto number,
+//! name, size, category, bitcastability, Rust type; a new Rust type goes in `src/types/` as a
+//! `#[repr(transparent)]` `bytemuck::Pod` newtype). The row alone makes the `DataType`
+//! constant, its `DATA_TYPES` entry, its `Element` impl and a `dispatch!` arm in every dispatch
+//! over its category; the compiler then points at each trait a dispatching op needs for it
+//! (how `SummarizeValue` prints it, for one). What the row cannot decide is written where each
+//! rule lives and is not flagged by the compiler: `Cast`'s conversions (`ops/cast.rs`), the
+//! element-wise kernels and type lists (`ops/elementwise/`), the `TensorProto` typed field
+//! (`tensorcast-proto`), and the npy/safetensors names (`tensorcast-io`).
 //!
 //! ```
 //! use tensorcast_core::{DataType, Tensor, TensorShape};
@@ -37,16 +49,19 @@
 #![deny(missing_docs)]
 
 pub mod description;
+mod dispatch;
 pub mod dtype;
 mod element;
 mod error;
 pub mod layout;
 pub mod ops;
 pub mod shape;
+mod shape_edit;
 pub mod summarize;
 mod tensor;
 pub mod types;
 pub mod view;
+mod x86;
 
 pub use description::{AllocationDescription, TensorDescription};
 pub use dtype::DataType;
@@ -55,6 +70,7 @@ pub use element::Element;
 pub use element::{Objects, Storage};
 pub use error::{Code, Error, Result};
 pub use shape::{PartialTensorShape, TensorShape, MAX_DIMENSIONS};
+pub use shape_edit::{shape_list_string, ShapeEdit};
 pub use tensor::{Tensor, TSTRING_SIZE};
 pub use types::{ResourceHandle, TString, Variant, VariantTensorData};
 

@@ -21,10 +21,23 @@ pub const MAX_DIMENSIONS: usize = 254;
 ///     "Expected a non-negative size, got -1"
 /// );
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct TensorShape {
     dims: Dims,
     num_elements: i64,
+}
+
+impl Default for TensorShape {
+    /// TensorFlow's default `TensorShape`: the scalar (rank 0, one element).
+    ///
+    /// ```
+    /// use tensorcast_core::TensorShape;
+    /// assert_eq!(TensorShape::default(), TensorShape::scalar());
+    /// assert_eq!(TensorShape::default().num_elements(), 1);
+    /// ```
+    fn default() -> Self {
+        Self::scalar()
+    }
 }
 
 /// How many dims a shape holds without a heap allocation. Shapes are created on every
@@ -129,10 +142,9 @@ pub fn multiply_without_overflow(x: i64, y: i64) -> i64 {
 
 /// `MakeShape`'s overflow error: `Shape [..] would have more than 2**63 - 1 elements`.
 fn too_many_elements(dims: &[i64]) -> Error {
-    Error::invalid(format!(
-        "Shape {} would have more than 2**63 - 1 elements",
-        dims_string(dims)
-    ))
+    Error::TooManyElements {
+        dims: dims.to_vec(),
+    }
 }
 
 /// Renders dims as TensorFlow's `[a,b,c]` (`-1` shown as `?`).
@@ -178,12 +190,12 @@ impl TensorShape {
     /// `Shape [..] would have more than 2**63 - 1 elements`.
     pub fn make_shape(dims: &[i64]) -> Result<Self> {
         if dims.len() > MAX_DIMENSIONS {
-            return Err(Error::invalid("Too many dimensions"));
+            return Err(Error::TooManyDimensions { in_tensor: false });
         }
         let mut n: i64 = 1;
         for &d in dims {
             if d < 0 {
-                return Err(Error::invalid(format!("Dimension {d} must be >= 0")));
+                return Err(Error::NegativeDimension { dim: d, min: 0 });
             }
             n = multiply_without_overflow(n, d);
             if n < 0 {
@@ -208,19 +220,18 @@ impl TensorShape {
     /// Appends a dimension (`AddDimWithStatus`).
     pub fn add_dim(&mut self, size: i64) -> Result<()> {
         if size < 0 {
-            return Err(Error::invalid(format!(
-                "Expected a non-negative size, got {size}"
-            )));
+            return Err(Error::NegativeSize { size });
         }
         if self.rank() >= MAX_DIMENSIONS {
-            return Err(Error::invalid("Too many dimensions in tensor"));
+            return Err(Error::TooManyDimensions { in_tensor: true });
         }
         let n = multiply_without_overflow(self.num_elements, size);
         if n < 0 {
-            return Err(Error::invalid(format!(
-                "Encountered overflow when multiplying {} with {size}, result: {n}",
-                self.num_elements
-            )));
+            return Err(Error::MultiplyOverflow {
+                lhs: self.num_elements,
+                rhs: size,
+                result: Some(n),
+            });
         }
         self.dims.push(size);
         self.num_elements = n;
@@ -230,24 +241,21 @@ impl TensorShape {
     /// Sets dimension `d` to `size`, rechecking the element count (`set_dim`).
     pub fn set_dim(&mut self, d: usize, size: i64) -> Result<()> {
         if d >= self.rank() {
-            return Err(Error::invalid(format!(
-                "Dimension {d} out of range for a shape of rank {}",
-                self.rank()
-            )));
+            return Err(Error::DimensionOutOfRange {
+                dim: d as i64,
+                rank: self.rank(),
+            });
         }
         if size < 0 {
-            return Err(Error::invalid(format!(
-                "Expected a non-negative size, got {size}"
-            )));
+            return Err(Error::NegativeSize { size });
         }
         let mut n: i64 = 1;
-        for (i, &x) in self.dims().iter().enumerate() {
+        for (i, &x) in self.dim_sizes().iter().enumerate() {
             n = multiply_without_overflow(n, if i == d { size } else { x });
             if n < 0 {
-                return Err(Error::invalid(format!(
-                    "Shape {} results in overflow when computing number of elements",
-                    self.debug_string()
-                )));
+                let mut dims = self.dim_sizes().to_vec();
+                dims[d] = size;
+                return Err(too_many_elements(&dims));
             }
         }
         self.dims.as_mut_slice()[d] = size;
@@ -262,8 +270,9 @@ impl TensorShape {
         }
     }
 
-    /// The dims, outermost first.
-    pub fn dims(&self) -> &[i64] {
+    /// The size of every dimension, outermost first (TensorFlow's `dim_sizes()`; the rank is
+    /// [`TensorShape::rank`]).
+    pub fn dim_sizes(&self) -> &[i64] {
         self.dims.as_slice()
     }
 
@@ -348,12 +357,12 @@ impl PartialTensorShape {
     /// `MakeShape`: `Dimension <d> must be >= -1`, `Too many dimensions`.
     pub fn new(dims: &[i64]) -> Result<Self> {
         if dims.len() > MAX_DIMENSIONS {
-            return Err(Error::invalid("Too many dimensions"));
+            return Err(Error::TooManyDimensions { in_tensor: false });
         }
         let mut n: i64 = 1;
         for &d in dims {
             if d < -1 {
-                return Err(Error::invalid(format!("Dimension {d} must be >= -1")));
+                return Err(Error::NegativeDimension { dim: d, min: -1 });
             }
             if d >= 0 && n >= 0 {
                 n = multiply_without_overflow(n, d);
@@ -411,18 +420,18 @@ impl PartialTensorShape {
             });
         };
         if a.len() != b.len() {
-            return Err(Error::invalid(format!(
-                "PartialTensorShape: Incompatible ranks during merge: {} vs. {}",
-                a.len(),
-                b.len()
-            )));
+            return Err(Error::MergeRanks {
+                lhs: a.len(),
+                rhs: b.len(),
+            });
         }
         let mut out = Vec::with_capacity(a.len());
         for (&x, &y) in a.iter().zip(b) {
             if x >= 0 && y >= 0 && x != y {
-                return Err(Error::invalid(format!(
-                    "PartialTensorShape: Incompatible shapes during merge: {self} vs. {other}"
-                )));
+                return Err(Error::MergeShapes {
+                    lhs: self.clone(),
+                    rhs: other.clone(),
+                });
             }
             out.push(if x >= 0 { x } else { y });
         }
@@ -441,7 +450,7 @@ impl PartialTensorShape {
 impl From<&TensorShape> for PartialTensorShape {
     fn from(s: &TensorShape) -> Self {
         Self {
-            dims: Some(s.dims().to_vec()),
+            dims: Some(s.dim_sizes().to_vec()),
         }
     }
 }

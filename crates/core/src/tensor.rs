@@ -23,7 +23,7 @@ pub const TSTRING_SIZE: usize = 24;
 ///   and reports `is_initialized() == false`.
 /// - Writes need `&mut self` *and* a buffer no other tensor shares (TensorFlow lets every
 ///   sharer see a write; safe Rust cannot, so a write to a shared buffer is refused with
-///   [`Error::FailedPrecondition`] and [`Tensor::make_unique`] copies first).
+///   [`Error::SharedBuffer`] and [`Tensor::make_unique`] copies first).
 ///
 /// Where TensorFlow CHECK-fails (aborts), tensorcast returns an [`Error`] with TensorFlow's
 /// message.
@@ -52,16 +52,8 @@ impl Default for Tensor {
 }
 
 fn check_buildable(dtype: DataType) -> Result<()> {
-    if dtype == DataType::INVALID {
-        return Err(Error::invalid("Type not set"));
-    }
-    if !dtype.is_supported() {
-        return Err(Error::invalid(format!(
-            "Unexpected type: {}",
-            dtype
-                .proto_name()
-                .unwrap_or_else(|| dtype.number().to_string())
-        )));
+    if dtype == DataType::INVALID || !dtype.is_supported() {
+        return Err(Error::InvalidDtype { dtype });
     }
     Ok(())
 }
@@ -70,11 +62,9 @@ fn check_buildable(dtype: DataType) -> Result<()> {
 pub(crate) fn byte_len(dtype: DataType, n: usize) -> Result<usize> {
     n.checked_mul(dtype.size())
         .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| {
-            Error::ResourceExhausted(format!(
-                "a {} tensor of {n} elements would need more bytes than this machine can address",
-                dtype.name()
-            ))
+        .ok_or(Error::OutOfMemory {
+            dtype,
+            elements: n as u64,
         })
 }
 
@@ -116,16 +106,11 @@ impl Tensor {
         let storage = if n == 0 {
             Storage::None
         } else {
-            match dtype {
-                DataType::STRING => Storage::Strings(Objects::new(try_default_vec::<TString>(n)?)),
-                DataType::RESOURCE => {
-                    Storage::Resources(Objects::new(try_default_vec::<ResourceHandle>(n)?))
-                }
-                DataType::VARIANT => {
-                    Storage::Variants(Objects::new(try_default_vec::<Variant>(n)?))
-                }
-                _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?),
-            }
+            crate::dispatch!(
+                dtype,
+                [object] T => T::into_storage(try_default_vec::<T>(n)?),
+                _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?)
+            )
         };
         Ok(Self {
             dtype,
@@ -155,10 +140,10 @@ impl Tensor {
     ) -> Result<Self> {
         check_buildable(dtype)?;
         if !dtype.can_use_memcpy() {
-            return Err(Error::invalid(format!(
-                "{} tensors are not made of bytes",
-                dtype.name()
-            )));
+            return Err(Error::NotBytes {
+                op: "from_writer",
+                dtype,
+            });
         }
         let n = shape.num_elements_usize();
         let len = byte_len(dtype, n)?;
@@ -184,17 +169,17 @@ impl Tensor {
     pub fn from_buffer(dtype: DataType, shape: &TensorShape, buffer: Buffer) -> Result<Self> {
         check_buildable(dtype)?;
         if !dtype.can_use_memcpy() {
-            return Err(Error::invalid(format!(
-                "{} tensors cannot be built over a byte buffer",
-                dtype.name()
-            )));
+            return Err(Error::NotBytes {
+                op: "from_buffer",
+                dtype,
+            });
         }
         let want = byte_len(dtype, shape.num_elements_usize())?;
         if buffer.len() != want {
-            return Err(Error::invalid(format!(
-                "Input size was {} and expected {want}",
-                buffer.len()
-            )));
+            return Err(Error::ByteCount {
+                actual: buffer.len(),
+                expected: want as u128,
+            });
         }
         let storage = if want == 0 {
             Storage::None
@@ -211,11 +196,10 @@ impl Tensor {
     /// A tensor owning `values` (adopted without copying for numeric types) with `shape`.
     pub fn from_vec<T: Element>(values: Vec<T>, shape: &TensorShape) -> Result<Self> {
         if values.len() as u64 != shape.num_elements() as u64 {
-            return Err(Error::invalid(format!(
-                "{} values given for shape {shape} of {} elements",
-                values.len(),
-                shape.num_elements()
-            )));
+            return Err(Error::ValueCount {
+                values: values.len(),
+                shape: shape.clone(),
+            });
         }
         let storage = if values.is_empty() {
             Storage::None
@@ -232,11 +216,10 @@ impl Tensor {
     /// A tensor holding a copy of `values` with `shape`.
     pub fn from_slice<T: Element>(values: &[T], shape: &TensorShape) -> Result<Self> {
         if values.len() as u64 != shape.num_elements() as u64 {
-            return Err(Error::invalid(format!(
-                "{} values given for shape {shape} of {} elements",
-                values.len(),
-                shape.num_elements()
-            )));
+            return Err(Error::ValueCount {
+                values: values.len(),
+                shape: shape.clone(),
+            });
         }
         if T::IS_POD && T::DTYPE != DataType::BOOL {
             // Copy into an aligned buffer from the default allocator.
@@ -389,10 +372,10 @@ impl Tensor {
         match &self.storage {
             Storage::Bytes(b) => Ok(b.as_slice()),
             Storage::None => Ok(&[]),
-            _ => Err(Error::invalid(format!(
-                "tensor_data() needs a memcpy-able dtype, not {}",
-                self.dtype.name()
-            ))),
+            _ => Err(Error::NotBytes {
+                op: "tensor_data()",
+                dtype: self.dtype,
+            }),
         }
     }
 
@@ -401,10 +384,10 @@ impl Tensor {
         match &mut self.storage {
             Storage::Bytes(b) => b.as_mut_slice().ok_or_else(shared_error),
             Storage::None => Ok(&mut []),
-            _ => Err(Error::invalid(format!(
-                "tensor_data() needs a memcpy-able dtype, not {}",
-                self.dtype.name()
-            ))),
+            _ => Err(Error::NotBytes {
+                op: "tensor_data()",
+                dtype: self.dtype,
+            }),
         }
     }
 
@@ -486,11 +469,10 @@ impl Tensor {
         if t.copy_from(self, shape) {
             Ok(t)
         } else {
-            Err(Error::invalid(format!(
-                "Cannot reshape a tensor with {} elements to shape {shape} ({} elements)",
-                self.num_elements(),
-                shape.num_elements()
-            )))
+            Err(Error::Reshape {
+                elements: self.num_elements(),
+                shape: shape.clone(),
+            })
         }
     }
 
@@ -508,17 +490,21 @@ impl Tensor {
         let in_size = other.dtype.size();
         let out_size = dtype.size();
         if in_size == 0 {
-            return Err(Error::invalid("other tensor has zero-sized data type"));
+            return Err(Error::BitcastFrom {
+                message: "other tensor has zero-sized data type",
+            });
         }
         if out_size == 0 {
-            return Err(Error::invalid("specified output type is zero-sized"));
+            return Err(Error::BitcastFrom {
+                message: "specified output type is zero-sized",
+            });
         }
         let in_bytes = (other.num_elements() as u128) * in_size as u128;
         let out_bytes = (shape.num_elements() as u128) * out_size as u128;
         if in_bytes != out_bytes {
-            return Err(Error::invalid(
-                "input and output shapes/data type sizes are not compatible",
-            ));
+            return Err(Error::BitcastFrom {
+                message: "input and output shapes/data type sizes are not compatible",
+            });
         }
         self.dtype = dtype;
         self.shape = shape.clone();
@@ -538,10 +524,7 @@ impl Tensor {
     pub fn slice(&self, start: i64, limit: i64) -> Result<Tensor> {
         let dim0 = self.dim0("Slice")?;
         if !(0 <= start && start <= limit && limit <= dim0) {
-            return Err(Error::invalid(format!(
-                "Slice requires 0 <= start <= limit <= dim_size(0), got start {start}, limit \
-                 {limit}, dim_size(0) {dim0}"
-            )));
+            return Err(Error::SliceOutOfRange { start, limit, dim0 });
         }
         if start == 0 && limit == dim0 {
             return Ok(self.clone());
@@ -562,11 +545,9 @@ impl Tensor {
     pub fn sub_slice(&self, index: i64) -> Result<Tensor> {
         let dim0 = self.dim0("SubSlice")?;
         if !(0 <= index && index < dim0) {
-            return Err(Error::invalid(format!(
-                "SubSlice requires 0 <= index < dim_size(0), got index {index}, dim_size(0) {dim0}"
-            )));
+            return Err(Error::SubSliceOutOfRange { index, dim0 });
         }
-        let shape = TensorShape::new(&self.shape.dims()[1..])?;
+        let shape = TensorShape::new(&self.shape.dim_sizes()[1..])?;
         let inner = self.inner_elements();
         let storage = self.sub_storage(index as usize * inner, inner);
         Ok(Tensor {
@@ -576,14 +557,12 @@ impl Tensor {
         })
     }
 
-    fn dim0(&self, op: &str) -> Result<i64> {
-        self.shape.dim_size(0).ok_or_else(|| {
-            Error::invalid(format!("{op} requires a tensor of rank >= 1, got a scalar"))
-        })
+    fn dim0(&self, op: &'static str) -> Result<i64> {
+        self.shape.dim_size(0).ok_or(Error::ScalarNotAllowed { op })
     }
 
     fn inner_elements(&self) -> usize {
-        self.shape.dims()[1..].iter().product::<i64>() as usize
+        self.shape.dim_sizes()[1..].iter().product::<i64>() as usize
     }
 
     /// The storage of elements `[start, start + len)`.
@@ -629,11 +608,11 @@ impl Tensor {
 
     pub(crate) fn check_initialized(&self) -> Result<()> {
         if !self.is_initialized() {
-            return Err(Error::FailedPrecondition(format!(
-                "uninitialized Tensor of {} elements of type {}",
-                self.num_elements(),
-                self.dtype.number()
-            )));
+            return Err(Error::Uninitialized {
+                op: "read",
+                dtype: self.dtype,
+                elements: self.num_elements(),
+            });
         }
         Ok(())
     }
@@ -650,21 +629,19 @@ impl Tensor {
         match &mut self.storage {
             Storage::Bytes(b) => b.as_mut_slice().ok_or_else(shared_error),
             Storage::None => Ok(&mut []),
-            _ => Err(Error::invalid(format!(
-                "{} elements are objects, not bytes: they have no bit-level view",
-                self.dtype.name()
-            ))),
+            _ => Err(Error::NotBytes {
+                op: "a bit-level view",
+                dtype: self.dtype,
+            }),
         }
     }
 }
 
-fn try_default_vec<T: Default + Clone>(n: usize) -> Result<Vec<T>> {
+fn try_default_vec<T: Element + Default + Clone>(n: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        Error::ResourceExhausted(format!(
-            "cannot allocate {n} {}",
-            std::any::type_name::<T>()
-        ))
+    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+        dtype: T::DTYPE,
+        elements: n as u64,
     })?;
     v.resize(n, T::default());
     Ok(v)

@@ -24,15 +24,10 @@ fn count(sizes: &[i64]) -> Result<i64> {
     let mut n: i64 = 1;
     for &d in sizes {
         if d < 0 {
-            return Err(Error::invalid(format!(
-                "Expected a non-negative size, got {d}"
-            )));
+            return Err(Error::NegativeSize { size: d });
         }
-        n = n.checked_mul(d).ok_or_else(|| {
-            Error::invalid(format!(
-                "Shape {} is too large",
-                crate::shape::dims_string(sizes)
-            ))
+        n = n.checked_mul(d).ok_or_else(|| Error::TooManyElements {
+            dims: sizes.to_vec(),
         })?;
     }
     Ok(n)
@@ -40,12 +35,12 @@ fn count(sizes: &[i64]) -> Result<i64> {
 
 fn view<'a, T>(dims: &[i64], data: &'a [T]) -> Result<ArrayViewD<'a, T>> {
     ArrayView::from_shape(IxDyn(&to_usize(dims)), data)
-        .map_err(|e| Error::invalid(format!("view of shape {dims:?}: {e}")))
+        .map_err(|e| Error::Internal(format!("view of shape {dims:?}: {e}")))
 }
 
 fn view_mut<'a, T>(dims: &[i64], data: &'a mut [T]) -> Result<ArrayViewMutD<'a, T>> {
     ArrayViewMut::from_shape(IxDyn(&to_usize(dims)), data)
-        .map_err(|e| Error::invalid(format!("view of shape {dims:?}: {e}")))
+        .map_err(|e| Error::Internal(format!("view of shape {dims:?}: {e}")))
 }
 
 fn fixed<'a, T, D: Dimension>(v: ArrayViewD<'a, T>) -> Result<ArrayView<'a, T, D>> {
@@ -61,9 +56,10 @@ fn fixed_mut<'a, T, D: Dimension>(v: ArrayViewMutD<'a, T>) -> Result<ArrayViewMu
 }
 
 fn dims_error(want: usize, have: usize) -> Error {
-    Error::invalid(format!(
-        "Asking for tensor of {want} dimensions from a tensor of {have} dimensions"
-    ))
+    Error::RankMismatch {
+        requested: want,
+        actual: have,
+    }
 }
 
 /// TensorFlow's `ComputeFlatInnerDims`: keep the last `n - 1` dims, fold the rest into the
@@ -100,9 +96,7 @@ pub fn flat_outer_dims_of(dims: &[i64], n: usize) -> Vec<i64> {
 fn inner_outer_dims(dims: &[i64], begin: i64, n: usize) -> Result<Vec<i64>> {
     let outer = begin + n as i64;
     if outer <= 0 || n == 0 {
-        return Err(Error::invalid(format!(
-            "flat_inner_outer_dims needs begin + NDIMS > 0, got begin {begin} and NDIMS {n}"
-        )));
+        return Err(Error::FlatInnerOuterDims { begin, ndims: n });
     }
     Ok(flat_inner_dims_of(
         &flat_outer_dims_of(dims, outer as usize),
@@ -115,7 +109,10 @@ impl Tensor {
     fn check_count(&self, sizes: &[i64]) -> Result<()> {
         let n = count(sizes)?;
         if n != self.num_elements() {
-            return Err(Error::invalid(format!("{n} vs. {}", self.num_elements())));
+            return Err(Error::ElementCount {
+                requested: n.into(),
+                actual: self.num_elements().into(),
+            });
         }
         Ok(())
     }
@@ -140,12 +137,12 @@ impl Tensor {
     /// `tensor<T, NDIMS>()`: the elements with the tensor's own shape; `D` fixes the rank
     /// (`ndarray::Ix2`...) or leaves it dynamic (`ndarray::IxDyn`).
     pub fn tensor<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
-        fixed(view(self.shape().dims(), self.flat_slice::<T>()?)?)
+        fixed(view(self.shape().dim_sizes(), self.flat_slice::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, dynamic rank.
     pub fn view<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
-        view(self.shape().dims(), self.flat_slice::<T>()?)
+        view(self.shape().dim_sizes(), self.flat_slice::<T>()?)
     }
 
     /// `vec<T>()`: a 1-D tensor's elements.
@@ -164,7 +161,9 @@ impl Tensor {
         let s = self.flat_slice::<T>()?;
         match s {
             [x] => Ok(x),
-            _ => Err(Error::invalid("Must have a one element tensor")),
+            _ => Err(Error::NotOneElement {
+                elements: self.num_elements(),
+            }),
         }
     }
 
@@ -178,13 +177,13 @@ impl Tensor {
     /// `flat_inner_dims<T, N>()`: the last `ndims - 1` dims kept, the others folded into the
     /// first.
     pub fn flat_inner_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&flat_inner_dims_of(self.shape().dims(), ndims))
+        self.shaped(&flat_inner_dims_of(self.shape().dim_sizes(), ndims))
     }
 
     /// `flat_outer_dims<T, N>()`: the first `ndims - 1` dims kept, the others folded into the
     /// last.
     pub fn flat_outer_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&flat_outer_dims_of(self.shape().dims(), ndims))
+        self.shaped(&flat_outer_dims_of(self.shape().dim_sizes(), ndims))
     }
 
     /// `flat_inner_outer_dims<T, N>(begin)`: the dims before `begin` folded into the first,
@@ -195,7 +194,7 @@ impl Tensor {
         begin: i64,
         ndims: usize,
     ) -> Result<ArrayViewD<'_, T>> {
-        self.shaped(&inner_outer_dims(self.shape().dims(), begin, ndims)?)
+        self.shaped(&inner_outer_dims(self.shape().dim_sizes(), begin, ndims)?)
     }
 
     /// `bit_casted_tensor<T, N>()`: the tensor's bytes as `T` with its shape; `T` must have the
@@ -203,14 +202,18 @@ impl Tensor {
     pub fn bit_casted_tensor<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
         self.check_initialized()?;
         if std::mem::size_of::<T>() != self.dtype().size() || !T::IS_POD {
-            return Err(Error::invalid(format!(
-                "bit_casted_tensor needs an element of {} bytes (the size of {}), got {}",
-                self.dtype().size(),
-                self.dtype().name(),
-                T::DTYPE.name()
-            )));
+            return Err(Error::ElementSize {
+                op: "bit_casted_tensor",
+                dtype: self.dtype(),
+                element: T::DTYPE,
+                expected_bytes: self.dtype().size(),
+                actual_bytes: std::mem::size_of::<T>(),
+            });
         }
-        view(self.shape().dims(), T::from_bytes(self.bytes_or_empty())?)
+        view(
+            self.shape().dim_sizes(),
+            T::from_bytes(self.bytes_or_empty())?,
+        )
     }
 
     /// `bit_casted_shaped<T, N>(sizes)`: the tensor's bytes as `T` with `sizes`; the byte
@@ -236,7 +239,10 @@ impl Tensor {
         let want = n as i128 * std::mem::size_of::<T>() as i128;
         let have = self.num_elements() as i128 * self.dtype().size() as i128;
         if want != have {
-            return Err(Error::invalid(format!("{want} vs. {have}")));
+            return Err(Error::ElementCount {
+                requested: want,
+                actual: have,
+            });
         }
         Ok(())
     }
@@ -245,20 +251,20 @@ impl Tensor {
     /// element `T` (e.g. `qint8 [.., 4]` as `int32 [..]`); `size_of::<T>()` must equal the last
     /// dimension times the dtype's size.
     pub fn reinterpret_last_dimension<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
-        let dims = self.shape().dims();
+        let dims = self.shape().dim_sizes();
         let Some((&last, outer)) = dims.split_last() else {
-            return Err(Error::invalid("reinterpret_last_dimension needs rank >= 1"));
+            return Err(Error::ScalarNotAllowed {
+                op: "reinterpret_last_dimension",
+            });
         };
         if !T::IS_POD || std::mem::size_of::<T>() as i64 != last * self.dtype().size() as i64 {
-            return Err(Error::invalid(format!(
-                "reinterpret_last_dimension: sizeof({}) = {} is not the last dimension {} times \
-                 the size of {} ({})",
-                T::DTYPE.name(),
-                std::mem::size_of::<T>(),
-                last,
-                self.dtype().name(),
-                self.dtype().size()
-            )));
+            return Err(Error::ElementSize {
+                op: "reinterpret_last_dimension",
+                dtype: self.dtype(),
+                element: T::DTYPE,
+                expected_bytes: (last.max(0) as usize).saturating_mul(self.dtype().size()),
+                actual_bytes: std::mem::size_of::<T>(),
+            });
         }
         self.check_initialized()?;
         view(outer, T::from_bytes(self.bytes_or_empty())?)
@@ -287,7 +293,7 @@ impl Tensor {
             Err(Error::Misaligned { .. }) => {
                 let v = T::read_unaligned(self.bytes_or_empty())?;
                 let a = ndarray::Array::from_shape_vec(IxDyn(&to_usize(sizes)), v)
-                    .map_err(|e| Error::invalid(e.to_string()))?;
+                    .map_err(|e| Error::Internal(e.to_string()))?;
                 Ok(CowArray::from(a))
             }
             Err(e) => Err(e),
@@ -309,13 +315,13 @@ impl Tensor {
 
     /// `tensor<T, NDIMS>()`, writable.
     pub fn tensor_mut<T: Element, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         fixed_mut(view_mut(&dims, self.flat_slice_mut::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, writable, dynamic rank.
     pub fn view_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         view_mut(&dims, self.flat_slice_mut::<T>()?)
     }
 
@@ -331,9 +337,10 @@ impl Tensor {
 
     /// `scalar<T>()`, writable.
     pub fn scalar_mut<T: Element>(&mut self) -> Result<&mut T> {
+        let elements = self.num_elements();
         match self.flat_slice_mut::<T>()? {
             [x] => Ok(x),
-            _ => Err(Error::invalid("Must have a one element tensor")),
+            _ => Err(Error::NotOneElement { elements }),
         }
     }
 
@@ -349,7 +356,7 @@ impl Tensor {
         &mut self,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = flat_inner_dims_of(self.shape().dims(), ndims);
+        let d = flat_inner_dims_of(self.shape().dim_sizes(), ndims);
         self.shaped_mut(&d)
     }
 
@@ -358,7 +365,7 @@ impl Tensor {
         &mut self,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = flat_outer_dims_of(self.shape().dims(), ndims);
+        let d = flat_outer_dims_of(self.shape().dim_sizes(), ndims);
         self.shaped_mut(&d)
     }
 
@@ -368,7 +375,7 @@ impl Tensor {
         begin: i64,
         ndims: usize,
     ) -> Result<ArrayViewMutD<'_, T>> {
-        let d = inner_outer_dims(self.shape().dims(), begin, ndims)?;
+        let d = inner_outer_dims(self.shape().dim_sizes(), begin, ndims)?;
         self.shaped_mut(&d)
     }
 
@@ -383,14 +390,15 @@ impl Tensor {
 
     /// `bit_casted_tensor<T, N>()`, writable.
     pub fn bit_casted_tensor_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
-        let dims = self.shape().dims().to_vec();
+        let dims = self.shape().dim_sizes().to_vec();
         if std::mem::size_of::<T>() != self.dtype().size() || !T::IS_POD {
-            return Err(Error::invalid(format!(
-                "bit_casted_tensor needs an element of {} bytes (the size of {}), got {}",
-                self.dtype().size(),
-                self.dtype().name(),
-                T::DTYPE.name()
-            )));
+            return Err(Error::ElementSize {
+                op: "bit_casted_tensor",
+                dtype: self.dtype(),
+                element: T::DTYPE,
+                expected_bytes: self.dtype().size(),
+                actual_bytes: std::mem::size_of::<T>(),
+            });
         }
         view_mut(&dims, T::from_bytes_mut(self.bytes_mut()?)?)
     }

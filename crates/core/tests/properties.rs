@@ -43,7 +43,7 @@ proptest! {
         let sub = t.sub_slice(i).unwrap();
         let sl = t.slice(i, i + 1).unwrap();
         prop_assert_eq!(sub.tensor_data().unwrap(), sl.tensor_data().unwrap());
-        prop_assert_eq!(sub.shape().dims(), &t.shape().dims()[1..]);
+        prop_assert_eq!(sub.shape().dim_sizes(), &t.shape().dim_sizes()[1..]);
     }
 
     #[test]

@@ -9,6 +9,15 @@
 //!   `tensor_content` of a TensorProto when it happens to be aligned. Anything else (a
 //!   misaligned tensor, big-endian or Fortran-order npy data, deflated npz members, packed F4)
 //!   is copied into a 64-byte-aligned buffer, and each module's docs say when.
+//! - **Or read, where a map cannot be trusted.** A file another process truncates while it is
+//!   mapped kills the reader with `SIGBUS`; [`read_file_contents_with`] takes [`ReadOptions`]
+//!   whose [`ReadMode::Read`] reads the file into an aligned buffer instead (the CLI's
+//!   default), and reads FIFOs, pipes and character devices as streams bounded by
+//!   [`ReadOptions::max_stream_bytes`].
+//! - **Bounded memory.** What a decode may allocate beyond its input (decompressed npz members,
+//!   a TensorProto's filled values and object elements) is bounded by
+//!   [`ReadOptions::max_memory`]; `tests/peak_memory.rs` measures each decoder's peak on hostile
+//!   files.
 //! - **Format from content.** [`detect_format`] looks at the bytes (magic numbers, the
 //!   safetensors header length, a plausible protobuf), the extension only breaking ties.
 //! - **Untrusted input.** Every header is bounded, parsed by a real parser (a small
@@ -156,6 +165,29 @@ pub fn read_stream_contents_with(
     options: &ReadOptions,
 ) -> Result<FileContents> {
     let buf = source::read_stream(reader, options.max_stream_bytes)?;
+    let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
+    read_buffer(buf, name_hint, path, options)
+}
+
+/// Reads a whole stream (standard input, a pipe...) into a new 64-byte-aligned buffer,
+/// refusing one longer than `max_bytes`; memory grows with what arrives.
+///
+/// # Errors
+/// `TooLarge` past `max_bytes` or when memory runs out; `Io` when reading fails.
+pub fn read_stream_buffer(reader: impl std::io::Read, max_bytes: u64) -> Result<Buffer> {
+    source::read_stream(reader, max_bytes)
+}
+
+/// Detects the format of a file held in `buf` and reads it with `options`; `name_hint` as for
+/// [`read_bytes`].
+///
+/// # Errors
+/// An [`IoError`]: unknown format, or the decode fails.
+pub fn read_buffer_contents_with(
+    buf: Buffer,
+    name_hint: &str,
+    options: &ReadOptions,
+) -> Result<FileContents> {
     let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
     read_buffer(buf, name_hint, path, options)
 }

@@ -7,7 +7,7 @@ pub const DEFAULT_MAX_MEMORY: u64 = 1 << 28;
 /// Default of [`ReadOptions::max_stream_bytes`]: 4 GiB.
 pub const DEFAULT_MAX_STREAM_BYTES: u64 = 4 << 30;
 
-/// How [`crate::read_file_with`] gets a regular file's bytes.
+/// How [`crate::read_file_contents_with`] gets a regular file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ReadMode {
     /// Memory-map the file: no copy, tensors share the map. Fast, but if another process

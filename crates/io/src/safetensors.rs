@@ -164,6 +164,36 @@ fn bad(msg: impl std::fmt::Display) -> IoError {
     IoError::corrupt(format!("bad safetensors header: {msg}"))
 }
 
+/// A size past what a tensor can have: `TooLarge`, saying "too large".
+fn too_large(msg: impl std::fmt::Display) -> IoError {
+    IoError::too_large(format!("bad safetensors header: too large: {msg}"))
+}
+
+/// One shape entry: a non-negative integer that fits a dimension (`i64`).
+fn dimension(d: &Value) -> Result<i64> {
+    match d {
+        Value::Number(n) => {
+            if let Some(d) = n.as_u64() {
+                return i64::try_from(d).map_err(|_| {
+                    too_large(format!(
+                        "shape holds {d}, more than a dimension can be (2**63 - 1)"
+                    ))
+                });
+            }
+            if n.as_i64().is_some() {
+                return Err(bad(format!("shape holds {n}, a negative dimension")));
+            }
+            match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f > 0.0 => Err(too_large(format!(
+                    "shape holds {n}, more than a dimension can be (2**63 - 1)"
+                ))),
+                _ => Err(bad(format!("shape holds {n}, not an integer"))),
+            }
+        }
+        other => Err(bad(format!("shape holds {other}, not a number"))),
+    }
+}
+
 /// Parses and validates the header at the start of `bytes` (the whole file, or at least the
 /// first `8 + N` bytes). The data length is checked by [`read()`], which has the whole file.
 pub fn parse_header(bytes: &[u8]) -> Result<Header> {
@@ -188,12 +218,15 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
             bytes.len() - 8
         )));
     };
-    if text.first() != Some(&b'{') {
+    // UTF-8 first, as the reference implementation checks it: a header that is not text is a
+    // damaged header, not another format.
+    let text =
+        std::str::from_utf8(text).map_err(|e| bad(format!("invalid UTF-8 in header ({e})")))?;
+    if !text.starts_with('{') {
         return Err(IoError::bad_magic(
             "bad magic: not a safetensors file (the header does not start with '{')",
         ));
     }
-    let text = std::str::from_utf8(text).map_err(|e| bad(format!("not UTF-8 ({e})")))?;
     let mut header = Header {
         data_start: 8 + n,
         ..Header::default()
@@ -300,14 +333,7 @@ fn parse_entry(name: &str, info: &Value) -> Result<Entry> {
     };
     let dtype = dtype_from_name(&dtype_name)?;
     let dims = match info.get("shape") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .map(|d| {
-                d.as_u64()
-                    .and_then(|d| i64::try_from(d).ok())
-                    .ok_or_else(|| bad(format!("shape holds {d}, not a non-negative integer")))
-            })
-            .collect::<Result<Vec<i64>>>()?,
+        Some(Value::Array(a)) => a.iter().map(dimension).collect::<Result<Vec<i64>>>()?,
         Some(_) => return Err(bad("shape is not an array")),
         None => return Err(bad("no shape")),
     };
@@ -329,11 +355,17 @@ fn parse_entry(name: &str, info: &Value) -> Result<Entry> {
             "data_offsets [{begin}, {end}] end before they begin"
         )));
     }
-    let shape = TensorShape::new(&dims).map_err(|e| bad(format!("bad shape: {e}")))?;
-    let n = usize::try_from(shape.num_elements()).map_err(|_| bad("bad element count"))?;
-    let bits = n
-        .checked_mul(bits_per_element(dtype))
-        .ok_or_else(|| bad(format!("shape {shape} of {dtype_name} overflows")))?;
+    let shape = TensorShape::new(&dims).map_err(|e| too_large(format!("bad shape: {e}")))?;
+    let n = usize::try_from(shape.num_elements()).map_err(|_| {
+        too_large(format!(
+            "shape {shape} has more elements than memory can hold"
+        ))
+    })?;
+    let bits = n.checked_mul(bits_per_element(dtype)).ok_or_else(|| {
+        too_large(format!(
+            "shape {shape} of {dtype_name}: overflow computing the buffer size"
+        ))
+    })?;
     if bits % 8 != 0 {
         return Err(bad(format!(
             "{n} elements of {dtype_name} do not fill whole bytes"
@@ -497,7 +529,7 @@ pub fn write_to<W: Write + ?Sized>(
         let dims: Vec<String> = nt
             .tensor
             .shape()
-            .dims()
+            .dim_sizes()
             .iter()
             .map(i64::to_string)
             .collect();
@@ -665,5 +697,48 @@ mod tests {
         assert_eq!(&out[8..8 + header.len()], header.as_bytes());
         let empty = write(&[], None).unwrap();
         assert_eq!(empty, b"\x08\0\0\0\0\0\0\0{}      ");
+    }
+
+    #[test]
+    fn errors_say_what_is_wrong_as_the_reference_does() {
+        // Not UTF-8: a damaged header, not "bad magic".
+        let mut f = 4u64.to_le_bytes().to_vec();
+        f.extend_from_slice(&[b'{', 0xff, 0xfe, b'}']);
+        let e = parse_header(&f).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::Corrupt);
+        assert!(e.to_string().contains("invalid UTF-8 in header"), "{e}");
+        // An impossible dimension is too large, not "not a non-negative integer".
+        let e = read_err(
+            r#"{"a":{"dtype":"F32","shape":[18446744073709551615],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        assert!(e.contains("too large") && e.contains("2**63 - 1"), "{e}");
+        let e = read_err(
+            r#"{"a":{"dtype":"F32","shape":[1e30],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        assert!(e.contains("too large"), "{e}");
+        let e = read_err(
+            r#"{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        assert!(e.contains("negative dimension"), "{e}");
+        let e = read_err(
+            r#"{"a":{"dtype":"F32","shape":[1.5],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        assert!(e.contains("not an integer"), "{e}");
+        // A size that overflows is too large.
+        let e = read_err(
+            r#"{"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        assert!(e.contains("too large"), "{e}");
+        let buf = file(
+            r#"{"a":{"dtype":"F64","shape":[4611686018427387904],"data_offsets":[0,0]}}"#,
+            &[],
+        );
+        let err = read(Buffer::from_vec(buf)).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::TooLarge, "{err}");
     }
 }

@@ -114,7 +114,9 @@ pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tenso
 
 /// TensorFlow's `ParseTensor` op (`tf.io.parse_tensor(bytes, out_type)`): [`decode_tensor`],
 /// then the dtype must be `out_type` (`Type mismatch between parsed tensor (int32) and dtype
-/// (float)`).
+/// (float)`). As the op, it reports every failure of the decode as `InvalidArgument`
+/// ([`ProtoError::CannotParse`]: `Cannot parse tensor from proto: ...`), a fill limit
+/// included; the decode's own error is its `source()`.
 ///
 /// ```
 /// use tensorcast_proto::{parse_tensor, serialize_tensor};
@@ -136,7 +138,11 @@ pub fn parse_tensor_with(
     out_type: DataType,
     options: &DecodeOptions,
 ) -> Result<Tensor, ProtoError> {
-    let t = decode_tensor_with(bytes, options)?;
+    let t = decode_tensor_with(bytes, options).map_err(|e| match e {
+        // Bytes that are not a TensorProto: TensorFlow's own message for that.
+        e @ ProtoError::Wire(_) => e,
+        e => ProtoError::CannotParse(Box::new(e)),
+    })?;
     if t.dtype() != out_type {
         return Err(ProtoError::TypeMismatch {
             actual: t.dtype(),

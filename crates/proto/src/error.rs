@@ -101,6 +101,14 @@ pub enum ProtoError {
         /// What was left of the limit.
         limit_bytes: usize,
     },
+    /// `parse_tensor`, the op: the proto parsed but describes no tensor. TensorFlow's
+    /// `ParseTensor` reports every `FromProto` failure this way (`InvalidArgument`), whatever
+    /// the failure underneath - a fill or memory limit included, whose own code
+    /// (`ResourceExhausted`) is what the library calls (`decode_tensor_with`...) return. The
+    /// failure underneath is kept as [`std::error::Error::source`] and printed after the
+    /// prefix (TensorFlow prints the proto's text form there instead).
+    #[error("Cannot parse tensor from proto: {0}")]
+    CannotParse(#[source] Box<ProtoError>),
     /// `parse_tensor`: the decoded dtype is not the one asked for (TensorFlow's `ParseTensor`).
     #[error("Type mismatch between parsed tensor ({actual}) and dtype ({expected})")]
     TypeMismatch {

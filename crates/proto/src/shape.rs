@@ -78,7 +78,7 @@ pub fn shape_from_proto(proto: Option<&TensorShapeProto>) -> Result<TensorShape,
 /// The proto of a shape (TensorFlow's `TensorShape::AsProto`): one `Dim` per dimension with
 /// only its size set; `unknown_rank` false.
 pub fn shape_to_proto(shape: &TensorShape) -> TensorShapeProto {
-    dims_to_proto(shape.dims())
+    dims_to_proto(shape.dim_sizes())
 }
 
 pub(crate) fn dims_to_proto(dims: &[i64]) -> TensorShapeProto {
@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn valid_shapes_convert() {
         let s = shape_from_proto(Some(&proto(&[2, 3]))).unwrap();
-        assert_eq!(s.dims(), &[2, 3]);
+        assert_eq!(s.dim_sizes(), &[2, 3]);
         assert_eq!(shape_to_proto(&s), proto(&[2, 3]));
         let unknown = TensorShapeProto {
             dim: vec![],

@@ -222,16 +222,24 @@ enum Pair<'a> {
 fn pairs<'a>(a: &'a [NamedTensor], b: &'a [NamedTensor]) -> Vec<Pair<'a>> {
     if let ([x], [y]) = (a, b) {
         let name = if x.name == y.name {
-            x.name.clone()
+            tensorcast::io::escaped(&x.name)
         } else {
-            format!("{} / {}", x.name, y.name)
+            format!(
+                "{} / {}",
+                tensorcast::io::escaped(&x.name),
+                tensorcast::io::escaped(&y.name)
+            )
         };
         return vec![Pair::Both(name, &x.tensor, &y.tensor)];
     }
     let mut out = Vec::new();
     for x in a {
         match b.iter().find(|y| y.name == x.name) {
-            Some(y) => out.push(Pair::Both(x.name.clone(), &x.tensor, &y.tensor)),
+            Some(y) => out.push(Pair::Both(
+                tensorcast::io::escaped(&x.name),
+                &x.tensor,
+                &y.tensor,
+            )),
             None => out.push(Pair::OnlyA(x)),
         }
     }
@@ -278,7 +286,7 @@ pub fn run(args: &Args) -> Result<i32> {
                     &bn
                 };
                 vec![
-                    t.name.clone(),
+                    tensorcast::io::escaped(&t.name),
                     t.tensor.dtype().name(),
                     t.tensor.shape().to_string(),
                     format!("only in {file}"),
@@ -315,7 +323,7 @@ pub fn run(args: &Args) -> Result<i32> {
                     format!("{} of {}", c.differing, c.elements),
                     c.max_abs.map_or_else(dash, fmt_mean),
                     c.max_rel.map_or_else(dash, fmt_mean),
-                    c.at.map_or_else(dash, |i| unravel(i, x.shape().dims())),
+                    c.at.map_or_else(dash, |i| unravel(i, x.shape().dim_sizes())),
                 ]
             }
         };

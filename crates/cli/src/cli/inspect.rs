@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use serde_json::{json, Value};
-use tensorcast::io::{detect_format, FileContents, Format};
+use tensorcast::io::{detect_format, escaped, FileContents, Format};
 use tensorcast::Tensor;
 
 use super::progress::{self, human_bytes};
@@ -120,14 +120,14 @@ pub fn run(args: &Args) -> Result<i32> {
 }
 
 fn inspect_file(path: &Path, args: &Args) -> Result<FileReport> {
-    let FileContents {
-        format,
-        tensors,
-        metadata,
-    } = super::load(path)?;
-    let file_bytes = std::fs::metadata(path)
-        .map(|m| m.len())
-        .with_context(|| path.display().to_string())?;
+    let (
+        FileContents {
+            format,
+            tensors,
+            metadata,
+        },
+        file_bytes,
+    ) = super::source::load_sized(path)?;
     let numeric_bytes: u64 = tensors
         .iter()
         .filter(|t| super::decode::kind(t.tensor.dtype()).is_some())
@@ -171,14 +171,14 @@ impl FileReport {
         let n = self.tensors.len();
         let mut s = format!(
             "{}: {}, {} tensor{}, {}\n",
-            self.path,
+            escaped(&self.path),
             self.contents_format,
             n,
             if n == 1 { "" } else { "s" },
             human_bytes(self.file_bytes)
         );
         for (k, v) in &self.metadata {
-            s.push_str(&format!("  metadata {k}: {v}\n"));
+            s.push_str(&format!("  metadata {}: {}\n", escaped(k), escaped(v)));
         }
         let mut table = Table::new(&[
             ("name", Align::Left),
@@ -195,7 +195,7 @@ impl FileReport {
         for t in &self.tensors {
             let dtype = t.tensor.dtype();
             let mut row = vec![
-                t.name.clone(),
+                escaped(&t.name),
                 dtype.name(),
                 t.tensor.shape().to_string(),
                 t.tensor.total_bytes().to_string(),
@@ -223,14 +223,18 @@ impl FileReport {
                 Some(values) => {
                     s.push_str(&format!(
                         "  {}: {}\n",
-                        t.name,
-                        t.tensor.device_safe_debug_string()
+                        escaped(&t.name),
+                        super::source::terminal_safe(&t.tensor.device_safe_debug_string())
                     ));
                     for l in values.lines() {
-                        s.push_str(&format!("    {l}\n"));
+                        s.push_str(&format!("    {}\n", super::source::terminal_safe(l)));
                     }
                 }
-                None => s.push_str(&format!("  {}: {}\n", t.name, t.debug)),
+                None => s.push_str(&format!(
+                    "  {}: {}\n",
+                    escaped(&t.name),
+                    super::source::terminal_safe(&t.debug)
+                )),
             }
         }
         s
@@ -245,7 +249,7 @@ impl FileReport {
                 json!({
                     "name": t.name,
                     "dtype": dtype.name(),
-                    "shape": t.tensor.shape().dims(),
+                    "shape": t.tensor.shape().dim_sizes(),
                     "elements": t.tensor.num_elements(),
                     "bytes": t.tensor.total_bytes(),
                     "alignment": t.alignment,

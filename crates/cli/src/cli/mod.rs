@@ -13,6 +13,8 @@ pub mod diff;
 pub mod graph;
 pub mod inspect;
 pub mod progress;
+pub mod signals;
+pub mod source;
 pub mod stats;
 pub mod table;
 
@@ -34,9 +36,10 @@ pub fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace(['\r', '\n'], " ")
 }
 
-/// Reads every tensor of `path` (format detected from the content); errors name the file.
+/// Reads every tensor of `path` (format detected from the content; `-` is standard input);
+/// errors name the file. See [`source::load`].
 pub fn load(path: &Path) -> Result<FileContents> {
-    tensorcast::io::read_file_contents(path).with_context(|| path.display().to_string())
+    source::load(path)
 }
 
 /// Parses a dtype as users write it (`float32`, `f32`, `bf16`, `DT_FLOAT`, `1`...).
@@ -101,7 +104,7 @@ pub fn map_tensors(
     for nt in tensors {
         let t = op(&nt.tensor).map_err(|e| {
             if several {
-                anyhow!("tensor '{}': {e}", nt.name)
+                anyhow!("tensor '{}': {e}", tensorcast::io::escaped(&nt.name))
             } else {
                 anyhow!("{e}")
             }
@@ -116,10 +119,13 @@ pub fn map_tensors(
 /// Writes `tensors` to `path` in `format` (atomically), with a spinner for large outputs;
 /// errors name the file.
 pub fn write(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
+    if source::is_std(path) {
+        return source::write_stdout(format, tensors);
+    }
     let pb = progress::spinner(total_bytes(tensors), &format!("writing {}", path.display()));
     let r = tensorcast::io::write_file(path, format, tensors);
     pb.finish_and_clear();
-    r.with_context(|| path.display().to_string())
+    r.with_context(|| tensorcast::io::escaped(&path.display().to_string()))
 }
 
 #[cfg(test)]
@@ -128,9 +134,9 @@ mod tests {
 
     #[test]
     fn shapes_parse_leniently_and_reject_nonsense() {
-        assert_eq!(parse_shape("2,3").unwrap().dims(), &[2, 3]);
-        assert_eq!(parse_shape("[2, 3]").unwrap().dims(), &[2, 3]);
-        assert_eq!(parse_shape("").unwrap().dims(), &[] as &[i64]);
+        assert_eq!(parse_shape("2,3").unwrap().dim_sizes(), &[2, 3]);
+        assert_eq!(parse_shape("[2, 3]").unwrap().dim_sizes(), &[2, 3]);
+        assert_eq!(parse_shape("").unwrap().dim_sizes(), &[] as &[i64]);
         assert_eq!(
             parse_shape("2,x").unwrap_err().to_string(),
             "bad shape '2,x': 'x' is not a dimension size"

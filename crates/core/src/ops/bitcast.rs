@@ -24,7 +24,7 @@
 //!
 //! let x = Tensor::vector(&[0.0f32, 1.0, 1.0]);
 //! let y = x.bitcast(DataType::UINT8).unwrap();
-//! assert_eq!(y.shape().dims(), &[3, 4]);
+//! assert_eq!(y.shape().dim_sizes(), &[3, 4]);
 //! assert!(y.shares_buffer_with(&x));
 //! assert_eq!(y.as_slice::<u8>().unwrap(), &[0, 0, 0, 0, 0, 0, 128, 63, 0, 0, 128, 63]);
 //!
@@ -59,11 +59,6 @@ pub const BITCAST_TYPES: [DataType; 19] = [
     DataType::QINT32,
 ];
 
-/// The allowed-values list exactly as TensorFlow prints it (`float`, not `float32`).
-const ALLOWED_LIST: &str = "bfloat16, half, float, double, int64, int32, uint8, uint16, \
-                            uint32, uint64, int8, int16, complex64, complex128, qint8, quint8, \
-                            qint16, quint16, qint32";
-
 /// True if `dtype` is one of [`BITCAST_TYPES`].
 pub fn is_bitcast_type(dtype: DataType) -> bool {
     // The 19 types are exactly the numbers below: everything from 1 to 23 except string (7),
@@ -71,14 +66,16 @@ pub fn is_bitcast_type(dtype: DataType) -> bool {
     matches!(dtype.number(), 1..=6 | 8 | 9 | 11..=19 | 22 | 23)
 }
 
-fn check_attr(attr: &str, dtype: DataType) -> Result<()> {
+fn check_attr(attr: &'static str, dtype: DataType) -> Result<()> {
     if is_bitcast_type(dtype) {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "Value for attr '{attr}' of {} is not in the list of allowed values: {ALLOWED_LIST}",
-            dtype.name()
-        )))
+        Err(Error::NotInTypeList {
+            op: "Bitcast",
+            attr,
+            dtype,
+            allowed: &BITCAST_TYPES,
+        })
     }
 }
 
@@ -115,7 +112,7 @@ pub(crate) fn share_as(input: &Tensor, dtype: DataType, shape: &TensorShape) -> 
 /// `Cannot bitcast` error.
 fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> {
     let (in_size, out_size) = (input.dtype().size(), dtype.size());
-    let dims = input.shape().dims();
+    let dims = input.shape().dim_sizes();
     if in_size == out_size {
         Ok(None)
     } else if in_size > out_size {
@@ -126,19 +123,22 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
         let ratio = (out_size / in_size) as i64;
         match dims.split_last() {
             Some((&last, prefix)) if last == ratio => shape_from_parts(prefix, None).map(Some),
-            _ => Err(Error::invalid(format!(
-                "Cannot bitcast from {} to {}",
-                input.dtype().number(),
-                dtype.number()
-            ))),
+            _ => Err(Error::BitcastShape {
+                from: input.dtype(),
+                to: dtype,
+            }),
         }
     }
 }
 
 /// TensorFlow's `Bitcast(input, type)`: `input`'s bytes as `dtype`, sharing its buffer.
 ///
-/// See the [module docs](self) for the rules and messages. Every error is
-/// [`Error::InvalidArgument`].
+/// See the [module docs](self) for the rules and messages.
+///
+/// # Errors
+///
+/// [`Error::NotInTypeList`] for a dtype outside [`BITCAST_TYPES`], [`Error::BitcastShape`]
+/// when the last dimension does not match the size ratio (all `InvalidArgument`).
 ///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
@@ -147,12 +147,12 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
 /// // uint32 0xffffffff -> uint8 [255, 255, 255, 255] (seed example 2).
 /// let x = Tensor::from(0xffff_ffffu32);
 /// let y = bitcast(&x, DataType::UINT8).unwrap();
-/// assert_eq!(y.shape().dims(), &[4]);
+/// assert_eq!(y.shape().dim_sizes(), &[4]);
 /// assert_eq!(y.as_slice::<u8>().unwrap(), &[255, 255, 255, 255]);
 ///
 /// // The smaller type needs a last dim equal to the ratio, and drops it.
 /// let bytes = Tensor::from_vec(vec![0u8; 8], &TensorShape::new(&[2, 4]).unwrap()).unwrap();
-/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dims(), &[2]);
+/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dim_sizes(), &[2]);
 /// assert_eq!(
 ///     bitcast(&Tensor::vector(&[0i8]), DataType::INT32).unwrap_err().to_string(),
 ///     "Cannot bitcast from 6 to 3"
@@ -194,8 +194,14 @@ mod tests {
         for d in BITCAST_TYPES {
             assert!(is_bitcast_type(d), "{d}");
         }
-        let printed: Vec<String> = BITCAST_TYPES.iter().map(|d| d.name()).collect();
-        assert_eq!(printed.join(", "), ALLOWED_LIST);
+        // TensorFlow's printed list (`float`, not `float32`).
+        let e = check_attr("T", DataType::BOOL).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, \
+             float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, complex64, \
+             complex128, qint8, quint8, qint16, quint16, qint32"
+        );
     }
 
     #[test]

@@ -77,6 +77,7 @@ use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
 use crate::error::{Error, Result};
 use crate::types::{Float8E4M3FN, Float8E5M2, Int4, UInt4};
+use crate::x86::{daz32, daz64, X86Float};
 use crate::{DataType, Tensor};
 
 /// Outputs at least this large are split over the rayon pool.
@@ -127,12 +128,9 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     if src_dtype == dtype && dtype.is_supported() {
         return Ok(input.clone());
     }
-    let unsupported = || {
-        Error::Unimplemented(format!(
-            "Cast {} to {} is not supported",
-            src_dtype.name(),
-            dtype.name()
-        ))
+    let unsupported = || Error::UnsupportedCast {
+        from: src_dtype,
+        to: dtype,
     };
     let (Some(src_kind), Some(dst_kind)) = (Kind::of(src_dtype), Kind::of(dtype)) else {
         return Err(unsupported());
@@ -143,10 +141,11 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     let n = input.shape().num_elements_usize();
     let bytes = input.tensor_data()?;
     if n > 0 && bytes.len() != n.saturating_mul(src_kind.size()) {
-        return Err(Error::invalid(format!(
-            "cannot cast an uninitialized {} tensor of {n} elements",
-            src_dtype.name()
-        )));
+        return Err(Error::Uninitialized {
+            op: "Cast",
+            dtype: src_dtype,
+            elements: n as i64,
+        });
     }
     let src = SrcSlice::new(src_kind, bytes);
     let out_bytes = n.saturating_mul(dst_kind.size());
@@ -340,28 +339,7 @@ struct H32(f32);
 //
 // TensorFlow runs kernels with the SSE flags DAZ and FTZ set (denormal inputs read as zero,
 // denormal results flushed to zero), and its float-to-integer conversions are whatever the x86
-// instructions give for values C++ leaves undefined. The helpers below reproduce both, in
-// branch-free forms that vectorise.
-
-/// `float` with DAZ: a subnormal reads as a zero of the same sign.
-#[inline(always)]
-fn daz32(x: f32) -> f32 {
-    if x.abs() < f32::MIN_POSITIVE {
-        0f32.copysign(x)
-    } else {
-        x
-    }
-}
-
-/// `double` with DAZ.
-#[inline(always)]
-fn daz64(x: f64) -> f64 {
-    if x.abs() < f64::MIN_POSITIVE {
-        0f64.copysign(x)
-    } else {
-        x
-    }
-}
+// instructions give for values C++ leaves undefined: both rules live in `crate::x86`.
 
 /// `double` to `float` as `cvtsd2ss` with DAZ and FTZ: a result below the normal range is a
 /// zero of the same sign.
@@ -369,44 +347,6 @@ fn daz64(x: f64) -> f64 {
 fn f64_to_f32_ftz(x: f64) -> f32 {
     daz32(x as f32)
 }
-
-/// A float type as x86's truncating conversions see it.
-trait X86Float: Copy {
-    /// `cvttss2si`/`cvttsd2si` to 32 bits: truncation, or `i32::MIN` for NaN and values out
-    /// of range.
-    fn cvtt32(self) -> i32;
-    /// The same to 64 bits (`i64::MIN` when invalid).
-    fn cvtt64(self) -> i64;
-    /// `self - 2^31`, in the type's own arithmetic.
-    fn minus_2_31(self) -> Self;
-    /// `self - 2^63`, in the type's own arithmetic.
-    fn minus_2_63(self) -> Self;
-}
-
-macro_rules! x86_float {
-    ($($t:ty),*) => {$(
-        impl X86Float for $t {
-            #[inline(always)]
-            fn cvtt32(self) -> i32 {
-                // Truncation is in range exactly when -2^31 - 1 < x < 2^31.
-                if self > -2147483649.0 && self < 2147483648.0 { self as i32 } else { i32::MIN }
-            }
-            #[inline(always)]
-            fn cvtt64(self) -> i64 {
-                if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
-                    self as i64
-                } else {
-                    i64::MIN
-                }
-            }
-            #[inline(always)]
-            fn minus_2_31(self) -> Self { self - 2147483648.0 }
-            #[inline(always)]
-            fn minus_2_63(self) -> Self { self - 9223372036854775808.0 }
-        }
-    )*};
-}
-x86_float!(f32, f64);
 
 /// An integer destination: its range as `i32`, and wrapping conversions.
 trait IntDst: Copy {

@@ -17,7 +17,7 @@
 //!   bytes other than 0 and 1; its typed views check every byte and refuse such data, so no
 //!   invalid `bool` is ever created (view it as uint8 instead).
 //! - **Non-memcpy dtypes** (string, resource, variant, invalid, refs, unknown numbers) are
-//!   refused on either side with an [`Error::InvalidArgument`] naming the dtype.
+//!   refused on either side with an [`Error::NotBytes`] naming the dtype.
 //! - **A scalar** has no last dimension to scale. Between dtypes of the same size it stays a
 //!   scalar; between dtypes of different sizes the rank cannot be kept, so it is an error
 //!   (reshape it to `[1]` first if that is what is meant).
@@ -29,7 +29,7 @@
 //!
 //! let a = Tensor::vector(&[f16::from_f32(1.0); 16]);
 //! let b = a.reinterpret_cast_to(DataType::UINT32).unwrap(); // factor 16/32 = 0.5
-//! assert_eq!(b.shape().dims(), &[8]);
+//! assert_eq!(b.shape().dim_sizes(), &[8]);
 //! assert!(b.shares_buffer_with(&a));
 //! assert_eq!(b.as_slice::<u32>().unwrap()[0], 0x3c00_3c00);
 //!
@@ -45,15 +45,11 @@ use crate::{DataType, Tensor, TensorShape};
 /// The message TIK reports when the last dimension times the factor is not an integer.
 pub const LAST_DIMENSION_ERROR: &str = "Last dimension can't be divided";
 
-fn check_dtype(role: &str, dtype: DataType) -> Result<()> {
+fn check_dtype(op: &'static str, dtype: DataType) -> Result<()> {
     if dtype.can_use_memcpy() && dtype.size() > 0 {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "reinterpret_cast_to needs a memcpy-able {role} dtype, got {}: its elements are \
-             not plain bytes",
-            dtype.name()
-        )))
+        Err(Error::NotBytes { op, dtype })
     }
 }
 
@@ -63,34 +59,29 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
     if src_bits == dst_bits {
         return Ok(shape.clone());
     }
-    let dims = shape.dims();
+    let dims = shape.dim_sizes();
     let Some((&last, outer)) = dims.split_last() else {
-        return Err(Error::invalid(format!(
-            "reinterpret_cast_to cannot keep the rank of a scalar while changing the element \
-             size ({} is {src_bits} bits, {} is {dst_bits} bits); reshape it to [1] first",
-            src.name(),
-            dst.name()
-        )));
+        return Err(Error::ReinterpretScalar { from: src, to: dst });
     };
     let new_last = if src_bits > dst_bits {
         // factor > 1: it must be an integer.
         if src_bits % dst_bits != 0 {
-            return Err(Error::invalid(format!(
-                "reinterpret_cast_to factor {src_bits}/{dst_bits} is greater than 1 and not an \
-                 integer"
-            )));
+            return Err(Error::ReinterpretFactor {
+                from_bits: src_bits,
+                to_bits: dst_bits,
+            });
         }
         let factor = (src_bits / dst_bits) as i64;
-        last.checked_mul(factor).ok_or_else(|| {
-            Error::invalid(format!(
-                "Encountered overflow when multiplying {last} with {factor}"
-            ))
+        last.checked_mul(factor).ok_or(Error::MultiplyOverflow {
+            lhs: last,
+            rhs: factor,
+            result: None,
         })?
     } else {
         // factor < 1: shape[-1] * src_bits / dst_bits must be an integer.
         let bits = (last as i128) * (src_bits as i128);
         if bits % (dst_bits as i128) != 0 {
-            return Err(Error::invalid(LAST_DIMENSION_ERROR));
+            return Err(Error::ReinterpretLastDimension);
         }
         // At most `last`, so it fits in an i64.
         (bits / dst_bits as i128) as i64
@@ -109,14 +100,14 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
 ///
 /// let x = Tensor::from_vec(vec![1u32, 2, 3, 4], &TensorShape::new(&[2, 2]).unwrap()).unwrap();
 /// let y = reinterpret_cast_to(&x, DataType::UINT8).unwrap(); // factor 4
-/// assert_eq!(y.shape().dims(), &[2, 8]);
+/// assert_eq!(y.shape().dim_sizes(), &[2, 8]);
 /// let z = reinterpret_cast_to(&y, DataType::UINT64).unwrap(); // factor 1/8
-/// assert_eq!(z.shape().dims(), &[2, 1]);
+/// assert_eq!(z.shape().dim_sizes(), &[2, 1]);
 /// assert!(z.shares_buffer_with(&x));
 /// ```
 pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
-    check_dtype("source", input.dtype())?;
-    check_dtype("target", dtype)?;
+    check_dtype("reinterpret_cast_to (source)", input.dtype())?;
+    check_dtype("reinterpret_cast_to (target)", dtype)?;
     if input.dtype().size() == dtype.size() {
         return share_as(input, dtype, input.shape());
     }
@@ -150,7 +141,7 @@ mod tests {
     #[test]
     fn factor_above_one_scales_the_last_dim() {
         let s = output_shape(&shape(&[3, 5]), DataType::COMPLEX128, DataType::INT8).unwrap();
-        assert_eq!(s.dims(), &[3, 80]);
+        assert_eq!(s.dim_sizes(), &[3, 80]);
     }
 
     #[test]
@@ -158,9 +149,9 @@ mod tests {
         let s = output_shape(&shape(&[3, 6]), DataType::HALF, DataType::DOUBLE);
         assert_eq!(s.unwrap_err().to_string(), LAST_DIMENSION_ERROR);
         let s = output_shape(&shape(&[3, 8]), DataType::HALF, DataType::DOUBLE).unwrap();
-        assert_eq!(s.dims(), &[3, 2]);
+        assert_eq!(s.dim_sizes(), &[3, 2]);
         let s = output_shape(&shape(&[0]), DataType::INT8, DataType::COMPLEX128).unwrap();
-        assert_eq!(s.dims(), &[0]);
+        assert_eq!(s.dim_sizes(), &[0]);
     }
 
     #[test]

@@ -23,8 +23,32 @@ use crate::{DataType, Tensor};
 
 /// How one element prints.
 trait PrintElement {
+    /// False for TensorFlow's "irregular" types, which print `?` (complex, qint32, the fnuz
+    /// float8 kinds) or their summary in `<...>` (resource, variant) from
+    /// `summarize_irregular`.
+    const REGULAR: bool = true;
     fn print(&self, print_v2: bool) -> String;
 }
+
+macro_rules! irregular {
+    ($($t:ty),*) => {$(
+        impl PrintElement for $t {
+            const REGULAR: bool = false;
+            fn print(&self, _: bool) -> String {
+                "?".to_string()
+            }
+        }
+    )*};
+}
+irregular!(
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>,
+    QInt32,
+    Float8E4M3FNUZ,
+    Float8E5M2FNUZ,
+    ResourceHandle,
+    Variant
+);
 
 macro_rules! print_display {
     ($($t:ty),*) => {$(
@@ -43,24 +67,10 @@ impl PrintElement for bool {
     }
 }
 
-/// TensorFlow runs its kernels with the x86 "denormals are zero" flag set, so a subnormal
-/// value reaches `printf` as a zero of the same sign: observed in TensorFlow 2.21, `1e-40f`
-/// prints `0` and `-1e-310` prints `-0`.
-fn daz32(x: f32) -> f32 {
-    if x.is_subnormal() {
-        0.0f32.copysign(x)
-    } else {
-        x
-    }
-}
-
-fn daz64(x: f64) -> f64 {
-    if x.is_subnormal() {
-        0.0f64.copysign(x)
-    } else {
-        x
-    }
-}
+// TensorFlow runs its kernels with the x86 "denormals are zero" flag set, so a subnormal
+// value reaches `printf` as a zero of the same sign: observed in TensorFlow 2.21, `1e-40f`
+// prints `0` and `-1e-310` prints `-0`.
+use crate::x86::{daz32, daz64};
 
 impl PrintElement for f32 {
     fn print(&self, _: bool) -> String {
@@ -332,40 +342,16 @@ impl Tensor {
         if self.dtype() == DataType::BOOL && limit == 0 && self.dims() > 0 {
             return String::new();
         }
-        macro_rules! typed {
-            ($t:ty) => {
-                self.summarize_typed::<$t>(limit, num_elts, print_v2)
-            };
-        }
-        match self.dtype() {
-            DataType::BFLOAT16 => typed!(bf16),
-            DataType::HALF => typed!(f16),
-            DataType::FLOAT => typed!(f32),
-            DataType::DOUBLE => typed!(f64),
-            DataType::UINT32 => typed!(u32),
-            DataType::INT32 => typed!(i32),
-            DataType::UINT8 => typed!(u8),
-            DataType::UINT16 => typed!(u16),
-            DataType::INT16 => typed!(i16),
-            DataType::INT8 => typed!(i8),
-            DataType::INT64 => typed!(i64),
-            DataType::UINT64 => typed!(u64),
-            DataType::BOOL => typed!(bool),
-            DataType::STRING => typed!(TString),
-            DataType::QINT8 => typed!(QInt8),
-            DataType::QUINT8 => typed!(QUInt8),
-            DataType::QINT16 => typed!(QInt16),
-            DataType::QUINT16 => typed!(QUInt16),
-            DataType::FLOAT8_E5M2 => typed!(Float8E5M2),
-            DataType::FLOAT8_E4M3FN => typed!(Float8E4M3FN),
-            DataType::FLOAT8_E4M3B11FNUZ => typed!(Float8E4M3B11FNUZ),
-            DataType::FLOAT4_E2M1FN => typed!(Float4E2M1FN),
-            DataType::INT4 => typed!(Int4),
-            DataType::UINT4 => typed!(UInt4),
-            DataType::INT2 => typed!(Int2),
-            DataType::UINT2 => typed!(UInt2),
-            _ => summarize_irregular(self, limit, max_entries, print_v2),
-        }
+        let irregular = || summarize_irregular(self, limit, max_entries, print_v2);
+        crate::dispatch!(
+            self.dtype(),
+            T => if T::REGULAR {
+                self.summarize_typed::<T>(limit, num_elts, print_v2)
+            } else {
+                irregular()
+            },
+            _ => irregular()
+        )
     }
 
     fn is_initialized_with_data(&self) -> bool {

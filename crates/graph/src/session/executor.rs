@@ -128,7 +128,7 @@ pub(super) fn run(
             }
         }
         if let Some(s) = n.output_shapes.get(ep.index) {
-            if !shape::compatible(s, t.shape().dims()) {
+            if !shape::compatible(s, t.shape().dim_sizes()) {
                 return Err(Error::FeedShape {
                     name,
                     actual: t.shape().to_string(),

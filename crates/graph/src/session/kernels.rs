@@ -102,7 +102,7 @@ pub(crate) fn cast(x: &Tensor, dst: DataType, truncate: bool) -> Result<Tensor> 
 }
 
 fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
-    let dims = x.shape().dims();
+    let dims = x.shape().dim_sizes();
     if out_type == DataType::INT64 {
         return Ok(Tensor::vector(dims));
     }
@@ -173,7 +173,7 @@ pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
     if let Some(u) = unknown {
         let mut input_n: i64 = 1;
         let mut input_zero = false;
-        for &d in input.shape().dims() {
+        for &d in input.shape().dim_sizes() {
             if d > 0 || !has_zero {
                 input_n *= d;
             } else {

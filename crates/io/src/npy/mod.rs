@@ -106,7 +106,7 @@ fn hex_prefix(bytes: &[u8]) -> String {
 /// ```
 /// use tensorcast_io::npy::parse_header;
 /// let h = parse_header(b"\x93NUMPY\x01\x00\x39\x00{'descr': '>i2', 'fortran_order': True, 'shape': (2, 3)}\n").unwrap();
-/// assert_eq!(h.shape.dims(), &[2, 3]);
+/// assert_eq!(h.shape.dim_sizes(), &[2, 3]);
 /// assert!(h.big_endian && h.fortran_order);
 /// assert_eq!(h.data_bytes, 12);
 /// ```
@@ -266,7 +266,8 @@ fn header_fields(dict: Value) -> Result<(String, bool, Vec<i64>)> {
 /// assert_eq!(descr_to_dtype("<U10").unwrap_err().to_string(), "unsupported dtype '<U10'");
 /// ```
 pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
-    let unsupported = || IoError::unsupported(format!("unsupported dtype '{descr}'"));
+    let unsupported =
+        || IoError::unsupported(format!("unsupported dtype '{}'", crate::escaped(descr)));
     let (order, code) = match descr.as_bytes().first() {
         Some(c @ (b'<' | b'>' | b'|' | b'=')) => (*c, &descr[1..]),
         _ => (b'=', descr),
@@ -347,7 +348,7 @@ fn dims_repr(dims: &[i64]) -> String {
 /// 2.0's longer length field.
 pub fn header_bytes(dtype: DataType, shape: &TensorShape) -> Result<Vec<u8>> {
     let descr = dtype_to_descr(dtype)?;
-    let dims = shape.dims();
+    let dims = shape.dim_sizes();
     let mut dict = format!(
         "{{'descr': '{descr}', 'fortran_order': False, 'shape': {}, }}",
         dims_repr(dims)
@@ -570,7 +571,7 @@ mod tests {
         );
         let t = read(Buffer::from_vec(f)).unwrap();
         assert_eq!(t.flat::<i16>().unwrap().to_vec(), vec![0, 1, 2, 3, 4, 5]);
-        assert_eq!(t.shape().dims(), &[2, 3]);
+        assert_eq!(t.shape().dim_sizes(), &[2, 3]);
     }
 
     #[test]

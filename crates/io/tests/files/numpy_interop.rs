@@ -79,7 +79,7 @@ fn check(t: &Tensor, want: &Value, what: &str) {
         .map(|d| d.as_i64().unwrap())
         .collect();
     assert_eq!(t.dtype(), dtype, "{what}");
-    assert_eq!(t.shape().dims(), &shape[..], "{what}");
+    assert_eq!(t.shape().dim_sizes(), &shape[..], "{what}");
     assert_eq!(
         hex(t.tensor_data().unwrap()),
         want["raw"].as_str().unwrap(),

@@ -49,7 +49,7 @@ print(json.dumps({{k: [v.shape[0], v.shape[1], v.tobytes().hex()] for k, v in ts
     assert_eq!(c.tensors.len(), want.len());
     for t in &c.tensors {
         let w = &want[&t.name];
-        assert_eq!(t.tensor.shape().dims(), &[2, 3], "{}", t.name);
+        assert_eq!(t.tensor.shape().dim_sizes(), &[2, 3], "{}", t.name);
         assert_eq!(
             hex(t.tensor.tensor_data().unwrap()),
             w[2].as_str().unwrap(),

@@ -157,3 +157,32 @@ fn deeply_nested_variants_are_refused_not_a_stack_overflow() {
     let wire = Bytes::from(tensorcast_proto::serialize_tensor(&t));
     assert_eq!(decode_tensor(wire).unwrap(), t);
 }
+
+#[test]
+fn parse_tensor_reports_a_fill_limit_as_invalid_argument_and_decode_as_resource_exhausted() {
+    // float [2^20] carrying one value: 4 MiB of fill against a 1 KiB limit.
+    let mut p = claim(DataType::FLOAT, &[1 << 20]);
+    p.float_val = vec![1.0];
+    let wire = Bytes::from(prost::Message::encode_to_vec(&p));
+    let tight = DecodeOptions::new().with_max_fill_bytes(1024);
+    let e = tensorcast_proto::decode_tensor_with(wire.clone(), &tight).unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    let e = tensorcast_proto::parse_tensor_with(wire, DataType::FLOAT, &tight).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.to_string()
+            .starts_with("Cannot parse tensor from proto: "),
+        "{e}"
+    );
+    let inner = std::error::Error::source(&e).expect("the decode's error is the source");
+    assert!(inner.to_string().contains("limit"), "{inner}");
+    // A shape TensorFlow refuses: the same wrapping.
+    let mut bad = claim(DataType::FLOAT, &[2]);
+    bad.tensor_content = Bytes::from_static(&[0; 3]);
+    let wire = Bytes::from(prost::Message::encode_to_vec(&bad));
+    let e = tensorcast_proto::parse_tensor(wire, DataType::FLOAT).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "Cannot parse tensor from proto: Input size was 3 and expected 8"
+    );
+}

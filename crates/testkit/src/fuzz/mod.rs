@@ -7,6 +7,7 @@ pub mod npz;
 pub mod ops_bitcast;
 pub mod ops_broadcast;
 pub mod ops_cast;
+pub mod ops_elementwise;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
@@ -22,6 +23,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_bitcast", ops_bitcast::run),
     ("ops_broadcast", ops_broadcast::run),
     ("ops_cast", ops_cast::run),
+    ("ops_elementwise", ops_elementwise::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
 ];

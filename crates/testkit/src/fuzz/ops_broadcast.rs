@@ -168,7 +168,7 @@ pub fn run(data: &[u8]) {
     };
     let target =
         operand_dims(&shape).expect("the op accepted a shape operand that is not an int vector");
-    assert_eq!(out.shape().dims(), &target[..], "result shape");
+    assert_eq!(out.shape().dim_sizes(), &target[..], "result shape");
     assert_eq!(out.dtype(), dtype, "result dtype");
     let n = out.shape().num_elements_usize();
     if n == 0 || n > MAX_CHECKED_ELEMENTS {

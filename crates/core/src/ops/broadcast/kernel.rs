@@ -195,7 +195,7 @@ fn broadcast_bytes(
             input.num_elements()
         )));
     }
-    let plan = Plan::new(src, es, input.shape().dims(), shape.dims());
+    let plan = Plan::new(src, es, input.shape().dim_sizes(), shape.dim_sizes());
     Tensor::from_writer(allocator, input.dtype(), shape, |w| plan.write(w))
 }
 

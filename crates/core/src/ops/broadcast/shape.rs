@@ -19,7 +19,7 @@ use crate::{DataType, Tensor, TensorShape};
 /// assert_eq!(broadcast_shapes(&a, &c).unwrap_err().to_string(), "Incompatible shapes: [2,1,3] vs. [2]");
 /// ```
 pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape> {
-    let (da, db) = (a.dims(), b.dims());
+    let (da, db) = (a.dim_sizes(), b.dim_sizes());
     let rank = da.len().max(db.len());
     let mut out = vec![0i64; rank];
     for (i, o) in out.iter_mut().enumerate() {
@@ -37,7 +37,13 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
             (x, y) if x == y => x,
             (1, y) => y,
             (x, 1) => x,
-            _ => return Err(Error::invalid(format!("Incompatible shapes: {a} vs. {b}"))),
+            _ => {
+                return Err(Error::IncompatibleShapes {
+                    op: "BCast",
+                    lhs: da.to_vec(),
+                    rhs: db.to_vec(),
+                })
+            }
         };
     }
     TensorShape::new(&out)

@@ -115,19 +115,20 @@ pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error
         }
     }
     if x != y {
-        return Err(Error::invalid(format!(
-            "cannot compute {} as input #1(zero-based) was expected to be a {} tensor but is a {} \
-             tensor",
-            op.name(),
-            x.name(),
-            y.name()
-        )));
+        return Err(Error::InputTypeMismatch {
+            op: op.name(),
+            index: 1,
+            expected: x,
+            actual: y,
+        });
     }
     Ok(())
 }
 
 /// `Value for attr 'T' of bool is not in the list of allowed values: ...`, with the `NodeDef`
-/// and `OpDef` lines TensorFlow appends.
+/// and `OpDef` lines TensorFlow's eager runtime appends (part of the message the conformance
+/// vectors record; [`Error::NotInTypeList`] prints only the first line, so this stays an
+/// `InvalidArgument` with the whole text).
 fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &[DataType]) -> Error {
     let names: Vec<String> = list.iter().map(|d| d.name()).collect();
     let enums: Vec<String> = list
@@ -147,19 +148,21 @@ fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &[DataType]) -> Error {
 }
 
 /// `Incompatible shapes: [2,3] vs. [3,2]`.
-pub(crate) fn incompatible(x: &TensorShape, y: &TensorShape) -> Error {
-    Error::invalid(format!("Incompatible shapes: {x} vs. {y}"))
+pub(crate) fn incompatible(op: BinaryOp, x: &TensorShape, y: &TensorShape) -> Error {
+    Error::IncompatibleShapes {
+        op: op.name(),
+        lhs: x.dim_sizes().to_vec(),
+        rhs: y.dim_sizes().to_vec(),
+    }
 }
 
 /// TensorFlow has no kernel for this dtype (its `NotFoundError`, "Could not find device for
 /// node"): the float8, float4, int4/int2, resource and variant types.
 pub(crate) fn no_kernel(op: BinaryOp, dtype: DataType) -> Error {
-    Error::Unimplemented(format!(
-        "{} is not supported for {} tensors (TensorFlow registers no {} kernel for it)",
-        op.name(),
-        dtype.name(),
-        op.name()
-    ))
+    Error::NoKernel {
+        op: op.name(),
+        dtype,
+    }
 }
 
 /// TensorFlow's broadcasting kernels exist for up to 5 dims after `BCast` merges neighbouring

@@ -10,7 +10,9 @@
 //! 1 MiB of work and more are split into chunks written in parallel on the rayon pool; each
 //! chunk finds its own starting position from its element range.
 
-use tensorcast_buffer::{cpu_allocator, Writer};
+use std::sync::Arc;
+
+use tensorcast_buffer::{Allocator, Writer};
 
 use crate::error::Result;
 use crate::layout::{coalesce, Layout};
@@ -23,55 +25,108 @@ const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// Largest and smallest parallel chunk of output elements' work, in bytes.
 const CHUNK_MAX_BYTES: usize = 4 << 20;
 const CHUNK_MIN_BYTES: usize = 256 << 10;
+/// Outputs up to this many 8-byte words stage on the stack.
+const SMALL_WORDS: usize = 32;
 
 /// One input: its elements and how the output's index space reads them.
 #[derive(Clone, Copy)]
 pub(crate) struct Src<'a, T> {
     pub(crate) data: &'a [T],
-    pub(crate) layout: &'a Layout,
+    /// `None`: dense over the output's shape, or a single element (by `data.len()`).
+    pub(crate) layout: Option<&'a Layout>,
 }
 
 /// The two functions of a kernel: `main` for most elements and `tail` for the last
 /// `tail_len` elements of the output (TensorFlow's vectorised loops treat the remainder that
 /// does not fill a SIMD packet with scalar code, which differs for `Maximum`/`Minimum` of
 /// `0` and `-0`; for every other op the two are the same function).
-pub(crate) struct Kernel<F, G> {
+///
+/// `fast` and `special` are an optional shortcut: `fast` computes the plain result (no
+/// DAZ/FTZ, hardware NaN rules) and `special(a, b, r)` says when that may differ from `main`
+/// (a subnormal or zero operand or result, two NaNs...). A block whose elements are never
+/// special keeps the fast results; otherwise it is recomputed with `main`. Kernels without a
+/// shortcut pass `main` and [`never`].
+pub(crate) struct Kernel<F, G, H, S> {
     pub(crate) main: F,
     pub(crate) tail: G,
     pub(crate) tail_len: usize,
+    pub(crate) fast: H,
+    pub(crate) special: S,
+}
+
+/// The `special` of kernels without a shortcut.
+pub(crate) fn never<T, O>(_: &T, _: &T, _: &O) -> bool {
+    false
 }
 
 /// Computes `out[i] = f(a[i], b[i])` over the broadcast output of `out_shape`, as a new tensor
-/// of `out_dtype` (whose element type is `O`) from the default allocator.
-pub(crate) fn run<T, O, F, G>(
+/// of `out_dtype` (whose element type is `O`) from `allocator`.
+pub(crate) fn run<T, O, F, G, H, S>(
+    allocator: &Arc<dyn Allocator>,
     a: Src<'_, T>,
     b: Src<'_, T>,
     out_shape: &TensorShape,
     out_dtype: DataType,
-    k: Kernel<F, G>,
+    k: Kernel<F, G, H, S>,
 ) -> Result<Tensor>
 where
     T: Sync,
     O: bytemuck::Pod + Send,
     F: Fn(&T, &T) -> O + Sync,
     G: Fn(&T, &T) -> O + Sync,
+    H: Fn(&T, &T) -> O + Sync,
+    S: Fn(&T, &T, &O) -> bool + Sync,
 {
     let n = out_shape.num_elements_usize();
-    let (dims, strides) = coalesce(a.layout.dims(), &[a.layout.strides(), b.layout.strides()]);
+    // Dense operands of the output's shape, or single elements, need no layout work (the
+    // common case, and the one where per-call overhead shows).
+    let simple = |s: &Src<'_, T>| -> Option<usize> {
+        match s.layout {
+            None if s.data.len() == 1 => Some(0),
+            None => Some(1),
+            Some(l) if s.data.len() == n && l.is_contiguous() && l.offset() == 0 => Some(1),
+            Some(l) if s.data.len() == 1 && l.offset() == 0 => Some(0),
+            Some(_) => None,
+        }
+    };
+    let offset = |s: &Src<'_, T>| s.layout.map_or(0, Layout::offset);
+    let (strides, dims);
+    let (one_a, one_b, one_d);
+    let (sa, sb, dims_ref): (&[usize], &[usize], &[usize]) = match (simple(&a), simple(&b)) {
+        (Some(x), Some(y)) => {
+            (one_a, one_b, one_d) = ([x], [y], [n]);
+            (&one_a, &one_b, &one_d)
+        }
+        _ => {
+            let out_dims = out_shape.dims_usize();
+            // An operand without a layout is dense over the output, or one element read
+            // everywhere (stride 0).
+            let full = |s: &Src<'_, T>| match s.layout {
+                Some(l) => l.clone(),
+                None if s.data.len() == 1 => Layout::contiguous(&[])
+                    .broadcast_to(&out_dims)
+                    .unwrap_or_else(|| Layout::contiguous(&out_dims)),
+                None => Layout::contiguous(&out_dims),
+            };
+            let (la, lb) = (full(&a), full(&b));
+            (dims, strides) = coalesce(la.dims(), &[la.strides(), lb.strides()]);
+            (&strides[0], &strides[1], &dims)
+        }
+    };
     let plan = Plan {
         a: a.data,
         b: b.data,
-        a0: a.layout.offset(),
-        b0: b.layout.offset(),
-        sa: &strides[0],
-        sb: &strides[1],
-        dims: &dims,
+        a0: offset(&a),
+        b0: offset(&b),
+        sa,
+        sb,
+        dims: dims_ref,
         tail_start: n - k.tail_len.min(n),
         k: &k,
     };
     let osize = std::mem::size_of::<O>().max(1);
     let work = n * osize.max(std::mem::size_of::<T>());
-    Tensor::from_writer(&cpu_allocator(), out_dtype, out_shape, |w| {
+    Tensor::from_writer(allocator, out_dtype, out_shape, |w| {
         let threads = rayon::current_num_threads();
         if work >= PARALLEL_MIN_BYTES && threads > 1 {
             let per_elem = osize.max(std::mem::size_of::<T>());
@@ -88,7 +143,7 @@ where
     })
 }
 
-struct Plan<'p, T, F, G> {
+struct Plan<'p, T, F, G, H, S> {
     a: &'p [T],
     b: &'p [T],
     a0: usize,
@@ -97,14 +152,16 @@ struct Plan<'p, T, F, G> {
     sb: &'p [usize],
     dims: &'p [usize],
     tail_start: usize,
-    k: &'p Kernel<F, G>,
+    k: &'p Kernel<F, G, H, S>,
 }
 
-impl<T, O, F, G> Plan<'_, T, F, G>
+impl<T, O, F, G, H, S> Plan<'_, T, F, G, H, S>
 where
     O: bytemuck::Pod,
     F: Fn(&T, &T) -> O,
     G: Fn(&T, &T) -> O,
+    H: Fn(&T, &T) -> O,
+    S: Fn(&T, &T, &O) -> bool,
 {
     /// Writes output elements `lo..hi`.
     fn range(&self, w: &mut Writer<'_>, lo: usize, hi: usize) {
@@ -112,24 +169,42 @@ where
             return;
         }
         let osize = std::mem::size_of::<O>().max(1);
-        let mut stage = Stage {
-            buf: vec![O::zeroed(); (BLOCK_BYTES / osize).clamp(1, hi - lo)],
-            used: 0,
+        let elems = (BLOCK_BYTES / osize).clamp(1, hi - lo);
+        // Small outputs stage on the stack (no allocation besides the output's).
+        let mut small = [0u64; SMALL_WORDS];
+        let mut heap;
+        let buf: &mut [O] = if elems * osize <= SMALL_WORDS * 8 && std::mem::align_of::<O>() <= 8 {
+            &mut bytemuck::cast_slice_mut::<u64, O>(&mut small)[..elems]
+        } else {
+            heap = vec![O::zeroed(); elems];
+            &mut heap
         };
+        let mut stage = Stage { buf, used: 0 };
         let split = self.tail_start.clamp(lo, hi);
-        self.walk(w, &mut stage, lo, split, &self.k.main);
-        self.walk(w, &mut stage, split, hi, &self.k.tail);
+        self.walk(
+            w,
+            &mut stage,
+            lo,
+            split,
+            &self.k.main,
+            &self.k.fast,
+            &self.k.special,
+        );
+        self.walk(w, &mut stage, split, hi, &self.k.tail, &self.k.tail, &never);
         stage.flush(w);
     }
 
-    /// Elements `lo..hi`, all computed with `f`.
+    /// Elements `lo..hi`, computed with `f` (or `fast` where `special` allows).
+    #[allow(clippy::too_many_arguments, reason = "the kernel's three functions")]
     fn walk(
         &self,
         w: &mut Writer<'_>,
-        stage: &mut Stage<O>,
+        stage: &mut Stage<'_, O>,
         lo: usize,
         hi: usize,
         f: &impl Fn(&T, &T) -> O,
+        fast: &impl Fn(&T, &T) -> O,
+        special: &impl Fn(&T, &T, &O) -> bool,
     ) {
         if lo >= hi {
             return;
@@ -137,16 +212,23 @@ where
         let nd = self.dims.len();
         let last = nd - 1;
         // Multi-index of `lo`, and the offsets of its row (inner index 0).
-        let mut index = vec![0usize; nd];
+        let mut stack_index = [0usize; 8];
+        let mut heap_index;
+        let index: &mut [usize] = if nd <= 8 {
+            &mut stack_index[..nd]
+        } else {
+            heap_index = vec![0usize; nd];
+            &mut heap_index
+        };
         let mut rem = lo;
         for d in (0..nd).rev() {
             index[d] = rem % self.dims[d];
             rem /= self.dims[d];
         }
         let (mut oa, mut ob) = (self.a0, self.b0);
-        for d in 0..last {
-            oa += index[d] * self.sa[d];
-            ob += index[d] * self.sb[d];
+        for ((&i, &sa), &sb) in index[..last].iter().zip(self.sa.iter()).zip(self.sb.iter()) {
+            oa += i * sa;
+            ob += i * sb;
         }
         let (inner, sa, sb) = (self.dims[last], self.sa[last], self.sb[last]);
         let mut j = index[last];
@@ -160,11 +242,30 @@ where
                 let k = todo.min(out.len());
                 let out = &mut out[..k];
                 match (sa, sb) {
-                    (1, 1) => both(out, &self.a[pa..pa + k], &self.b[pb..pb + k], f),
-                    (0, 1) => left_one(out, &self.a[pa], &self.b[pb..pb + k], f),
-                    (1, 0) => right_one(out, &self.a[pa..pa + k], &self.b[pb], f),
-                    (0, 0) => out.fill(f(&self.a[pa], &self.b[pb])),
-                    _ => strided(out, self.a, pa, sa, self.b, pb, sb, f),
+                    (1, 1) => {
+                        let (x, y) = (&self.a[pa..pa + k], &self.b[pb..pb + k]);
+                        if both(out, x, y, fast, special) {
+                            both(out, x, y, f, &never);
+                        }
+                    }
+                    (0, 1) => {
+                        let (x, y) = (&self.a[pa], &self.b[pb..pb + k]);
+                        if left_one(out, x, y, fast, special) {
+                            left_one(out, x, y, f, &never);
+                        }
+                    }
+                    (1, 0) => {
+                        let (x, y) = (&self.a[pa..pa + k], &self.b[pb]);
+                        if right_one(out, x, y, fast, special) {
+                            right_one(out, x, y, f, &never);
+                        }
+                    }
+                    (0, 0) => {
+                        out.fill(f(&self.a[pa], &self.b[pb]));
+                    }
+                    _ => {
+                        strided(out, self.a, pa, sa, self.b, pb, sb, f);
+                    }
                 }
                 stage.used += k;
                 pa += k * sa;
@@ -193,12 +294,12 @@ where
 }
 
 /// The staging block: results gather here and go to the writer a block at a time.
-struct Stage<O> {
-    buf: Vec<O>,
+struct Stage<'s, O> {
+    buf: &'s mut [O],
     used: usize,
 }
 
-impl<O: bytemuck::Pod> Stage<O> {
+impl<O: bytemuck::Pod> Stage<'_, O> {
     /// The free part of the block, flushing it first when full.
     fn room(&mut self, w: &mut Writer<'_>) -> &mut [O] {
         if self.used == self.buf.len() {
@@ -215,25 +316,58 @@ impl<O: bytemuck::Pod> Stage<O> {
     }
 }
 
+// The three tight loops. Each returns whether any element was `special` (an OR reduction
+// the compiler vectorises with the loop, and removes for `never`).
+
 #[inline(always)]
-fn both<T, O>(out: &mut [O], a: &[T], b: &[T], f: &impl Fn(&T, &T) -> O) {
+fn both<T, O>(
+    out: &mut [O],
+    a: &[T],
+    b: &[T],
+    f: &impl Fn(&T, &T) -> O,
+    special: &impl Fn(&T, &T, &O) -> bool,
+) -> bool {
+    let mut any = false;
     for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
-        *o = f(x, y);
+        let r = f(x, y);
+        any |= special(x, y, &r);
+        *o = r;
     }
+    any
 }
 
 #[inline(always)]
-fn left_one<T, O>(out: &mut [O], a: &T, b: &[T], f: &impl Fn(&T, &T) -> O) {
+fn left_one<T, O>(
+    out: &mut [O],
+    a: &T,
+    b: &[T],
+    f: &impl Fn(&T, &T) -> O,
+    special: &impl Fn(&T, &T, &O) -> bool,
+) -> bool {
+    let mut any = false;
     for (o, y) in out.iter_mut().zip(b) {
-        *o = f(a, y);
+        let r = f(a, y);
+        any |= special(a, y, &r);
+        *o = r;
     }
+    any
 }
 
 #[inline(always)]
-fn right_one<T, O>(out: &mut [O], a: &[T], b: &T, f: &impl Fn(&T, &T) -> O) {
+fn right_one<T, O>(
+    out: &mut [O],
+    a: &[T],
+    b: &T,
+    f: &impl Fn(&T, &T) -> O,
+    special: &impl Fn(&T, &T, &O) -> bool,
+) -> bool {
+    let mut any = false;
     for (o, x) in out.iter_mut().zip(a) {
-        *o = f(x, b);
+        let r = f(x, b);
+        any |= special(x, b, &r);
+        *o = r;
     }
+    any
 }
 
 #[allow(

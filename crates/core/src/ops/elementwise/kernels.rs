@@ -2,14 +2,16 @@
 //! engine ([`super::engine`]) does the rest.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use half::{bf16, f16};
 use num_complex::Complex;
+use tensorcast_buffer::{AllocationAttributes, Allocator};
 
-use super::engine::{self, Kernel, Src};
+use super::engine::{self, never, Kernel, Src};
 use super::numeric::{
-    add32, add64, bf16_to_f32, daz32, daz64, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32, max_nan,
-    min_nan, mul32, mul64, sub32, sub64,
+    add32, add64, bf16_to_f32, daz32, daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32,
+    max_nan, min_nan, mul32, mul64, sub32, sub64, subnormal32, subnormal64, tiny32,
 };
 use super::{check, BinaryOp, Operand};
 use crate::error::{Error, Result};
@@ -23,20 +25,26 @@ const PACKET_F32: usize = 8;
 const PACKET_F64: usize = 4;
 
 /// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
-/// the element type) and its layout over the output.
+/// the element type) and its layout over the output (`None` for a dense tensor of the
+/// output's shape or a single element: the common cases need no layout work).
 pub(crate) struct Ready<'a> {
     tensor: Cow<'a, Tensor>,
-    layout: Layout,
+    layout: Option<Layout>,
 }
 
 impl<'a> Ready<'a> {
-    pub(crate) fn new(op: &Operand<'a>, out: &[usize]) -> Result<Self> {
-        let layout = op.layout_over(out).ok_or_else(|| {
-            Error::Internal(format!(
-                "operand of shape {} does not broadcast to {out:?}",
-                op.shape()
-            ))
-        })?;
+    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape) -> Result<Self> {
+        let layout = if op.is_plain() && (op.shape() == out || op.shape().num_elements() == 1) {
+            None
+        } else {
+            let dims = out.dims_usize();
+            Some(op.layout_over(&dims).ok_or_else(|| {
+                Error::Internal(format!(
+                    "operand of shape {} does not broadcast to {out}",
+                    op.shape()
+                ))
+            })?)
+        };
         Ok(Self {
             tensor: Cow::Borrowed(op.tensor()),
             layout,
@@ -51,7 +59,7 @@ impl<'a> Ready<'a> {
         }
         Ok(Src {
             data: self.tensor.as_slice::<T>()?,
-            layout: &self.layout,
+            layout: self.layout.as_ref(),
         })
     }
 }
@@ -62,6 +70,7 @@ impl<'a> Ready<'a> {
 /// `y` first in the commutative `AddV2`/`Mul` instruction, which decides which of two NaNs
 /// comes out.
 pub(crate) fn compute(
+    allocator: &Arc<dyn Allocator>,
     op: BinaryOp,
     dtype: DataType,
     y_first: bool,
@@ -71,14 +80,24 @@ pub(crate) fn compute(
 ) -> Result<Tensor> {
     let n = out.num_elements_usize();
     if n == 0 {
-        return Tensor::new(op.output_dtype(dtype), out);
+        return Tensor::new_in(
+            allocator,
+            op.output_dtype(dtype),
+            out,
+            &AllocationAttributes::default(),
+        );
     }
 
     // Comparisons write `bool` (one byte, 0 or 1); arithmetic writes `T`.
     macro_rules! go {
         ($T:ty, $O:ty, $odt:expr, $main:expr, $tail:expr, $tail_len:expr) => {{
+            let main = $main;
+            go!($T, $O, $odt, main, $tail, $tail_len, main, never::<$T, $O>)
+        }};
+        ($T:ty, $O:ty, $odt:expr, $main:expr, $tail:expr, $tail_len:expr, $fast:expr, $special:expr) => {{
             let (sa, sb) = (a.src::<$T>()?, b.src::<$T>()?);
-            engine::run::<$T, $O, _, _>(
+            engine::run::<$T, $O, _, _, _, _>(
+                allocator,
                 sa,
                 sb,
                 out,
@@ -87,7 +106,26 @@ pub(crate) fn compute(
                     main: $main,
                     tail: $tail,
                     tail_len: $tail_len,
+                    fast: $fast,
+                    special: $special,
                 },
+            )
+        }};
+    }
+    // Arithmetic with a shortcut: `$fast` is the plain hardware result, valid unless
+    // `$special(x, y, r)`.
+    macro_rules! shortcut {
+        ($T:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
+            let f = |$x: &$T, $y: &$T| -> $T { $e };
+            go!(
+                $T,
+                $T,
+                dtype,
+                f,
+                f,
+                0,
+                |$fx: &$T, $fy: &$T| -> $T { $fe },
+                |$sx: &$T, $sy: &$T, $sr: &$T| -> bool { $se }
             )
         }};
     }
@@ -214,11 +252,41 @@ pub(crate) fn compute(
         DataType::UINT32 => int!(u32),
         DataType::UINT64 => int!(u64),
         DataType::FLOAT => match op {
+            // The plain sum, difference or product is TensorFlow's unless an operand or the
+            // result is subnormal (DAZ/FTZ), a result is at the edge of the normal range
+            // (FTZ after rounding), or NaNs meet (whose NaN comes out).
             BinaryOp::AddV2 if y_first => same!(f32, |x, y| add32(*y, *x)),
             BinaryOp::Mul if y_first => same!(f32, |x, y| mul32(*y, *x)),
-            BinaryOp::AddV2 => same!(f32, |x, y| add32(*x, *y)),
-            BinaryOp::Sub => same!(f32, |x, y| sub32(*x, *y)),
-            BinaryOp::Mul => same!(f32, |x, y| mul32(*x, *y)),
+            BinaryOp::AddV2 => shortcut!(
+                f32,
+                |x, y| add32(*x, *y),
+                fast | x,
+                y | *x + *y,
+                special | x,
+                y,
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
+            ),
+            BinaryOp::Sub => shortcut!(
+                f32,
+                |x, y| sub32(*x, *y),
+                fast | x,
+                y | *x - *y,
+                special | x,
+                y,
+                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
+            ),
+            BinaryOp::Mul => shortcut!(
+                f32,
+                |x, y| mul32(*x, *y),
+                fast | x,
+                y | *x * *y,
+                special | x,
+                y,
+                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | x.is_nan() | y.is_nan()
+            ),
+            // Equality under DAZ: equal, or both zero or subnormal (NaN is neither).
+            BinaryOp::Equal => cmp!(f32, |x, y| eq32(*x, *y)),
+            BinaryOp::NotEqual => cmp!(f32, |x, y| !eq32(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(f32, PACKET_F32, |v| daz32(v), |r| r)
             }
@@ -227,8 +295,24 @@ pub(crate) fn compute(
         DataType::DOUBLE => match op {
             BinaryOp::AddV2 if y_first => same!(f64, |x, y| add64(*y, *x)),
             BinaryOp::Mul if y_first => same!(f64, |x, y| mul64(*y, *x)),
-            BinaryOp::AddV2 => same!(f64, |x, y| add64(*x, *y)),
-            BinaryOp::Sub => same!(f64, |x, y| sub64(*x, *y)),
+            BinaryOp::AddV2 => shortcut!(
+                f64,
+                |x, y| add64(*x, *y),
+                fast | x,
+                y | *x + *y,
+                special | x,
+                y,
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
+            ),
+            BinaryOp::Sub => shortcut!(
+                f64,
+                |x, y| sub64(*x, *y),
+                fast | x,
+                y | *x - *y,
+                special | x,
+                y,
+                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
+            ),
             BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(f64, PACKET_F64, |v| daz64(v), |r| r)
@@ -246,9 +330,17 @@ pub(crate) fn compute(
                 bf16_to_f32(*x),
                 bf16_to_f32(*y)
             ))),
-            BinaryOp::Mul => same!(bf16, |x, y| f32_to_bf16(ftz32(
-                daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y))
-            ))),
+            BinaryOp::Mul => shortcut!(
+                bf16,
+                |x, y| f32_to_bf16(ftz32(daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y)))),
+                fast | x,
+                y | f32_to_bf16(bf16_to_f32(*x) * bf16_to_f32(*y)),
+                special | x,
+                y,
+                r | subnormal32(bf16_to_f32(*x))
+                    | subnormal32(bf16_to_f32(*y))
+                    | tiny32(bf16_to_f32(*r))
+            ),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(
                     bf16,

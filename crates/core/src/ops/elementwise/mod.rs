@@ -44,6 +44,10 @@ mod engine;
 mod kernels;
 mod numeric;
 
+use std::sync::Arc;
+
+use tensorcast_buffer::{cpu_allocator, Allocator};
+
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::ops::broadcast::{broadcast_shapes, BroadcastView};
@@ -181,6 +185,11 @@ impl<'a> Operand<'a> {
         self.tensor.dtype()
     }
 
+    /// True for a tensor read as it is (not through a view).
+    fn is_plain(&self) -> bool {
+        self.layout.is_none()
+    }
+
     /// The operand's layout read as broadcast to `out`.
     fn layout_over(&self, out: &[usize]) -> Option<Layout> {
         match self.layout {
@@ -224,17 +233,36 @@ pub fn binary<'a>(
     y: impl Into<Operand<'a>>,
     incompatible_shape_error: bool,
 ) -> Result<Tensor> {
+    binary_in(&cpu_allocator(), op, x, y, incompatible_shape_error)
+}
+
+/// [`binary`] with the output's memory from `allocator` (the only allocation of the data's
+/// size the op makes: inputs, views included, are read in place).
+///
+/// # Errors
+/// As [`binary`].
+pub fn binary_in<'a>(
+    allocator: &Arc<dyn Allocator>,
+    op: BinaryOp,
+    x: impl Into<Operand<'a>>,
+    y: impl Into<Operand<'a>>,
+    incompatible_shape_error: bool,
+) -> Result<Tensor> {
     let (x, y) = (x.into(), y.into());
     check::dtypes(op, x.dtype(), y.dtype())?;
     let (xs, ys) = (x.shape(), y.shape());
-    let out = match broadcast_shapes(xs, ys) {
+    let out = match if xs == ys {
+        Ok(xs.clone())
+    } else {
+        broadcast_shapes(xs, ys)
+    } {
         Ok(s) => s,
         Err(_)
             if !incompatible_shape_error && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
         {
             return Tensor::from_vec(vec![op == BinaryOp::NotEqual], &TensorShape::scalar());
         }
-        Err(_) => return Err(check::incompatible(xs, ys)),
+        Err(_) => return Err(check::incompatible(op, xs, ys)),
     };
     // TensorFlow's kernels: same shapes or a scalar operand are handled directly; otherwise
     // `BCast` must reduce the problem to at most 5 dims (unless the output is empty).
@@ -242,15 +270,14 @@ pub fn binary<'a>(
         && xs.rank() > 0
         && ys.rank() > 0
         && out.num_elements() > 0
-        && check::bcast_dims(xs.dims(), ys.dims()) > 5
+        && check::bcast_dims(xs.dim_sizes(), ys.dim_sizes()) > 5
     {
         return Err(check::too_many_dims(xs, ys));
     }
-    let dims = out.dims_usize();
-    let a = kernels::Ready::new(&x, &dims)?;
-    let b = kernels::Ready::new(&y, &dims)?;
+    let a = kernels::Ready::new(&x, &out)?;
+    let b = kernels::Ready::new(&y, &out)?;
     let y_first = y.shape().num_elements() == 1 && x.shape().num_elements() > 1;
-    kernels::compute(op, x.dtype(), y_first, a, b, &out)
+    kernels::compute(allocator, op, x.dtype(), y_first, a, b, &out)
 }
 
 macro_rules! ops {

@@ -10,29 +10,7 @@
 
 use half::{bf16, f16};
 
-/// A `float` as SSE reads it with DAZ: a subnormal is a zero of the same sign.
-#[inline(always)]
-pub(crate) fn daz32(x: f32) -> f32 {
-    let b = x.to_bits();
-    let keep = if b & 0x7f80_0000 == 0 {
-        0x8000_0000
-    } else {
-        !0
-    };
-    f32::from_bits(b & keep)
-}
-
-/// A `double` as SSE reads it with DAZ.
-#[inline(always)]
-pub(crate) fn daz64(x: f64) -> f64 {
-    let b = x.to_bits();
-    let keep = if b & 0x7ff0_0000_0000_0000 == 0 {
-        0x8000_0000_0000_0000
-    } else {
-        !0
-    };
-    f64::from_bits(b & keep)
-}
+pub(crate) use crate::x86::{daz32, daz64};
 
 /// An exact result (sums and differences that are subnormal are exact) flushed with FTZ.
 #[inline(always)]
@@ -44,6 +22,31 @@ pub(crate) fn ftz32(x: f32) -> f32 {
 #[inline(always)]
 pub(crate) fn ftz64(x: f64) -> f64 {
     daz64(x)
+}
+
+/// True for a subnormal `float` (not zero): what DAZ and FTZ change.
+#[inline(always)]
+pub(crate) fn subnormal32(x: f32) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x00ff_ffff
+}
+
+/// True for `0 < |x| <= f32::MIN_POSITIVE`: a result that FTZ may have flushed had it been
+/// computed exactly (a plain result that rounded to zero is zero either way).
+#[inline(always)]
+pub(crate) fn tiny32(x: f32) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x0100_0000
+}
+
+/// True for a subnormal `double` (not zero).
+#[inline(always)]
+pub(crate) fn subnormal64(x: f64) -> bool {
+    (x.to_bits() << 1).wrapping_sub(1) < 0x001f_ffff_ffff_ffff
+}
+
+/// `a == b` with DAZ: equal as floats, or both zero or subnormal.
+#[inline(always)]
+pub(crate) fn eq32(a: f32, b: f32) -> bool {
+    (a == b) | ((a.abs() < f32::MIN_POSITIVE) & (b.abs() < f32::MIN_POSITIVE))
 }
 
 /// x86's NaN rule for a binary instruction: a NaN operand is the result (made quiet), the
@@ -212,9 +215,9 @@ mod tests {
     fn bf16_rounding_is_nearest_even() {
         for x in [
             1.0f32,
-            1.00390625,
-            1.01171875,
-            -3.5e38,
+            1.0 + 1.0 / 256.0,
+            1.0 + 3.0 / 256.0,
+            -f32::MAX,
             1e-40,
             f32::INFINITY,
         ] {

@@ -1,0 +1,371 @@
+//! The `tensorcast` binary on inputs and outputs that are not quiet regular files: standard
+//! input and output (`-`), FIFOs, files truncated while read, write targets that are links or
+//! devices, signals and file-size limits during a write, the memory limit, names with escape
+//! sequences.
+
+use std::io::Write;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use tensorcast::io::{npy, read_file, write_file, Format, NamedTensor};
+use tensorcast::{DataType, Tensor, TensorShape};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn run_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn vector(n: usize) -> Tensor {
+    let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    Tensor::from_vec(v, &TensorShape::new(&[n as i64]).unwrap()).unwrap()
+}
+
+fn assert_one_line_exit_2(o: &Output, starts: &str, contains: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+    assert!(err.starts_with(starts), "{err}");
+    assert!(err.contains(contains), "{err}");
+}
+
+#[test]
+fn inspect_dash_reads_standard_input() {
+    let dir = temp_dir("stdin");
+    let bytes = npy::write(&vector(5)).unwrap();
+    let o = run_with_stdin(&dir, &["inspect", "-"], &bytes);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("float") && out.contains("[5]"), "{out}");
+}
+
+#[test]
+fn standard_input_past_max_stream_is_one_line_exit_2() {
+    let dir = temp_dir("stdin-limit");
+    let bytes = npy::write(&vector(1000)).unwrap();
+    let o = run_with_stdin(&dir, &["--max-stream", "1K", "inspect", "-"], &bytes);
+    assert_one_line_exit_2(&o, "tensorcast: -:", "limit of 1024 bytes");
+}
+
+#[test]
+fn inspect_reads_a_fifo_as_a_stream() {
+    let dir = temp_dir("fifo");
+    let fifo = dir.join("in.npy");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let bytes = npy::write(&vector(3)).unwrap();
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, bytes).unwrap())
+    };
+    let o = Command::new(BIN)
+        .args(["inspect", "in.npy"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    writer.join().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("[3]"));
+}
+
+#[test]
+fn convert_to_dash_writes_standard_output() {
+    let dir = temp_dir("stdout");
+    write_file(
+        &dir.join("a.npy"),
+        Format::Npy,
+        &[NamedTensor::new("a", vector(4))],
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .args(["convert", "a.npy", "-", "--to", "npy"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, npy::write(&vector(4)).unwrap());
+    assert_eq!(entries(&dir), ["a.npy"]);
+}
+
+#[test]
+fn a_file_truncated_while_inspected_is_an_error_never_a_signal() {
+    // 32 MiB of float32; another process (this test) truncates it while tensorcast reads it.
+    // Read into memory (the default), the worst outcome is a one-line error; mapped, the same
+    // race can kill the reader with SIGBUS.
+    let dir = temp_dir("truncate");
+    let p = dir.join("big.npy");
+    let bytes = npy::write(&vector(8 << 20)).unwrap();
+    for delay_us in [0u64, 200, 1000, 3000, 10_000] {
+        std::fs::write(&p, &bytes).unwrap();
+        let child = Command::new(BIN)
+            .args(["inspect", "big.npy"])
+            .current_dir(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(delay_us));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(1000)
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(
+            o.status.signal(),
+            None,
+            "killed by a signal: {}",
+            stderr(&o)
+        );
+        assert!(matches!(o.status.code(), Some(0 | 2)), "{:?}", o.status);
+        if o.status.code() == Some(2) {
+            assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+            assert!(
+                stderr(&o).starts_with("tensorcast: big.npy:"),
+                "{}",
+                stderr(&o)
+            );
+        }
+    }
+}
+
+#[test]
+fn convert_onto_a_symlink_replaces_the_target_and_onto_dev_null_keeps_the_device() {
+    let dir = temp_dir("targets");
+    write_file(
+        &dir.join("a.npy"),
+        Format::Npy,
+        &[NamedTensor::new("a", vector(4))],
+    )
+    .unwrap();
+    write_file(
+        &dir.join("real.npy"),
+        Format::Npy,
+        &[NamedTensor::new("r", vector(1))],
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("real.npy", dir.join("link.npy")).unwrap();
+    let o = Command::new(BIN)
+        .args(["convert", "a.npy", "link.npy"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(dir.join("link.npy"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        read_file(&dir.join("real.npy")).unwrap()[0].tensor,
+        vector(4)
+    );
+    let o = Command::new(BIN)
+        .args(["convert", "a.npy", "/dev/null", "--to", "npy"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+    assert_eq!(entries(&dir), ["a.npy", "link.npy", "real.npy"]);
+}
+
+/// Starts `convert big.npy out.npy`, waits for its temporary file to appear, sends `signal`
+/// with kill(1), and checks the process died of it leaving only the old files.
+fn signal_during_write(signal: &str, number: i32) {
+    let dir = temp_dir(&format!("signal-{signal}"));
+    write_file(
+        &dir.join("big.npy"),
+        Format::Npy,
+        &[NamedTensor::new("b", vector(64 << 20))],
+    )
+    .unwrap();
+    write_file(
+        &dir.join("out.npy"),
+        Format::Npy,
+        &[NamedTensor::new("o", vector(2))],
+    )
+    .unwrap();
+    let old = std::fs::read(dir.join("out.npy")).unwrap();
+    for _attempt in 0..5 {
+        let mut child = Command::new(BIN)
+            .args(["convert", "big.npy", "out.npy"])
+            .current_dir(&dir)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        let mut seen = false;
+        while start.elapsed() < Duration::from_secs(30) {
+            if entries(&dir).iter().any(|e| e.starts_with(".out.npy.")) {
+                seen = true;
+                break;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+        }
+        if !seen {
+            // The write was too quick to catch; try again.
+            let _ = child.wait();
+            write_file(
+                &dir.join("out.npy"),
+                Format::Npy,
+                &[NamedTensor::new("o", vector(2))],
+            )
+            .unwrap();
+            continue;
+        }
+        let pid = child.id().to_string();
+        assert!(Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap()
+            .success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(number), "{status:?}");
+        assert_eq!(
+            entries(&dir),
+            ["big.npy", "out.npy"],
+            "no temporary file is left"
+        );
+        assert_eq!(std::fs::read(dir.join("out.npy")).unwrap(), old);
+        return;
+    }
+    panic!("never caught the write in progress");
+}
+
+#[test]
+fn sigterm_during_a_write_removes_the_temporary_file() {
+    signal_during_write("TERM", 15);
+}
+
+#[test]
+fn sigint_during_a_write_removes_the_temporary_file() {
+    signal_during_write("INT", 2);
+}
+
+#[test]
+fn sighup_during_a_write_removes_the_temporary_file() {
+    signal_during_write("HUP", 1);
+}
+
+#[test]
+fn a_file_size_limit_during_a_write_leaves_no_temporary_file() {
+    // `ulimit -f 64` (64 blocks of 512 bytes): the write of 4 MiB passes it, the kernel sends
+    // SIGXFSZ and fails the write with EFBIG. Either way: the old file, no litter.
+    let dir = temp_dir("xfsz");
+    write_file(
+        &dir.join("a.npy"),
+        Format::Npy,
+        &[NamedTensor::new("a", vector(1 << 20))],
+    )
+    .unwrap();
+    write_file(
+        &dir.join("out.npy"),
+        Format::Npy,
+        &[NamedTensor::new("o", vector(2))],
+    )
+    .unwrap();
+    let old = std::fs::read(dir.join("out.npy")).unwrap();
+    let o = Command::new("sh")
+        .args([
+            "-c",
+            &format!("ulimit -f 64; exec {BIN} convert a.npy out.npy"),
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.signal() == Some(25) || o.status.code() == Some(2),
+        "{:?} {}",
+        o.status,
+        stderr(&o)
+    );
+    assert_eq!(entries(&dir), ["a.npy", "out.npy"]);
+    assert_eq!(std::fs::read(dir.join("out.npy")).unwrap(), old);
+}
+
+#[test]
+fn max_memory_bounds_a_tensorproto_fill() {
+    let dir = temp_dir("max-memory");
+    // float [2^24], one value carried: 64 MiB of fill.
+    let mut p = vec![
+        0x08, 0x01, 0x12, 0x07, 0x12, 0x05, 0x08, 0x80, 0x80, 0x80, 0x08,
+    ];
+    p.extend_from_slice(&[0x2a, 0x04, 0, 0, 0x80, 0x3f]);
+    std::fs::write(dir.join("fill.pb"), &p).unwrap();
+    let o = Command::new(BIN)
+        .args(["--max-memory", "1M", "inspect", "fill.pb"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_one_line_exit_2(&o, "tensorcast: fill.pb:", "limit");
+    let o = Command::new(BIN)
+        .args(["--max-memory", "128M", "inspect", "fill.pb"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn escape_sequences_in_file_names_are_printed_escaped() {
+    let dir = temp_dir("escape");
+    let name = "evil\x1b[2J.npy";
+    std::fs::write(dir.join(name), b"garbage").unwrap();
+    let o = Command::new(BIN)
+        .args(["inspect", name])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(!err.contains('\x1b'), "{err:?}");
+    assert!(err.contains("evil\\x1b[2J.npy"), "{err:?}");
+    let _ = DataType::FLOAT;
+}

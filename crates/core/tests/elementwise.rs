@@ -1,0 +1,330 @@
+//! Laws of the element-wise ops: each op agrees with a scalar reference written independently
+//! (random shapes that broadcast, random and edge values); an op on a lazy broadcast view
+//! equals the op on the materialised broadcast; commutative ops commute; a view is read in
+//! place (the output is the only buffer allocated).
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use tensorcast_core::buffer::{cpu_allocator, Allocator, TrackingAllocator};
+use tensorcast_core::ops::elementwise::{binary, binary_in, equal_with, not_equal_with, BinaryOp};
+use tensorcast_core::{DataType, Tensor, TensorShape};
+
+fn shape(d: &[i64]) -> TensorShape {
+    TensorShape::new(d).unwrap()
+}
+
+/// Two shapes that broadcast, and their broadcast: each output dim is 0..4, and each input
+/// keeps it, has 1 there, or (for leading dims) lacks it.
+fn broadcast_pair() -> impl Strategy<Value = (Vec<i64>, Vec<i64>, Vec<i64>)> {
+    proptest::collection::vec((0i64..4, 0u8..3, 0u8..3), 0..5).prop_flat_map(|spec| {
+        let out: Vec<i64> = spec.iter().map(|s| s.0).collect();
+        let pick = |k: u8, d: i64| if k == 1 { 1 } else { d };
+        let a: Vec<i64> = spec.iter().map(|s| pick(s.1, s.0)).collect();
+        let b: Vec<i64> = spec.iter().map(|s| pick(s.2, s.0)).collect();
+        (0..=a.len(), 0..=b.len()).prop_map(move |(da, db)| {
+            // Drop leading dims (only where the input would have had 1 or the same size).
+            (
+                a[da.min(a.len())..].to_vec(),
+                b[db.min(b.len())..].to_vec(),
+                out.clone(),
+            )
+        })
+    })
+}
+
+/// Row-major index of the input element read for output index `i`.
+fn source_index(input: &[i64], out: &[i64], mut i: usize) -> usize {
+    let lead = out.len() - input.len();
+    let mut idx = vec![0usize; out.len()];
+    for d in (0..out.len()).rev() {
+        idx[d] = i % out[d] as usize;
+        i /= out[d] as usize;
+    }
+    let mut pos = 0;
+    for (k, &n) in input.iter().enumerate() {
+        let j = if n == 1 { 0 } else { idx[lead + k] };
+        pos = pos * n as usize + j;
+    }
+    pos
+}
+
+fn full_out(a: &[i64], b: &[i64]) -> Vec<i64> {
+    let rank = a.len().max(b.len());
+    (0..rank)
+        .map(|i| {
+            let x = if i + a.len() >= rank {
+                a[i + a.len() - rank]
+            } else {
+                1
+            };
+            let y = if i + b.len() >= rank {
+                b[i + b.len() - rank]
+            } else {
+                1
+            };
+            if x == 1 {
+                y
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+/// Independent DAZ/FTZ for the reference: subnormal (or flushed) values as signed zeros.
+fn flush(x: f32) -> f32 {
+    if x != 0.0 && x.abs() < f32::MIN_POSITIVE {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// The reference for f32: exact in f64, rounded once, flushed.
+fn ref_f32(op: BinaryOp, x: f32, y: f32, vector_lane: bool) -> Option<f32> {
+    let (x, y) = (flush(x), flush(y));
+    let (a, b) = (f64::from(x), f64::from(y));
+    let r = match op {
+        BinaryOp::AddV2 => flush((a + b) as f32),
+        BinaryOp::Sub => flush((a - b) as f32),
+        BinaryOp::Mul => flush((a * b) as f32),
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            if x.is_nan() || y.is_nan() {
+                f32::NAN
+            } else if x == y {
+                // 0 and -0: TensorFlow's vector lanes give y, its scalar tail x.
+                if vector_lane {
+                    y
+                } else {
+                    x
+                }
+            } else if (op == BinaryOp::Maximum) == (x > y) {
+                x
+            } else {
+                y
+            }
+        }
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn ref_cmp<T: PartialOrd>(op: BinaryOp, x: T, y: T) -> bool {
+    match op {
+        BinaryOp::Equal => x == y,
+        BinaryOp::NotEqual => x != y,
+        BinaryOp::Less => x < y,
+        BinaryOp::LessEqual => x <= y,
+        BinaryOp::Greater => x > y,
+        BinaryOp::GreaterEqual => x >= y,
+        _ => unreachable!(),
+    }
+}
+
+fn ref_i32(op: BinaryOp, x: i32, y: i32) -> i32 {
+    match op {
+        BinaryOp::AddV2 => x.wrapping_add(y),
+        BinaryOp::Sub => x.wrapping_sub(y),
+        BinaryOp::Mul => x.wrapping_mul(y),
+        BinaryOp::Maximum => x.max(y),
+        BinaryOp::Minimum => x.min(y),
+        _ => unreachable!(),
+    }
+}
+
+/// f32 values: random normals mixed with edge values (zeros, subnormals, infinities, NaN).
+fn f32_value() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        3 => -1000.0f32..1000.0,
+        1 => prop::sample::select(vec![
+            0.0f32,
+            -0.0,
+            f32::from_bits(1),
+            -f32::from_bits(0x007f_ffff),
+            f32::MIN_POSITIVE,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            f32::MAX,
+            1.5,
+        ]),
+    ]
+}
+
+fn same_f32(a: f32, b: f32) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fn f32_tensor(d: &[i64], v: &[f32]) -> Tensor {
+    let n = d.iter().product::<i64>() as usize;
+    let vals: Vec<f32> = (0..n).map(|i| v[i % v.len().max(1)]).collect();
+    Tensor::from_vec(vals, &shape(d)).unwrap()
+}
+
+fn i32_tensor(d: &[i64], v: &[i32]) -> Tensor {
+    let n = d.iter().product::<i64>() as usize;
+    let vals: Vec<i32> = (0..n).map(|i| v[i % v.len().max(1)]).collect();
+    Tensor::from_vec(vals, &shape(d)).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn f32_ops_match_the_scalar_reference(
+        (sa, sb, _out) in broadcast_pair(),
+        va in proptest::collection::vec(f32_value(), 1..40),
+        vb in proptest::collection::vec(f32_value(), 1..40),
+        k in 0usize..11,
+    ) {
+        let op = BinaryOp::ALL[k];
+        let (x, y) = (f32_tensor(&sa, &va), f32_tensor(&sb, &vb));
+        let got = binary(op, &x, &y, true).unwrap();
+        let out = full_out(&sa, &sb);
+        prop_assert_eq!(got.shape(), &shape(&out));
+        let n = got.num_elements() as usize;
+        let (xs, ys) = (x.to_vec::<f32>().unwrap(), y.to_vec::<f32>().unwrap());
+        for i in 0..n {
+            let (a, b) = (xs[source_index(&sa, &out, i)], ys[source_index(&sb, &out, i)]);
+            if op.is_comparison() {
+                let want = ref_cmp(op, flush(a), flush(b));
+                prop_assert_eq!(got.to_vec::<bool>().unwrap()[i], want, "{:?}({}, {})", op, a, b);
+            } else {
+                let want = ref_f32(op, a, b, i < n - n % 8).unwrap();
+                let g = got.to_vec::<f32>().unwrap()[i];
+                prop_assert!(same_f32(g, want), "{:?}({:e}, {:e}) = {:e}, want {:e}", op, a, b, g, want);
+            }
+        }
+    }
+
+    #[test]
+    fn i32_ops_match_the_scalar_reference(
+        (sa, sb, _out) in broadcast_pair(),
+        va in proptest::collection::vec(any::<i32>(), 1..40),
+        vb in proptest::collection::vec(any::<i32>(), 1..40),
+        k in 0usize..11,
+    ) {
+        let op = BinaryOp::ALL[k];
+        let (x, y) = (i32_tensor(&sa, &va), i32_tensor(&sb, &vb));
+        let got = binary(op, &x, &y, true).unwrap();
+        let out = full_out(&sa, &sb);
+        let n = got.num_elements() as usize;
+        let (xs, ys) = (x.to_vec::<i32>().unwrap(), y.to_vec::<i32>().unwrap());
+        for i in 0..n {
+            let (a, b) = (xs[source_index(&sa, &out, i)], ys[source_index(&sb, &out, i)]);
+            if op.is_comparison() {
+                prop_assert_eq!(got.to_vec::<bool>().unwrap()[i], ref_cmp(op, a, b));
+            } else {
+                prop_assert_eq!(got.to_vec::<i32>().unwrap()[i], ref_i32(op, a, b));
+            }
+        }
+    }
+
+    #[test]
+    fn op_on_a_view_equals_op_on_the_materialised_broadcast(
+        (sa, sb, _out) in broadcast_pair(),
+        va in proptest::collection::vec(f32_value(), 1..20),
+        vb in proptest::collection::vec(f32_value(), 1..20),
+        k in 0usize..11,
+    ) {
+        let op = BinaryOp::ALL[k];
+        let out = full_out(&sa, &sb);
+        let (x, y) = (f32_tensor(&sa, &va), f32_tensor(&sb, &vb));
+        let view = x.broadcast_view(&shape(&out)).unwrap();
+        let mat = view.to_tensor().unwrap();
+        let lazy = binary(op, &view, &y, true).unwrap();
+        let eager = binary(op, &mat, &y, true).unwrap();
+        prop_assert_eq!(lazy.tensor_data().unwrap(), eager.tensor_data().unwrap());
+    }
+
+    #[test]
+    fn commutative_ops_commute(
+        (sa, sb, _out) in broadcast_pair(),
+        va in proptest::collection::vec(any::<i32>(), 1..20),
+        vb in proptest::collection::vec(any::<i32>(), 1..20),
+        fa in proptest::collection::vec(-100.0f32..100.0, 1..20),
+        fb in proptest::collection::vec(-100.0f32..100.0, 1..20),
+        k in 0usize..11,
+    ) {
+        let op = BinaryOp::ALL[k];
+        prop_assume!(op.is_commutative());
+        let (x, y) = (i32_tensor(&sa, &va), i32_tensor(&sb, &vb));
+        prop_assert_eq!(binary(op, &x, &y, true).unwrap(), binary(op, &y, &x, true).unwrap());
+        // Floats without NaN or zeros of both signs (where TensorFlow is not symmetric).
+        let (x, y) = (f32_tensor(&sa, &fa), f32_tensor(&sb, &fb));
+        let (xy, yx) = (binary(op, &x, &y, true).unwrap(), binary(op, &y, &x, true).unwrap());
+        prop_assert_eq!(xy.tensor_data().unwrap(), yx.tensor_data().unwrap());
+    }
+}
+
+#[test]
+fn equal_incompatible_shape_error_false_gives_a_scalar() {
+    let a = Tensor::vector(&[1i32, 2]);
+    let b = Tensor::vector(&[1i32, 2, 3]);
+    let e = equal_with(&a, &b, false).unwrap();
+    assert_eq!(
+        (e.shape().rank(), e.to_vec::<bool>().unwrap()),
+        (0, vec![false])
+    );
+    let ne = not_equal_with(&a, &b, false).unwrap();
+    assert_eq!(ne.to_vec::<bool>().unwrap(), vec![true]);
+    assert_eq!(
+        equal_with(&a, &b, true).unwrap_err().to_string(),
+        "Incompatible shapes: [2] vs. [3]"
+    );
+    // The dtype check still comes first.
+    let f = Tensor::vector(&[1.0f32, 2.0, 3.0]);
+    assert!(equal_with(&a, &f, false)
+        .unwrap_err()
+        .to_string()
+        .starts_with("cannot compute Equal as input #1(zero-based)"));
+}
+
+#[test]
+fn more_than_five_merged_dims_is_unimplemented_as_in_tensorflow() {
+    let x = f32_tensor(&[2, 1, 2, 1, 2, 1], &[1.0]);
+    let y = f32_tensor(&[1, 2, 1, 2, 1, 2], &[1.0]);
+    let err = binary(BinaryOp::AddV2, &x, &y, true).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Broadcast between [2,1,2,1,2,1] and [1,2,1,2,1,2] is not supported yet."
+    );
+    // Five groups are fine.
+    let y5 = f32_tensor(&[1, 2, 1, 2, 1, 1], &[1.0]);
+    assert!(binary(BinaryOp::AddV2, &x, &y5, true).is_ok());
+}
+
+#[test]
+fn op_on_a_view_allocates_only_its_output() {
+    let tracking = Arc::new(TrackingAllocator::new(cpu_allocator()));
+    let alloc: Arc<dyn Allocator> = tracking.clone();
+    let row = f32_tensor(&[1, 1024], &[1.0, 2.0, 3.0]);
+    let x = f32_tensor(&[512, 1024], &[2.0, 1.0]);
+    let view = row.broadcast_view(x.shape()).unwrap();
+    let before = tracking.stats().unwrap();
+    let out = binary_in(&alloc, BinaryOp::Equal, &view, &x, true).unwrap();
+    let after = tracking.stats().unwrap();
+    assert_eq!(after.num_allocs - before.num_allocs, 1, "only the output");
+    assert_eq!(after.bytes_in_use, 512 * 1024, "the bool output's bytes");
+    assert_eq!(tracking.live_allocations(), 1);
+    assert_eq!(out.dtype(), DataType::BOOL);
+    let want = binary(BinaryOp::Equal, &view.to_tensor().unwrap(), &x, true).unwrap();
+    assert_eq!(out.tensor_data().unwrap(), want.tensor_data().unwrap());
+}
+
+#[test]
+fn large_outputs_split_across_threads_match_a_serial_reference() {
+    // 3 MiB of f32 output, so the engine runs in parallel chunks whose starts fall mid-row.
+    let x = f32_tensor(&[769, 1023], &[1.5, -2.0, 0.25, 7.0, -0.5]);
+    let col = f32_tensor(&[769, 1], &[3.0, -1.0, 0.5]);
+    let got = binary(BinaryOp::Sub, &x, &col, true).unwrap();
+    let (xs, cs, gs) = (
+        x.to_vec::<f32>().unwrap(),
+        col.to_vec::<f32>().unwrap(),
+        got.to_vec::<f32>().unwrap(),
+    );
+    for (i, g) in gs.iter().enumerate() {
+        assert_eq!(*g, xs[i] - cs[i / 1023], "element {i}");
+    }
+}
