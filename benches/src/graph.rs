@@ -1,13 +1,13 @@
 //! Graph workloads (`tensorcast_graph`), next to memcpy of the same bytes in the same run:
 //!
 //! - `graph_equal_broadcast_256MiB`: a session running `Equal(BroadcastTo(a, [4096,16384]), b)`
-//!   with `a` f32 [1,16384] and `b` f32 [4096,16384] fed; the optimization pass keeps the
+//!   with `a` f32 `[1,16384]` and `b` f32 `[4096,16384]` fed; the optimization pass keeps the
 //!   BroadcastTo lazy, so no 256 MiB intermediate exists. With a peak counter installed (the
 //!   `bench` example installs one) it also reports `peak_bytes` of one run.
 //! - `graph_equal_broadcast_unoptimized_256MiB`: the same with the pass off (materialised, as
 //!   TensorFlow's executor does).
 //! - `eager_equal_row_256MiB`: the eager reference, `Equal(a, b)` with implicit broadcasting.
-//! - `graph_chain_100_small`: one run of a chain of 100 `AddV2` nodes on f32 [4] (seconds per
+//! - `graph_chain_100_small`: one run of a chain of 100 `AddV2` nodes on f32 `[4]` (seconds per
 //!   run; divide by 100 for the per-node overhead).
 
 use tensorcast_core::ops::elementwise::equal;
@@ -53,7 +53,7 @@ pub fn equal_broadcast_graph(rows: i64, cols: i64) -> Scope {
     root
 }
 
-/// The 100-node chain of small `AddV2`s over a fed f32 [4] `x`; the last node is `chain_99`.
+/// The 100-node chain of small `AddV2`s over a fed f32 `[4]` `x`; the last node is `chain_99`.
 pub fn chain_graph(len: usize) -> Scope {
     let root = Scope::new_root_scope();
     let x = placeholder(&root, "x", &[4]);
