@@ -9,7 +9,7 @@ fn shape(d: &[i64]) -> TensorShape {
 
 fn main() -> Result<(), tensorcast::Error> {
     println!("== Tensors are dtype + shape + a shared, 64-byte-aligned buffer");
-    let mut t = Tensor::new(DataType::FLOAT, &shape(&[2, 3]))?;
+    let mut t = Tensor::new(DataType::FLOAT, shape(&[2, 3]))?;
     for (i, x) in t.flat_mut::<f32>()?.iter_mut().enumerate() {
         *x = i as f32 * 0.5;
     }
@@ -70,7 +70,7 @@ fn main() -> Result<(), tensorcast::Error> {
     println!("\n== Memory you already have, adopted without copying");
     let owned: Vec<i64> = (0..6).collect();
     let addr = owned.as_ptr() as usize;
-    let adopted = Tensor::from_vec(owned, &shape(&[3, 2]))?;
+    let adopted = Tensor::from_vec(owned, shape(&[3, 2]))?;
     println!(
         "{adopted}  same address: {}",
         adopted.data_ptr() as usize == addr
@@ -93,7 +93,7 @@ fn main() -> Result<(), tensorcast::Error> {
             TString::from("line\nbreak"),
             TString::from(&b"\x00\xff"[..]),
         ],
-        &shape(&[3]),
+        shape(&[3]),
     )?;
     println!("{s}");
     println!("print_v2: {}", s.summarize_value(-1, true));
@@ -102,11 +102,11 @@ fn main() -> Result<(), tensorcast::Error> {
     println!("{}", TensorShape::new(&[1 << 62, 4]).unwrap_err());
     println!(
         "{}",
-        Tensor::new(DataType::FLOAT_REF, &shape(&[1])).unwrap_err()
+        Tensor::new(DataType::FLOAT_REF, shape(&[1])).unwrap_err()
     );
     println!(
         "{}",
-        Tensor::new(DataType::FLOAT, &shape(&[1 << 60])).unwrap_err()
+        Tensor::new(DataType::FLOAT, shape(&[1 << 60])).unwrap_err()
     );
 
     if let Some(stats) = cpu_allocator().stats() {

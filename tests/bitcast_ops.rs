@@ -139,13 +139,13 @@ fn bool_and_string_operands_fail_the_type_list() {
 #[test]
 fn tf_test_smaller_float64_3x2_to_int8_appends_8() {
     let vals: Vec<f64> = (0..6).map(|i| (i as f64 * 0.37).sin() * 1e3).collect();
-    let x = Tensor::from_vec(vals, &shape(&[3, 2])).unwrap();
+    let x = Tensor::from_vec(vals, shape(&[3, 2])).unwrap();
     assert_bitcast(&x, DataType::INT8, &[3, 2, 8]);
 }
 
 #[test]
 fn tf_test_larger_int8_arange16_4x4_to_int32_drops_last() {
-    let x = Tensor::from_vec((0..16).collect::<Vec<i8>>(), &shape(&[4, 4])).unwrap();
+    let x = Tensor::from_vec((0..16).collect::<Vec<i8>>(), shape(&[4, 4])).unwrap();
     let y = assert_bitcast(&x, DataType::INT32, &[4]);
     assert_eq!(
         y.as_slice::<i32>().unwrap(),
@@ -155,20 +155,20 @@ fn tf_test_larger_int8_arange16_4x4_to_int32_drops_last() {
 
 #[test]
 fn tf_test_same_dtype_float64_keeps_shape() {
-    let x = Tensor::from_vec(vec![1.5f64; 12], &shape(&[3, 4])).unwrap();
+    let x = Tensor::from_vec(vec![1.5f64; 12], shape(&[3, 4])).unwrap();
     assert_bitcast(&x, DataType::DOUBLE, &[3, 4]);
 }
 
 #[test]
 fn tf_test_same_size_float64_to_int64_keeps_shape() {
-    let x = Tensor::from_vec(vec![-0.0f64; 12], &shape(&[3, 4])).unwrap();
+    let x = Tensor::from_vec(vec![-0.0f64; 12], shape(&[3, 4])).unwrap();
     let y = assert_bitcast(&x, DataType::INT64, &[3, 4]);
     assert!(y.as_slice::<i64>().unwrap().iter().all(|&v| v == i64::MIN));
 }
 
 #[test]
 fn tf_test_errors_int8_1x1_to_int32_is_cannot_bitcast_6_to_3() {
-    let x = Tensor::new(DataType::INT8, &shape(&[1, 1])).unwrap();
+    let x = Tensor::new(DataType::INT8, shape(&[1, 1])).unwrap();
     assert_bitcast_error(&x, DataType::INT32, "Cannot bitcast from 6 to 3");
 }
 
@@ -184,7 +184,7 @@ fn tf_test_unknown_shape_float32_to_int8_succeeds_for_any_shape() {
     // testUnknownShape builds a graph on a placeholder of unknown shape; tensorcast has no
     // graph mode. Its eager meaning: a larger-to-smaller bitcast never fails on shape.
     for dims in [&[][..], &[0], &[5], &[2, 0], &[1, 2, 3], &[2, 1, 1, 3]] {
-        let x = Tensor::new(DataType::FLOAT, &shape(dims)).unwrap();
+        let x = Tensor::new(DataType::FLOAT, shape(dims)).unwrap();
         let mut want = dims.to_vec();
         want.push(4);
         assert_bitcast(&x, DataType::INT8, &want);
@@ -193,13 +193,13 @@ fn tf_test_unknown_shape_float32_to_int8_succeeds_for_any_shape() {
 
 #[test]
 fn tf_test_quantized_type_uint16_to_quint16_keeps_shape() {
-    let x = Tensor::new(DataType::UINT16, &shape(&[3, 4])).unwrap();
+    let x = Tensor::new(DataType::UINT16, shape(&[3, 4])).unwrap();
     assert_bitcast(&x, DataType::QUINT16, &[3, 4]);
 }
 
 #[test]
 fn tf_test_unsigned_type_int64_to_uint64_keeps_shape() {
-    let x = Tensor::new(DataType::INT64, &shape(&[3, 4])).unwrap();
+    let x = Tensor::new(DataType::INT64, shape(&[3, 4])).unwrap();
     assert_bitcast(&x, DataType::UINT64, &[3, 4]);
 }
 
@@ -221,7 +221,7 @@ fn c_test_downcast_uint64_scalar_1_to_uint8_8() {
 
 #[test]
 fn c_test_cast_to_same_size_uint32_4x6_to_uint8_appends_4() {
-    let x = Tensor::new(DataType::UINT32, &shape(&[4, 6])).unwrap();
+    let x = Tensor::new(DataType::UINT32, shape(&[4, 6])).unwrap();
     assert_bitcast(&x, DataType::UINT8, &[4, 6, 4]);
 }
 
@@ -236,19 +236,19 @@ fn c_test_impossible_cast_uint8_1_to_uint32_is_invalid_argument() {
 
 #[test]
 fn c_test_shape_inference_larger_int64_3x4_to_int8_is_3x4x8() {
-    let x = Tensor::new(DataType::INT64, &shape(&[3, 4])).unwrap();
+    let x = Tensor::new(DataType::INT64, shape(&[3, 4])).unwrap();
     assert_bitcast(&x, DataType::INT8, &[3, 4, 8]);
 }
 
 #[test]
 fn c_test_shape_inference_smaller_int8_3x4x8_to_int64_is_3x4() {
-    let x = Tensor::new(DataType::INT8, &shape(&[3, 4, 8])).unwrap();
+    let x = Tensor::new(DataType::INT8, shape(&[3, 4, 8])).unwrap();
     assert_bitcast(&x, DataType::INT64, &[3, 4]);
 }
 
 #[test]
 fn c_test_shape_inference_same_float_3x4_to_int32_is_3x4() {
-    let x = Tensor::new(DataType::FLOAT, &shape(&[3, 4])).unwrap();
+    let x = Tensor::new(DataType::FLOAT, shape(&[3, 4])).unwrap();
     assert_bitcast(&x, DataType::INT32, &[3, 4]);
 }
 
@@ -265,17 +265,17 @@ fn complex64_to_float_appends_real_then_imaginary() {
 
 #[test]
 fn empty_tensors_follow_the_same_shape_rules() {
-    let x = Tensor::new(DataType::FLOAT, &shape(&[0])).unwrap();
+    let x = Tensor::new(DataType::FLOAT, shape(&[0])).unwrap();
     assert_bitcast(&x, DataType::INT8, &[0, 4]);
-    let x = Tensor::new(DataType::INT8, &shape(&[0, 3])).unwrap();
+    let x = Tensor::new(DataType::INT8, shape(&[0, 3])).unwrap();
     assert_bitcast_error(&x, DataType::INT32, "Cannot bitcast from 6 to 3");
-    let x = Tensor::new(DataType::INT8, &shape(&[0, 4])).unwrap();
+    let x = Tensor::new(DataType::INT8, shape(&[0, 4])).unwrap();
     assert_bitcast(&x, DataType::INT32, &[0]);
 }
 
 #[test]
 fn bitcast_of_a_slice_shares_the_slice_bytes() {
-    let x = Tensor::from_vec((0..8).map(|i| i as f32).collect(), &shape(&[4, 2])).unwrap();
+    let x = Tensor::from_vec((0..8).map(|i| i as f32).collect(), shape(&[4, 2])).unwrap();
     let s = x.slice(1, 3).unwrap();
     let y = assert_bitcast(&s, DataType::UINT32, &[2, 2]);
     assert!(y.shares_buffer_with(&x));
@@ -404,13 +404,13 @@ fn tik_example2_float16_16_to_uint16_16_and_back() {
 
 #[test]
 fn tik_restriction_float16_128x1_to_float32_last_dimension_cannot_be_divided() {
-    let x = Tensor::new(DataType::HALF, &shape(&[128, 1])).unwrap();
+    let x = Tensor::new(DataType::HALF, shape(&[128, 1])).unwrap();
     let err = x.reinterpret_cast_to(DataType::FLOAT).unwrap_err();
     assert_eq!(err.to_string(), LAST_DIMENSION_ERROR);
     assert_eq!(err.to_string(), "Last dimension can't be divided");
     assert_eq!(err.code(), Code::InvalidArgument);
     // "Setting the tensor shape to 128 can avoid this error": 64 float32.
-    let flat = x.reshape(&shape(&[128])).unwrap();
+    let flat = x.reshape(shape(&[128])).unwrap();
     let y = flat.reinterpret_cast_to(DataType::FLOAT).unwrap();
     assert_eq!(y.shape().dim_sizes(), &[64]);
     assert!(y.shares_buffer_with(&x));
@@ -418,7 +418,7 @@ fn tik_restriction_float16_128x1_to_float32_last_dimension_cannot_be_divided() {
 
 #[test]
 fn reinterpret_keeps_rank_for_quantized_float8_int4_and_bool() {
-    let x = Tensor::new(DataType::QINT32, &shape(&[2, 3])).unwrap();
+    let x = Tensor::new(DataType::QINT32, shape(&[2, 3])).unwrap();
     for (dt, last) in [
         (DataType::FLOAT8_E4M3FN, 12),
         (DataType::FLOAT8_E5M2FNUZ, 12),
@@ -559,7 +559,7 @@ proptest! {
         dims in proptest::collection::vec(0i64..20, 0..4),
     ) {
         let (t, u) = (BITCAST_TYPES[a], BITCAST_TYPES[b]);
-        let x = Tensor::new(t, &shape(&dims)).unwrap();
+        let x = Tensor::new(t, shape(&dims)).unwrap();
         let ok = t.size() >= u.size()
             || dims.last() == Some(&((u.size() / t.size()) as i64));
         match bitcast(&x, u) {

@@ -218,7 +218,7 @@ fn broadcast_to_invalid_shape_overflows_in_make_shape() {
 
 #[test]
 fn broadcast_to_invalid_shape_for_empty_is_incompatible() {
-    let x = Tensor::new(DataType::INT32, &shape(&[3, 0, 5])).unwrap();
+    let x = Tensor::new(DataType::INT32, shape(&[3, 0, 5])).unwrap();
     assert_eq!(
         err(&x, &Tensor::vector(&[3i32, 0, 3])),
         "Incompatible shapes: [3,0,5] vs. [3,0,3]"
@@ -229,7 +229,7 @@ fn broadcast_to_invalid_shape_for_empty_is_incompatible() {
 
 #[test]
 fn seed_002_row_and_padded_vector_give_the_same_matrix() {
-    let x = Tensor::from_slice(&[1i32, 2, 3], &shape(&[1, 3])).unwrap();
+    let x = Tensor::from_slice(&[1i32, 2, 3], shape(&[1, 3])).unwrap();
     let y = broadcast_to(&x, &shape(&[2, 3])).unwrap();
     assert_eq!(y.dtype(), DataType::INT32);
     assert_eq!(y.shape().dim_sizes(), &[2, 3]);
@@ -248,7 +248,7 @@ fn seed_002_row_and_padded_vector_give_the_same_matrix() {
 #[test]
 fn shape_operand_must_be_an_int_vector() {
     let x = Tensor::vector(&[1.0f32]);
-    let m = Tensor::from_slice(&[1i32, 2], &shape(&[1, 2])).unwrap();
+    let m = Tensor::from_slice(&[1i32, 2], shape(&[1, 2])).unwrap();
     assert_eq!(
         err(&x, &m),
         "shape must be a vector of {int32,int64}, got shape [1,2]"
@@ -258,7 +258,7 @@ fn shape_operand_must_be_an_int_vector() {
         "shape must be a vector of {int32,int64}, got shape []"
     );
     // Rank is checked before dtype.
-    let fm = Tensor::from_slice(&[1.0f32], &shape(&[1, 1])).unwrap();
+    let fm = Tensor::from_slice(&[1.0f32], shape(&[1, 1])).unwrap();
     assert_eq!(
         err(&x, &fm),
         "shape must be a vector of {int32,int64}, got shape [1,1]"
@@ -317,7 +317,7 @@ fn shape_values_follow_make_shape() {
 
 #[test]
 fn same_shape_returns_the_input_itself_before_other_checks() {
-    let x = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], &shape(&[2, 3])).unwrap();
+    let x = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], shape(&[2, 3])).unwrap();
     let y = broadcast_to_op(&x, &Tensor::vector(&[2i64, 3])).unwrap();
     assert!(y.shares_buffer_with(&x));
     assert_eq!(y.data_ptr(), x.data_ptr());
@@ -334,7 +334,7 @@ fn same_shape_returns_the_input_itself_before_other_checks() {
 
 #[test]
 fn rank_is_checked_before_compatibility() {
-    let x = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], &shape(&[2, 3])).unwrap();
+    let x = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], shape(&[2, 3])).unwrap();
     assert_eq!(
         err(&x, &Tensor::vector(&[3i32])),
         "Rank of input (2) must be no greater than rank of output shape (1)."
@@ -358,7 +358,7 @@ fn rank_is_checked_before_compatibility() {
         ),
         "Incompatible shapes: [3] vs. [2,4]"
     );
-    let col = Tensor::from_slice(&[1i8, 2, 3], &shape(&[3, 1])).unwrap();
+    let col = Tensor::from_slice(&[1i8, 2, 3], shape(&[3, 1])).unwrap();
     assert_eq!(
         err(&col, &Tensor::vector(&[1i32, 3])),
         "Unable to broadcast tensor of shape [3,1] to tensor of shape [1,3]"
@@ -372,7 +372,7 @@ fn zero_is_an_ordinary_size() {
     assert_eq!(y.shape().dim_sizes(), &[3, 0]);
     assert_eq!(y.num_elements(), 0);
     // 0 -> 5 is not.
-    let e = Tensor::new(DataType::INT32, &shape(&[0])).unwrap();
+    let e = Tensor::new(DataType::INT32, shape(&[0])).unwrap();
     assert_eq!(
         err(&e, &Tensor::vector(&[5i32])),
         "Incompatible shapes: [0] vs. [5]"
@@ -405,7 +405,7 @@ fn check_broadcast_to_matches_the_op_messages() {
         (&[1, 3], &[5, 3]),
     ];
     for (i, o) in cases {
-        let x = Tensor::new(DataType::INT8, &shape(i)).unwrap();
+        let x = Tensor::new(DataType::INT8, shape(i)).unwrap();
         let op = broadcast_to(&x, &shape(o))
             .map(|_| ())
             .map_err(|e| e.to_string());
@@ -468,7 +468,7 @@ fn object_dtypes_clone_each_element() {
     assert_eq!(names, ["a", "b", "a", "b"]);
     let v = Tensor::from_vec(
         vec![Variant::from(Tensor::from(1i32)), Variant::Empty],
-        &shape(&[2, 1]),
+        shape(&[2, 1]),
     )
     .unwrap();
     let y = broadcast_to(&v, &shape(&[2, 3])).unwrap();
@@ -480,7 +480,7 @@ fn object_dtypes_clone_each_element() {
     assert!(vals[3..].iter().all(|x| *x == Variant::Empty));
     let s = Tensor::from_vec(
         vec![TString::from("x"), TString::from("yy")],
-        &shape(&[2, 1]),
+        shape(&[2, 1]),
     )
     .unwrap();
     let y = broadcast_to(&s, &shape(&[2, 2])).unwrap();
@@ -573,7 +573,7 @@ proptest! {
         if dtype == DataType::BOOL {
             x = bytes_tensor(DataType::UINT8, &inp, seed);
             let bits: Vec<bool> = x.as_slice::<u8>().unwrap().iter().map(|b| b & 1 == 1).collect();
-            x = Tensor::from_vec(bits, &shape(&inp)).unwrap();
+            x = Tensor::from_vec(bits, shape(&inp)).unwrap();
         }
         let got = broadcast_to(&x, &shape(&out)).unwrap();
         let want = reference_bytes(x.tensor_data().unwrap(), dtype.size(), &inp, &out);
@@ -608,7 +608,7 @@ proptest! {
     fn strings_match_the_reference((inp, out) in compatible_shapes()) {
         let n: i64 = inp.iter().product();
         let vals: Vec<TString> = (0..n).map(|i| TString::from(format!("s{i}"))).collect();
-        let x = Tensor::from_vec(vals.clone(), &shape(&inp)).unwrap();
+        let x = Tensor::from_vec(vals.clone(), shape(&inp)).unwrap();
         let got = broadcast_to(&x, &shape(&out)).unwrap();
         let want: Vec<TString> = reference_indices(&inp, &out).into_iter().map(|i| vals[i].clone()).collect();
         prop_assert_eq!(got.to_vec::<TString>().unwrap(), want);

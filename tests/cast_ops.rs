@@ -494,7 +494,7 @@ fn cast_unsupported_dtypes_are_unimplemented_naming_both() {
 
 #[test]
 fn cast_empty_and_scalar_keep_their_shapes() {
-    let e = Tensor::new(DataType::FLOAT, &shape(&[3, 0])).unwrap();
+    let e = Tensor::new(DataType::FLOAT, shape(&[3, 0])).unwrap();
     let y = cast(&e, DataType::INT8).unwrap();
     assert_eq!(
         (y.dtype(), y.shape().dim_sizes().to_vec()),
@@ -527,7 +527,7 @@ fn cast_large_tensor_parallel_path_matches_elementwise() {
     let vals: Vec<f32> = (0..n)
         .map(|i| ((i as f32) * 0.3711).sin() * 1.0e5)
         .collect();
-    let x = Tensor::from_vec(vals.clone(), &shape(&[n as i64])).unwrap();
+    let x = Tensor::from_vec(vals.clone(), shape(&[n as i64])).unwrap();
     let b = bits_bf16(&cast(&x, DataType::BFLOAT16).unwrap());
     let h = bits_f16(&cast(&x, DataType::HALF).unwrap());
     let i = cast(&x, DataType::INT32).unwrap().to_vec::<i32>().unwrap();
@@ -542,7 +542,7 @@ fn cast_large_tensor_parallel_path_matches_elementwise() {
 
 #[test]
 fn equal_broadcasts_rows_and_columns() {
-    let a = Tensor::from_vec(vec![1i64, 2], &shape(&[2, 1])).unwrap();
+    let a = Tensor::from_vec(vec![1i64, 2], shape(&[2, 1])).unwrap();
     let b = Tensor::vector(&[1i64, 2, 1]);
     let e = equal(&a, &b).unwrap();
     assert_eq!(e.shape().dim_sizes(), &[2, 3]);
@@ -593,7 +593,7 @@ fn equal_complex_strings_and_bools() {
         vec![true, false, false]
     );
     let p = Tensor::vector(&[true, false]);
-    let q = Tensor::from_vec(vec![true, false, false, true], &shape(&[2, 2])).unwrap();
+    let q = Tensor::from_vec(vec![true, false, false, true], shape(&[2, 2])).unwrap();
     assert_eq!(
         equal(&p, &q).unwrap().to_vec::<bool>().unwrap(),
         vec![true, true, false, false]
@@ -622,7 +622,7 @@ fn equal_errors_match_tensorflow() {
 
 #[test]
 fn equal_empty_and_zero_size_broadcast() {
-    let a = Tensor::new(DataType::INT32, &shape(&[0, 3])).unwrap();
+    let a = Tensor::new(DataType::INT32, shape(&[0, 3])).unwrap();
     let b = Tensor::vector(&[1i32, 2, 3]);
     let e = equal(&a, &b).unwrap();
     assert_eq!(e.shape().dim_sizes(), &[0, 3]);

@@ -225,12 +225,12 @@ fn built_cases() -> Vec<Case> {
             vec![
                 0.0f32, 1.0, 2.0, 3.0, 0.0, 1.5, 2.0, 3.0, 9.0, 1.0, 2.0, 3.0,
             ],
-            &TensorShape::new(&[3, 4]).unwrap(),
+            TensorShape::new(&[3, 4]).unwrap(),
         )
         .unwrap();
         let av = Tensor::from_vec(
             vec![0.0f32, 1.0, 2.0, 3.0],
-            &TensorShape::new(&[1, 4]).unwrap(),
+            TensorShape::new(&[1, 4]).unwrap(),
         )
         .unwrap();
         cases.push(Case {

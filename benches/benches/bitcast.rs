@@ -8,7 +8,7 @@ use tensorcast::{DataType, Tensor, TensorShape};
 const MIB_256: i64 = 256 << 20;
 
 fn tensor(dtype: DataType, dims: &[i64]) -> Tensor {
-    Tensor::new(dtype, &TensorShape::new(dims).expect("shape")).expect("allocation")
+    Tensor::new(dtype, TensorShape::new(dims).expect("shape")).expect("allocation")
 }
 
 fn baseline(c: &mut Criterion) {

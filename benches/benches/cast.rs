@@ -11,7 +11,7 @@ fn floats(n: usize) -> Tensor {
     let v: Vec<f32> = (0..n)
         .map(|i| ((i % 9973) as f32 - 4986.0) * 0.37)
         .collect();
-    Tensor::from_vec(v, &TensorShape::new(&[n as i64]).expect("shape")).expect("tensor")
+    Tensor::from_vec(v, TensorShape::new(&[n as i64]).expect("shape")).expect("tensor")
 }
 
 fn baselines(c: &mut Criterion, group: &str, n: usize, out_size: usize) {
@@ -75,11 +75,11 @@ fn equal(c: &mut Criterion) {
     let y = floats(n);
     let rows = Tensor::from_vec(
         vec![1.0f32; 1024],
-        &TensorShape::new(&[1024]).expect("shape"),
+        TensorShape::new(&[1024]).expect("shape"),
     )
     .expect("row");
     let mat = x
-        .reshape(&TensorShape::new(&[1024, 1024]).expect("shape"))
+        .reshape(TensorShape::new(&[1024, 1024]).expect("shape"))
         .expect("reshape");
     let mut g = c.benchmark_group("equal");
     g.throughput(Throughput::Bytes(n as u64));

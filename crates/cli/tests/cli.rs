@@ -36,7 +36,7 @@ fn stderr(o: &Output) -> String {
 
 fn matrix_f32() -> Tensor {
     let v: Vec<f32> = (0..6).map(|i| i as f32).collect();
-    Tensor::from_vec(v, &TensorShape::new(&[2, 3]).unwrap()).unwrap()
+    Tensor::from_vec(v, TensorShape::new(&[2, 3]).unwrap()).unwrap()
 }
 
 fn write(dir: &Path, name: &str, format: Format, tensors: Vec<NamedTensor>) -> PathBuf {
@@ -393,7 +393,7 @@ fn diff_exit_codes_say_whether_tensors_differ() {
     write_one(
         &dir,
         "b.npy",
-        Tensor::from_vec(v, &TensorShape::new(&[2, 3]).unwrap()).unwrap(),
+        Tensor::from_vec(v, TensorShape::new(&[2, 3]).unwrap()).unwrap(),
     );
     let o = run_in(&dir, &["diff", "a.npy", "a.npy"]);
     assert_eq!(o.status.code(), Some(0));

@@ -56,7 +56,7 @@ fn stderr(o: &Output) -> String {
 
 fn vector(n: usize) -> Tensor {
     let v: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    Tensor::from_vec(v, &TensorShape::new(&[n as i64]).unwrap()).unwrap()
+    Tensor::from_vec(v, TensorShape::new(&[n as i64]).unwrap()).unwrap()
 }
 
 fn assert_one_line_exit_2(o: &Output, starts: &str, contains: &str) {

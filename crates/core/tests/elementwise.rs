@@ -159,13 +159,13 @@ fn same_f32(a: f32, b: f32) -> bool {
 fn f32_tensor(d: &[i64], v: &[f32]) -> Tensor {
     let n = d.iter().product::<i64>() as usize;
     let vals: Vec<f32> = (0..n).map(|i| v[i % v.len().max(1)]).collect();
-    Tensor::from_vec(vals, &shape(d)).unwrap()
+    Tensor::from_vec(vals, shape(d)).unwrap()
 }
 
 fn i32_tensor(d: &[i64], v: &[i32]) -> Tensor {
     let n = d.iter().product::<i64>() as usize;
     let vals: Vec<i32> = (0..n).map(|i| v[i % v.len().max(1)]).collect();
-    Tensor::from_vec(vals, &shape(d)).unwrap()
+    Tensor::from_vec(vals, shape(d)).unwrap()
 }
 
 proptest! {

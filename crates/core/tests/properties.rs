@@ -55,7 +55,7 @@ proptest! {
         // Trim to a length both sizes divide.
         let unit = 16;
         let n = bytes.len() / unit * unit;
-        let raw = Tensor::from_vec(bytes[..n].to_vec(), &shape(&[n as i64])).unwrap();
+        let raw = Tensor::from_vec(bytes[..n].to_vec(), shape(&[n as i64])).unwrap();
         let a = raw.bitcast_to(from, &shape(&[(n / from.size()) as i64])).unwrap();
         let b = a.bitcast_to(to, &shape(&[(n / to.size()) as i64])).unwrap();
         let back = b.bitcast_to(from, a.shape()).unwrap();

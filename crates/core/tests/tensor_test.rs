@@ -148,7 +148,7 @@ fn variant_simple_and_summary() {
 }
 
 fn reshape_tensor() -> Tensor {
-    let mut t = Tensor::new(DataType::FLOAT, &shape(&[2, 3, 4, 5])).unwrap();
+    let mut t = Tensor::new(DataType::FLOAT, shape(&[2, 3, 4, 5])).unwrap();
     {
         let mut v = t.tensor_mut::<f32, ndarray::Ix4>().unwrap();
         v[[0, 0, 0, 0]] = 0.01;
@@ -217,7 +217,7 @@ fn reshape_errors_carry_tensorflow_messages() {
         msg(t.bit_casted_shaped::<f32>(&[2, 3, 4, 6])),
         "576 vs. 480"
     );
-    let s = Tensor::new(DataType::STRING, &shape(&[10])).unwrap();
+    let s = Tensor::new(DataType::STRING, shape(&[10])).unwrap();
     let e = s.bit_casted_shaped::<TString>(&[9]).unwrap_err();
     assert_eq!(e.to_string(), "9 vs. 10");
     let e = t.shaped::<i32>(&[120]).unwrap_err();
@@ -227,7 +227,7 @@ fn reshape_errors_carry_tensorflow_messages() {
 
 #[test]
 fn flat_and_flat_dims_views() {
-    let t = Tensor::new(DataType::FLOAT, &shape(&[2, 3, 4, 5])).unwrap();
+    let t = Tensor::new(DataType::FLOAT, shape(&[2, 3, 4, 5])).unwrap();
     assert_eq!(t.flat::<f32>().unwrap().len(), 120);
     assert_eq!(t.flat_inner_dims::<f32>(2).unwrap().shape(), &[24, 5]);
     assert_eq!(t.flat_inner_dims::<f32>(3).unwrap().shape(), &[6, 4, 5]);
@@ -248,7 +248,7 @@ fn flat_and_flat_dims_views() {
         t.flat_inner_outer_dims::<f32>(1, 2).unwrap().shape(),
         &[6, 20]
     );
-    let z = Tensor::new(DataType::FLOAT, &shape(&[3, 0, 2, 0, 5])).unwrap();
+    let z = Tensor::new(DataType::FLOAT, shape(&[3, 0, 2, 0, 5])).unwrap();
     assert_eq!(z.flat_inner_dims::<f32>(2).unwrap().shape(), &[0, 5]);
     assert_eq!(z.flat_outer_dims::<f32>(3).unwrap().shape(), &[3, 0, 0]);
     assert_eq!(
@@ -277,11 +277,11 @@ fn scalar_basics() {
     let s = Tensor::from("foo");
     assert_eq!(s.dtype(), DataType::STRING);
     assert_eq!(s.scalar::<TString>().unwrap().as_bytes(), b"foo");
-    let one = Tensor::from_vec(vec![5.0f32], &shape(&[1])).unwrap();
+    let one = Tensor::from_vec(vec![5.0f32], shape(&[1])).unwrap();
     assert_eq!(*one.scalar::<f32>().unwrap(), 5.0);
-    let cube = Tensor::from_vec(vec![7.0f32], &shape(&[1, 1, 1])).unwrap();
+    let cube = Tensor::from_vec(vec![7.0f32], shape(&[1, 1, 1])).unwrap();
     assert_eq!(*cube.scalar::<f32>().unwrap(), 7.0);
-    let empty = Tensor::new(DataType::FLOAT, &shape(&[0, 1])).unwrap();
+    let empty = Tensor::new(DataType::FLOAT, shape(&[0, 1])).unwrap();
     assert_eq!(empty.num_elements(), 0);
     assert_eq!(empty.matrix::<f32>().unwrap().shape(), &[0, 1]);
     assert_eq!(
@@ -305,7 +305,7 @@ fn host_scalars_are_writable() {
 
 #[test]
 fn reshape_and_slice_assignment() {
-    let mut t = Tensor::new(DataType::FLOAT, &shape(&[10, 4, 3, 2])).unwrap();
+    let mut t = Tensor::new(DataType::FLOAT, shape(&[10, 4, 3, 2])).unwrap();
     {
         let mut m = t.shaped_mut::<f32>(&[10, 24]).unwrap();
         for i in 0..10 {
@@ -323,8 +323,8 @@ fn reshape_and_slice_assignment() {
 
 #[test]
 fn bitcast_from_double_onto_float() {
-    let mut a = Tensor::new(DataType::FLOAT, &shape(&[2, 4])).unwrap();
-    let b = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &shape(&[2, 2])).unwrap();
+    let mut a = Tensor::new(DataType::FLOAT, shape(&[2, 4])).unwrap();
+    let b = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], shape(&[2, 2])).unwrap();
     a.bitcast_from(&b, DataType::DOUBLE, &shape(&[2, 2]))
         .unwrap();
     assert_eq!(a.dtype(), DataType::DOUBLE);
@@ -359,7 +359,7 @@ fn string_total_bytes() {
     let words = ["hello", "world", "machine", "learning", "new", "york"];
     let t = Tensor::from_vec(
         words.iter().map(|&w| TString::from(w)).collect(),
-        &shape(&[3, 2]),
+        shape(&[3, 2]),
     )
     .unwrap();
     assert_eq!(
@@ -370,9 +370,9 @@ fn string_total_bytes() {
 
 #[test]
 fn simple_with_helper_arithmetic() {
-    let a = Tensor::from_vec(vec![0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0], &shape(&[2, 3])).unwrap();
-    let b = Tensor::from_vec(vec![5.0f32, 4.0, 3.0, 2.0, 1.0, 0.0], &shape(&[2, 3])).unwrap();
-    let mut c = Tensor::new(DataType::FLOAT, &shape(&[2, 3])).unwrap();
+    let a = Tensor::from_vec(vec![0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0], shape(&[2, 3])).unwrap();
+    let b = Tensor::from_vec(vec![5.0f32, 4.0, 3.0, 2.0, 1.0, 0.0], shape(&[2, 3])).unwrap();
+    let mut c = Tensor::new(DataType::FLOAT, shape(&[2, 3])).unwrap();
     let sum = &a.matrix::<f32>().unwrap() + &b.matrix::<f32>().unwrap();
     c.matrix_mut::<f32>().unwrap().assign(&sum);
     assert!(c.flat::<f32>().unwrap().iter().all(|&x| x == 5.0));
@@ -380,20 +380,20 @@ fn simple_with_helper_arithmetic() {
 
 #[test]
 fn build_tensor_allocated_bytes_and_description() {
-    let t = Tensor::new(DataType::FLOAT, &shape(&[10, 20])).unwrap();
+    let t = Tensor::new(DataType::FLOAT, shape(&[10, 20])).unwrap();
     assert_eq!(t.allocated_bytes(), 800);
     let d = t.fill_description();
     assert_eq!(d.dtype, DataType::FLOAT);
     let a = d.allocation_description.unwrap();
     assert_eq!((a.requested_bytes, a.allocator_name.as_str()), (800, "cpu"));
     assert_eq!(
-        Tensor::new(DataType::INVALID, &shape(&[1]))
+        Tensor::new(DataType::INVALID, shape(&[1]))
             .unwrap_err()
             .to_string(),
         "Type not set"
     );
     assert_eq!(
-        Tensor::new(DataType::FLOAT_REF, &shape(&[1]))
+        Tensor::new(DataType::FLOAT_REF, shape(&[1]))
             .unwrap_err()
             .to_string(),
         "Unexpected type: DT_FLOAT_REF"
@@ -443,8 +443,8 @@ fn shares_buffer_with() {
     let a = Tensor::default();
     let b = Tensor::default();
     assert!(!a.shares_buffer_with(&b));
-    let c = Tensor::new(DataType::FLOAT, &shape(&[1])).unwrap();
-    let d = Tensor::new(DataType::FLOAT, &shape(&[1])).unwrap();
+    let c = Tensor::new(DataType::FLOAT, shape(&[1])).unwrap();
+    let d = Tensor::new(DataType::FLOAT, shape(&[1])).unwrap();
     assert!(!c.shares_buffer_with(&d));
     let e = c.clone();
     assert!(c.shares_buffer_with(&e));
@@ -453,7 +453,7 @@ fn shares_buffer_with() {
 
 #[test]
 fn slice_basic() {
-    let mut x = Tensor::new(DataType::FLOAT, &shape(&[10, 4, 36])).unwrap();
+    let mut x = Tensor::new(DataType::FLOAT, shape(&[10, 4, 36])).unwrap();
     for (i, v) in x.flat_mut::<f32>().unwrap().iter_mut().enumerate() {
         *v = (i / (4 * 36)) as f32;
     }
@@ -466,10 +466,10 @@ fn slice_basic() {
     assert_eq!(whole.data_ptr(), x.data_ptr());
     let six = s.slice(2, 3).unwrap();
     assert!(six.flat::<f32>().unwrap().iter().all(|&v| v == 6.0));
-    let z = Tensor::new(DataType::FLOAT, &shape(&[10, 0, 36])).unwrap();
+    let z = Tensor::new(DataType::FLOAT, shape(&[10, 0, 36])).unwrap();
     assert_eq!(z.slice(4, 8).unwrap().shape(), &shape(&[4, 0, 36]));
     for dt in [DataType::FLOAT, DataType::INT8] {
-        let t = Tensor::new(dt, &shape(&[30])).unwrap();
+        let t = Tensor::new(dt, shape(&[30])).unwrap();
         assert!(t.is_aligned());
         assert!(!t.slice(1, 13).unwrap().is_aligned());
     }
@@ -480,7 +480,7 @@ fn slice_basic() {
 
 #[test]
 fn sub_slice_basic() {
-    let mut x = Tensor::new(DataType::FLOAT, &shape(&[10, 4, 36])).unwrap();
+    let mut x = Tensor::new(DataType::FLOAT, shape(&[10, 4, 36])).unwrap();
     for (i, v) in x.flat_mut::<f32>().unwrap().iter_mut().enumerate() {
         *v = i as f32;
     }
@@ -500,7 +500,7 @@ fn sub_slice_basic() {
         *scalar.scalar::<f32>().unwrap(),
         (3 * 144 + 3 * 36 + 31) as f32
     );
-    let y = Tensor::new(DataType::FLOAT, &shape(&[30, 5])).unwrap();
+    let y = Tensor::new(DataType::FLOAT, shape(&[30, 5])).unwrap();
     assert!(!y.sub_slice(1).unwrap().is_aligned());
     assert!(x.sub_slice(10).is_err());
     assert!(x.sub_slice(-1).is_err());
@@ -517,7 +517,7 @@ fn summarize_uninitialized() {
 
 fn simple_num<T: tensorcast_core::Element>(conv: impl Fn(i32) -> T) {
     let mk = |vals: &[i32], d: &[i64]| {
-        Tensor::from_vec(vals.iter().map(|&v| conv(v)).collect::<Vec<T>>(), &shape(d)).unwrap()
+        Tensor::from_vec(vals.iter().map(|&v| conv(v)).collect::<Vec<T>>(), shape(d)).unwrap()
     };
     assert_eq!(
         mk(&[1, 2, 3, 4, 0], &[5]).summarize_value(16, false),
@@ -573,7 +573,7 @@ fn summarize_simple_num_multi_length_for_16_dtypes() {
 
 #[test]
 fn summarize_int32_dims_bool_and_string() {
-    let t = Tensor::from_vec((1..=12).collect::<Vec<i32>>(), &shape(&[3, 4])).unwrap();
+    let t = Tensor::from_vec((1..=12).collect::<Vec<i32>>(), shape(&[3, 4])).unwrap();
     assert_eq!(t.summarize_value(3, false), "[1 2 3...]...");
     assert_eq!(
         t.summarize_value(10, false),
@@ -588,7 +588,7 @@ fn summarize_int32_dims_bool_and_string() {
         t.summarize_value(-1, true),
         "[[1 2 3 4]\n [5 6 7 8]\n [9 10 11 12]]"
     );
-    let b = Tensor::from_vec(vec![false, true, true, false, true], &shape(&[5])).unwrap();
+    let b = Tensor::from_vec(vec![false, true, true, false, true], shape(&[5])).unwrap();
     assert_eq!(b.summarize_value(16, false), "0 1 1 0 1");
     assert_eq!(b.summarize_value(3, false), "0 1 1...");
     assert_eq!(b.summarize_value(-1, true), "[0 1 1 0 1]");
@@ -597,7 +597,7 @@ fn summarize_int32_dims_bool_and_string() {
         .iter()
         .map(|&w| w.into())
         .collect();
-    let s = Tensor::from_vec(words.clone(), &shape(&[5])).unwrap();
+    let s = Tensor::from_vec(words.clone(), shape(&[5])).unwrap();
     assert_eq!(s.summarize_value(16, false), "one two three four five");
     assert_eq!(
         s.summarize_value(-1, true),
@@ -611,12 +611,12 @@ fn summarize_int32_dims_bool_and_string() {
     for _ in 0..4 {
         five.extend(words.iter().cloned());
     }
-    let s3 = Tensor::from_vec(five, &shape(&[5, 1, 5])).unwrap();
+    let s3 = Tensor::from_vec(five, shape(&[5, 1, 5])).unwrap();
     assert_eq!(
         s3.summarize_value(6, false),
         "[[one two three four five]][[one...]]..."
     );
-    let s22 = Tensor::from_vec(words[..4].to_vec(), &shape(&[2, 2])).unwrap();
+    let s22 = Tensor::from_vec(words[..4].to_vec(), shape(&[2, 2])).unwrap();
     assert_eq!(
         s22.summarize_value(-1, true),
         "[[\"one\" \"two\"]\n [\"three\" \"four\"]]"
@@ -634,9 +634,9 @@ fn debug_strings_and_display() {
         t.device_safe_debug_string(),
         "Tensor<type: float shape: []>"
     );
-    let big = Tensor::from_vec((0..200).collect::<Vec<i64>>(), &shape(&[200])).unwrap();
+    let big = Tensor::from_vec((0..200).collect::<Vec<i64>>(), shape(&[200])).unwrap();
     assert!(format!("{big}").ends_with(" 98 99...>"));
-    let c = Tensor::from_vec(vec![Complex::new(1.0f32, 2.0); 3], &shape(&[3])).unwrap();
+    let c = Tensor::from_vec(vec![Complex::new(1.0f32, 2.0); 3], shape(&[3])).unwrap();
     assert_eq!(c.summarize_value(2, false), "? ?...");
     assert_eq!(c.summarize_value(-1, true), "[? ? ?]");
 }
@@ -661,7 +661,7 @@ fn misaligned_memory_is_refused_by_views_and_served_by_unaligned_accessors() {
 
 #[test]
 fn writes_to_a_shared_buffer_are_refused_until_made_unique() {
-    let mut a = Tensor::from_vec(vec![1i32, 2, 3], &shape(&[3])).unwrap();
+    let mut a = Tensor::from_vec(vec![1i32, 2, 3], shape(&[3])).unwrap();
     let b = a.clone();
     let e = a.flat_mut::<i32>().unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition);
@@ -674,7 +674,7 @@ fn writes_to_a_shared_buffer_are_refused_until_made_unique() {
 
 #[test]
 fn bool_views_refuse_bytes_other_than_zero_and_one() {
-    let u = Tensor::from_vec(vec![0u8, 1, 2], &shape(&[3])).unwrap();
+    let u = Tensor::from_vec(vec![0u8, 1, 2], shape(&[3])).unwrap();
     let b = u.bitcast_to(DataType::BOOL, &shape(&[3])).unwrap();
     assert!(b.flat::<bool>().is_err());
     let ok = u
@@ -689,7 +689,7 @@ fn bool_views_refuse_bytes_other_than_zero_and_one() {
 fn adopted_vec_is_zero_copy() {
     let v: Vec<f32> = (0..1024).map(|i| i as f32).collect();
     let addr = v.as_ptr() as usize;
-    let t = Tensor::from_vec(v, &shape(&[32, 32])).unwrap();
+    let t = Tensor::from_vec(v, shape(&[32, 32])).unwrap();
     assert_eq!(t.data_ptr() as usize, addr);
     assert_eq!(t.matrix::<f32>().unwrap()[[1, 2]], 34.0);
 }
@@ -707,7 +707,7 @@ fn tensor_and_buffer_are_send_and_sync() {
 fn summarize_matches_tensorflow_for_more_dtypes() {
     fn floats<T: tensorcast_core::Element>(f: impl Fn(f32) -> T) -> Tensor {
         let v = [1.5f32, -2.0, 0.0, 3.0, 0.5, -1.0];
-        Tensor::from_vec(v.iter().map(|&x| f(x)).collect(), &shape(&[2, 3])).unwrap()
+        Tensor::from_vec(v.iter().map(|&x| f(x)).collect(), shape(&[2, 3])).unwrap()
     }
     let e4m3b11 = floats(Float8E4M3B11FNUZ::from_f32);
     assert_eq!(
@@ -727,25 +727,21 @@ fn summarize_matches_tensorflow_for_more_dtypes() {
         assert_eq!(irregular.summarize_value(1, true), "[?...]");
         assert_eq!(irregular.summarize_value(-1, true), "[? ? ? ? ? ?]");
     }
-    let i2 = Tensor::from_vec(
-        [1, -2, 0, 1, -1, 0].map(Int2::new).to_vec(),
-        &shape(&[2, 3]),
-    )
-    .unwrap();
+    let i2 =
+        Tensor::from_vec([1, -2, 0, 1, -1, 0].map(Int2::new).to_vec(), shape(&[2, 3])).unwrap();
     assert_eq!(i2.summarize_value(1, true), "[[1 ... 0]\n [1 ... 0]]");
     assert_eq!(i2.summarize_value(-1, true), "[[1 -2 0]\n [1 -1 0]]");
-    let u2 =
-        Tensor::from_vec([1, 2, 0, 3, 1, 0].map(UInt2::new).to_vec(), &shape(&[2, 3])).unwrap();
+    let u2 = Tensor::from_vec([1, 2, 0, 3, 1, 0].map(UInt2::new).to_vec(), shape(&[2, 3])).unwrap();
     assert_eq!(u2.summarize_value(-1, true), "[[1 2 0]\n [3 1 0]]");
-    let i4 = Tensor::from_vec([1, -3, 7, -8].map(Int4::new).to_vec(), &shape(&[2, 2])).unwrap();
+    let i4 = Tensor::from_vec([1, -3, 7, -8].map(Int4::new).to_vec(), shape(&[2, 2])).unwrap();
     assert_eq!(i4.summarize_value(-1, true), "[[1 -3]\n [7 -8]]");
-    let u32s = Tensor::from_vec(vec![1u32, 2, 3, 4_000_000_000], &shape(&[2, 2])).unwrap();
+    let u32s = Tensor::from_vec(vec![1u32, 2, 3, 4_000_000_000], shape(&[2, 2])).unwrap();
     assert_eq!(u32s.summarize_value(1, true), "[[1 2]\n [3 4000000000]]");
     let e4m3 = Tensor::from_vec(
         [1.5f32, -2.25, 448.0, 0.001]
             .map(Float8E4M3FN::from_f32)
             .to_vec(),
-        &shape(&[2, 2]),
+        shape(&[2, 2]),
     )
     .unwrap();
     assert_eq!(
@@ -756,7 +752,7 @@ fn summarize_matches_tensorflow_for_more_dtypes() {
         [1.5f32, -2.25, 448.0, 0.001]
             .map(Float8E5M2::from_f32)
             .to_vec(),
-        &shape(&[2, 2]),
+        shape(&[2, 2]),
     )
     .unwrap();
     assert_eq!(
@@ -765,7 +761,7 @@ fn summarize_matches_tensorflow_for_more_dtypes() {
     );
     let q = Tensor::from_vec(
         vec![QInt16(1), QInt16(2), QInt16(3), QInt16(-1)],
-        &shape(&[2, 2]),
+        shape(&[2, 2]),
     )
     .unwrap();
     assert_eq!(q.summarize_value(-1, true), "[[1 2]\n [3 -1]]");

@@ -34,11 +34,11 @@ fn lazy_broadcast_into_equal_allocates_only_the_output() {
     let feeds = [
         (
             "a",
-            Tensor::from_vec(av, &TensorShape::new(&[1, cols]).unwrap()).unwrap(),
+            Tensor::from_vec(av, TensorShape::new(&[1, cols]).unwrap()).unwrap(),
         ),
         (
             "b",
-            Tensor::from_vec(bv, &TensorShape::new(&[rows, cols]).unwrap()).unwrap(),
+            Tensor::from_vec(bv, TensorShape::new(&[rows, cols]).unwrap()).unwrap(),
         ),
     ];
     let fetch = [eq.z.name()];

@@ -56,7 +56,7 @@ fn run_errors_name_the_node() {
         .run(
             &[(
                 "x",
-                Tensor::from_vec(vec![0.0f32; 6], &TensorShape::new(&[2, 3]).unwrap()).unwrap(),
+                Tensor::from_vec(vec![0.0f32; 6], TensorShape::new(&[2, 3]).unwrap()).unwrap(),
             )],
             &["r"],
             &[],
@@ -132,11 +132,11 @@ fn optimized_and_unoptimized_runs_agree() {
         let feeds = [
             (
                 "a",
-                Tensor::from_vec(av, &TensorShape::new(&ad).unwrap()).unwrap(),
+                Tensor::from_vec(av, TensorShape::new(&ad).unwrap()).unwrap(),
             ),
             (
                 "b",
-                Tensor::from_vec(bv, &TensorShape::new(&bd).unwrap()).unwrap(),
+                Tensor::from_vec(bv, TensorShape::new(&bd).unwrap()).unwrap(),
             ),
             ("s", Tensor::vector(&sv)),
         ];

@@ -18,7 +18,7 @@ fn shape(dims: &[i64]) -> TensorShape {
 }
 
 fn tensor<T: tensorcast_core::Element>(values: Vec<T>, dims: &[i64]) -> Tensor {
-    Tensor::from_vec(values, &shape(dims)).expect("sample values match the shape")
+    Tensor::from_vec(values, shape(dims)).expect("sample values match the shape")
 }
 
 /// `n` values `start, start + step, ...` (exact binary fractions, so identical everywhere).

@@ -688,7 +688,7 @@ mod tests {
         // The reference implementation's own test vector: attn.0, F32 [1,2,3] of 0..6.
         let t = Tensor::from_slice(
             &[0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0],
-            &TensorShape::new(&[1, 2, 3]).unwrap(),
+            TensorShape::new(&[1, 2, 3]).unwrap(),
         )
         .unwrap();
         let out = write(&[NamedTensor::new("attn.0", t)], None).unwrap();

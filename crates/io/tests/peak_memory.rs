@@ -159,7 +159,7 @@ fn npz_overlapping_members_are_refused_before_decompressing() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // One real member (8 MiB of zeros, deflated), listed 16 times in the central directory:
     // every entry points at the same compressed bytes.
-    let t = Tensor::from_vec(vec![0f32; 2 << 20], &TensorShape::new(&[2 << 20]).unwrap()).unwrap();
+    let t = Tensor::from_vec(vec![0f32; 2 << 20], TensorShape::new(&[2 << 20]).unwrap()).unwrap();
     let one = npz::write(&[NamedTensor::new("a", t)], npz::Compression::Deflated).unwrap();
     let cd = find(&one, b"PK\x01\x02");
     let eocd = find(&one, b"PK\x05\x06");
@@ -188,7 +188,7 @@ fn npz_overlapping_members_are_refused_before_decompressing() {
 #[test]
 fn npz_deflated_members_past_the_limit_are_refused_and_within_it_read() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let t = Tensor::from_vec(vec![0f32; 1 << 20], &TensorShape::new(&[1 << 20]).unwrap()).unwrap();
+    let t = Tensor::from_vec(vec![0f32; 1 << 20], TensorShape::new(&[1 << 20]).unwrap()).unwrap();
     let bytes = npz::write(&[NamedTensor::new("z", t)], npz::Compression::Deflated).unwrap();
     let input = bytes.len();
     let (r, peak) = read(bytes.clone(), Format::Npz, &options(1 << 20));

@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn chunks_cover_every_element_once() {
         let v: Vec<u16> = (0..1000).collect();
-        let t = Tensor::from_vec(v, &TensorShape::new(&[10, 100]).unwrap()).unwrap();
+        let t = Tensor::from_vec(v, TensorShape::new(&[10, 100]).unwrap()).unwrap();
         let mut d = Decoder::new(&t).unwrap();
         let mut c = Chunk::Float(vec![]);
         let mut seen = vec![];

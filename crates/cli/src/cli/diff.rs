@@ -380,12 +380,12 @@ mod tests {
     fn largest_difference_is_located() {
         let a = Tensor::from_vec(
             vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.5],
-            &TensorShape::new(&[2, 3]).unwrap(),
+            TensorShape::new(&[2, 3]).unwrap(),
         )
         .unwrap();
         let b = Tensor::from_vec(
             vec![1.0f64, 2.5, 3.0, 4.0, 5.0, 6.0],
-            &TensorShape::new(&[2, 3]).unwrap(),
+            TensorShape::new(&[2, 3]).unwrap(),
         )
         .unwrap();
         let c = cmp(&a, &b, 0.0, 0.0);

@@ -124,7 +124,7 @@ fn field_form_values_are_tensorflows() {
     // sign-extended (ml_dtypes' conversion, which TensorFlow uses).
     let t = Tensor::from_vec(
         vec![Int4(-3), Int4(7), Int4(0x2c)],
-        &TensorShape::new(&[3]).unwrap(),
+        TensorShape::new(&[3]).unwrap(),
     )
     .unwrap();
     assert_eq!(as_proto_field(&t).int_val, [-3, 7, -4]);

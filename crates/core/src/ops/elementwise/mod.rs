@@ -260,7 +260,7 @@ pub fn binary_in<'a>(
         Err(_)
             if !incompatible_shape_error && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
         {
-            return Tensor::from_vec(vec![op == BinaryOp::NotEqual], &TensorShape::scalar());
+            return Tensor::from_vec(vec![op == BinaryOp::NotEqual], TensorShape::scalar());
         }
         Err(_) => return Err(check::incompatible(op, xs, ys)),
     };
