@@ -5,73 +5,28 @@
 //! of the process is counted, so tests here run one at a time under a lock and measure the
 //! peak above the level at which they start).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use tensorcast_buffer::testing::CountingGlobalAlloc;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::{DataType, Tensor, TensorShape};
 use tensorcast_io::{npz, read_as_with, ErrorKind, Format, NamedTensor, ReadOptions};
 
-/// The system allocator, counting live bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn note_alloc(size: usize) {
-    let now = LIVE.fetch_add(size, Ordering::SeqCst) + size;
-    PEAK.fetch_max(now, Ordering::SeqCst);
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
-// counters are only bookkeeping.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is (the caller upholds `alloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            note_alloc(layout.size());
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            note_alloc(layout.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        // SAFETY: forwarded as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-            note_alloc(new_size);
-        }
-        p
-    }
-}
-
+/// Every heap allocation of this test binary, counted (the counting allocator lives in the
+/// buffer crate, the only crate with `unsafe`).
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingGlobalAlloc = CountingGlobalAlloc::new();
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs `f` and returns its result with the peak of live heap bytes above the starting level.
 fn peak_of<R>(f: impl FnOnce() -> R) -> (R, usize) {
     // Blocks the CPU allocator keeps for reuse would hide allocations: give them back first.
     tensorcast_buffer::cpu_allocator().release_cached_memory();
-    let start = LIVE.load(Ordering::SeqCst);
-    PEAK.store(start, Ordering::SeqCst);
+    let start = GLOBAL.reset_peak();
     let r = f();
-    (r, PEAK.load(Ordering::SeqCst).saturating_sub(start))
+    (r, GLOBAL.peak_bytes().saturating_sub(start))
 }
 
 const MIB: usize = 1 << 20;
