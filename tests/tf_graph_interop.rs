@@ -9,7 +9,9 @@
 //! repository's `.venv/bin/python` (installed by scripts/test.sh), else `python3`. Skipped,
 //! saying why, where TensorFlow cannot be imported - except with `CI=true`, where that fails.
 
-use std::path::{Path, PathBuf};
+mod peer;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,6 +23,8 @@ use tensorcast::graph::ops::{
 };
 use tensorcast::graph::{import_graph_def_bytes, Error, Graph, Scope, Session};
 use tensorcast::{DataType, PartialTensorShape, Tensor, TensorShape};
+
+use peer::{hex, python_interpreter, tensorflow_unavailable};
 
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -53,45 +57,6 @@ for case in json.load(open(os.path.join(work, "cases.json"))):
     out.write(json.dumps(rec) + "\n")
 print("python side done")
 "#;
-
-fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
-fn tensorflow_unavailable() -> Option<String> {
-    let out = Command::new(python_interpreter())
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output();
-    match out {
-        Err(e) => Some(format!(
-            "{} cannot be run: {e}",
-            python_interpreter().display()
-        )),
-        Ok(o) if !o.status.success() => Some(format!(
-            "{} cannot import tensorflow ({})",
-            python_interpreter().display(),
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()
-                .unwrap_or("no message")
-        )),
-        Ok(_) => None,
-    }
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
 
 fn tensor_json(t: &Tensor) -> Value {
     json!({"dtype": t.dtype().name(), "shape": t.shape().dim_sizes(), "hex": hex(t.tensor_data().unwrap())})

@@ -14,6 +14,8 @@
 //!    quantized, float8, float4, int4, int2 — these come in both content and `int_val` forms),
 //!    records what its own `parse_tensor` makes of them, and tensorcast must parse the same.
 
+mod peer;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,6 +28,8 @@ use tensorcast::proto::{parse_tensor, serialize_tensor};
 use tensorcast::{
     DataType, PartialTensorShape, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
+
+use peer::{hex, python_interpreter, tensorflow_unavailable};
 
 /// Longest the Python side may take (TensorFlow's import alone takes several seconds).
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(150);
@@ -114,52 +118,10 @@ out.close()
 print("python side done")
 "#;
 
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex from python"))
         .collect()
-}
-
-/// The interpreter of the Python peers: `$TENSORCAST_PYTHON`, else the repository's `.venv`,
-/// else `python3` from `PATH`.
-fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
-/// Why TensorFlow cannot be used here, if it cannot.
-fn tensorflow_unavailable() -> Option<String> {
-    let out = Command::new(python_interpreter())
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output();
-    match out {
-        Err(e) => Some(format!(
-            "{} cannot be run: {e}",
-            python_interpreter().display()
-        )),
-        Ok(o) if !o.status.success() => Some(format!(
-            "{} cannot import tensorflow ({})",
-            python_interpreter().display(),
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()
-                .unwrap_or("no message")
-        )),
-        Ok(_) => None,
-    }
 }
 
 /// Values canonical for the dtype (bool 0/1, sub-byte integers sign- or zero-extended).
