@@ -1,6 +1,7 @@
 //! The op registrations tensorcast knows (TensorFlow 2.21's `OpDef`s for these ops, read from its
 //! registry): inputs, outputs, attrs with defaults and allowed types, and `SummarizeOpDef`.
 
+use tensorcast_core::ops::elementwise::BinaryOp;
 use tensorcast_core::DataType;
 
 use crate::error::enum_name;
@@ -105,109 +106,21 @@ const fn index_attr(name: &'static str) -> AttrDef {
     }
 }
 
-/// `Bitcast`'s type list.
-pub(crate) const BITCAST_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT64,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::INT8,
-    DataType::INT16,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-    DataType::QINT8,
-    DataType::QUINT8,
-    DataType::QINT16,
-    DataType::QUINT16,
-    DataType::QINT32,
-];
+/// `Bitcast`'s type list: the core op's, so graph and eager checks cannot drift apart.
+const BITCAST_TYPES: &[DataType] = &tensorcast_core::ops::bitcast::BITCAST_TYPES;
 
-const ADD_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
-
-const SUB_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::UINT8,
-    DataType::INT8,
-    DataType::UINT16,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-    DataType::UINT32,
-    DataType::UINT64,
-];
-
-const MUL_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::UINT8,
-    DataType::INT8,
-    DataType::UINT16,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::INT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
-
-const COMPARE_TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::INT64,
-    DataType::BFLOAT16,
-    DataType::UINT16,
-    DataType::HALF,
-    DataType::UINT32,
-    DataType::UINT64,
-];
-
-const MINMAX_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT8,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::UINT16,
-    DataType::INT32,
-    DataType::UINT32,
-    DataType::INT64,
-    DataType::UINT64,
-];
+/// The element-wise ops' `T` lists: the eager ops' own, so graph and eager checks agree.
+const fn binary_types(op: BinaryOp) -> &'static [DataType] {
+    match op.allowed_dtypes() {
+        Some(types) => types,
+        None => &[],
+    }
+}
+const ADD_TYPES: &[DataType] = binary_types(BinaryOp::AddV2);
+const SUB_TYPES: &[DataType] = binary_types(BinaryOp::Sub);
+const MUL_TYPES: &[DataType] = binary_types(BinaryOp::Mul);
+const COMPARE_TYPES: &[DataType] = binary_types(BinaryOp::Less);
+const MINMAX_TYPES: &[DataType] = binary_types(BinaryOp::Maximum);
 
 const XY: &[ArgDef] = &[arg("x", "T"), arg("y", "T")];
 const Z_T: &[ArgDef] = &[arg("z", "T")];

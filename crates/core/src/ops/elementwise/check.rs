@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::{DataType, TensorShape};
 
 /// The op's `T` type list, in the order of its registration (the order of the message).
-pub(crate) fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
+pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
     use DataType as D;
     const CMP: &[DataType] = &[
         D::FLOAT,

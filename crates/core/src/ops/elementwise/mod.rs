@@ -146,7 +146,7 @@ impl BinaryOp {
 
     /// The dtypes the op accepts (its TensorFlow type list, in registration order); `None` for
     /// `Equal`/`NotEqual`, which accept any type TensorFlow has a kernel for.
-    pub fn allowed_dtypes(self) -> Option<&'static [DataType]> {
+    pub const fn allowed_dtypes(self) -> Option<&'static [DataType]> {
         check::allowed(self)
     }
 
