@@ -2,7 +2,7 @@
 //! scalar, a slice, a nested array, a string) that becomes an implicit `Const` named as C++ names
 //! it: `Const/Const`, `Const_1/Const`, `<scope>/Const/Const`.
 
-use tensorcast_core::{Element, Tensor, TensorShape};
+use tensorcast_core::{Element, Tensor};
 
 use crate::error::{Error, Result};
 use crate::operation::{Operation, Output};
@@ -141,9 +141,10 @@ impl<T: Element> From<&[T]> for Input {
 }
 
 impl<T: Element> From<Vec<T>> for Input {
-    /// A vector constant.
+    /// A vector constant (the vector becomes the tensor's storage, no copy).
     fn from(v: Vec<T>) -> Self {
-        Input(Inner::Value(Tensor::vector(&v)))
+        let len = v.len() as i64;
+        Input::value(Tensor::from_vec(v, [len]))
     }
 }
 
@@ -160,7 +161,7 @@ macro_rules! array_inputs {
             fn from(v: [[$t; N]; M]) -> Self {
                 let flat: Vec<$t> = v.iter().flat_map(|row| row.iter().cloned()).collect();
                 Input::value(
-                    TensorShape::new(&[M as i64, N as i64]).and_then(|s| Tensor::from_vec(flat, &s)),
+                    Tensor::from_vec(flat, [M as i64, N as i64]),
                 )
             }
         }
