@@ -18,9 +18,9 @@
 
 use tensorcast_core::ops::broadcast_shapes;
 use tensorcast_core::ops::elementwise::{binary, BinaryOp};
-use tensorcast_core::{buffer::Buffer, DataType, TString, Tensor, TensorShape};
+use tensorcast_core::{DataType, Tensor, TensorShape};
 
-use super::reader::Reader;
+use super::reader::{tensor_over, Reader};
 
 /// The most elements a fuzzed tensor holds.
 pub const MAX_ELEMENTS: usize = 4096;
@@ -42,39 +42,9 @@ impl Reader<'_> {
     }
 }
 
-/// A tensor of `dtype` and `shape` over `bytes` (cycled), or an unallocated one when it is
-/// too large or its dtype has no byte form. `bool` bytes are reduced to 0/1.
+/// A tensor of `dtype` and `shape` over `bytes` (cycled); `bool` bytes are reduced to 0/1.
 fn build(dtype: DataType, shape: &TensorShape, bytes: &[u8]) -> Tensor {
-    let n = shape.num_elements_usize();
-    if n > MAX_ELEMENTS || !dtype.is_supported() {
-        return Tensor::unallocated(dtype, shape);
-    }
-    if dtype == DataType::STRING {
-        let strings: Vec<TString> = (0..n)
-            .map(|i| {
-                let b = bytes.get(i % bytes.len().max(1)).copied().unwrap_or(0);
-                TString::from(vec![b; usize::from(b % 3)])
-            })
-            .collect();
-        return Tensor::from_vec(strings, shape)
-            .unwrap_or_else(|_| Tensor::unallocated(dtype, shape));
-    }
-    if !dtype.can_use_memcpy() {
-        return Tensor::unallocated(dtype, shape);
-    }
-    let len = n * dtype.size();
-    let mut data: Vec<u8> = if bytes.is_empty() {
-        vec![0; len]
-    } else {
-        bytes.iter().copied().cycle().take(len).collect()
-    };
-    if dtype == DataType::BOOL {
-        data.iter_mut().for_each(|b| *b &= 1);
-    }
-    Buffer::copy_from_slice(&data)
-        .ok()
-        .and_then(|b| Tensor::from_buffer(dtype, shape, b).ok())
-        .unwrap_or_else(|| Tensor::unallocated(dtype, shape))
+    tensor_over(dtype, shape, bytes, MAX_ELEMENTS, true)
 }
 
 /// Runs the target on one input.

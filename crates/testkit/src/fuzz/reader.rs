@@ -1,4 +1,7 @@
-//! The byte reader the fuzz bodies decode their inputs with.
+//! The byte reader the fuzz bodies decode their inputs with, and the tensors they build over
+//! the bytes left.
+
+use tensorcast_core::{buffer::Buffer, DataType, TString, Tensor, TensorShape};
 
 /// Reads fuzz input front to back; once it runs out, every read gives zeros.
 pub(crate) struct Reader<'a> {
@@ -40,4 +43,46 @@ impl<'a> Reader<'a> {
     pub(crate) fn rest(&self) -> &'a [u8] {
         self.data
     }
+}
+
+/// A tensor of `dtype` and `shape` over `bytes` (cycled), or an unallocated one when it is
+/// larger than `max_elements` or its dtype has no byte form. With `bools_01`, `bool` bytes are
+/// reduced to 0/1.
+pub(crate) fn tensor_over(
+    dtype: DataType,
+    shape: &TensorShape,
+    bytes: &[u8],
+    max_elements: usize,
+    bools_01: bool,
+) -> Tensor {
+    let n = shape.num_elements_usize();
+    if n > max_elements || !dtype.is_supported() {
+        return Tensor::unallocated(dtype, shape);
+    }
+    if dtype == DataType::STRING {
+        let strings: Vec<TString> = (0..n)
+            .map(|i| {
+                let b = bytes.get(i % bytes.len().max(1)).copied().unwrap_or(0);
+                TString::from(vec![b; usize::from(b % 3)])
+            })
+            .collect();
+        return Tensor::from_vec(strings, shape)
+            .unwrap_or_else(|_| Tensor::unallocated(dtype, shape));
+    }
+    if !dtype.can_use_memcpy() {
+        return Tensor::unallocated(dtype, shape);
+    }
+    let len = n * dtype.size();
+    let mut data: Vec<u8> = if bytes.is_empty() {
+        vec![0; len]
+    } else {
+        bytes.iter().copied().cycle().take(len).collect()
+    };
+    if bools_01 && dtype == DataType::BOOL {
+        data.iter_mut().for_each(|b| *b &= 1);
+    }
+    Buffer::copy_from_slice(&data)
+        .ok()
+        .and_then(|b| Tensor::from_buffer(dtype, shape, b).ok())
+        .unwrap_or_else(|| Tensor::unallocated(dtype, shape))
 }
