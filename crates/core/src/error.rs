@@ -4,11 +4,16 @@
 use crate::shape::dims_string;
 use crate::{DataType, PartialTensorShape, TensorShape};
 
-/// TensorFlow's status codes (the subset tensorcast produces).
+/// TensorFlow's status codes (the subset tensorcast produces, here and in the graph layer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Code {
     /// `INVALID_ARGUMENT`.
     InvalidArgument,
+    /// `NOT_FOUND`.
+    NotFound,
+    /// `ALREADY_EXISTS`.
+    AlreadyExists,
     /// `OUT_OF_RANGE`.
     OutOfRange,
     /// `RESOURCE_EXHAUSTED`.
@@ -26,6 +31,8 @@ impl Code {
     pub fn as_str(self) -> &'static str {
         match self {
             Code::InvalidArgument => "INVALID_ARGUMENT",
+            Code::NotFound => "NOT_FOUND",
+            Code::AlreadyExists => "ALREADY_EXISTS",
             Code::OutOfRange => "OUT_OF_RANGE",
             Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
             Code::Unimplemented => "UNIMPLEMENTED",

@@ -2,43 +2,7 @@
 
 use tensorcast_core::DataType;
 
-/// TensorFlow's status codes, as the graph layer reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Code {
-    /// `INVALID_ARGUMENT`.
-    InvalidArgument,
-    /// `NOT_FOUND`.
-    NotFound,
-    /// `ALREADY_EXISTS`.
-    AlreadyExists,
-    /// `OUT_OF_RANGE`.
-    OutOfRange,
-    /// `RESOURCE_EXHAUSTED`.
-    ResourceExhausted,
-    /// `UNIMPLEMENTED`.
-    Unimplemented,
-    /// `FAILED_PRECONDITION`.
-    FailedPrecondition,
-    /// `INTERNAL`.
-    Internal,
-}
-
-impl Code {
-    /// TensorFlow's spelling, e.g. `INVALID_ARGUMENT`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::InvalidArgument => "INVALID_ARGUMENT",
-            Code::NotFound => "NOT_FOUND",
-            Code::AlreadyExists => "ALREADY_EXISTS",
-            Code::OutOfRange => "OUT_OF_RANGE",
-            Code::ResourceExhausted => "RESOURCE_EXHAUSTED",
-            Code::Unimplemented => "UNIMPLEMENTED",
-            Code::FailedPrecondition => "FAILED_PRECONDITION",
-            Code::Internal => "INTERNAL",
-        }
-    }
-}
+pub use tensorcast_core::Code;
 
 /// `DT_FLOAT`-style name of a dtype, as TensorFlow's attr messages print it.
 pub(crate) fn enum_name(dtype: DataType) -> String {
@@ -351,14 +315,7 @@ impl Error {
         match self {
             Error::OpNotRegistered(_) | Error::UnknownOperation(_) => Code::NotFound,
             Error::NoKernel { .. } => Code::NotFound,
-            Error::Kernel { source, .. } => match source.code() {
-                tensorcast_core::Code::InvalidArgument => Code::InvalidArgument,
-                tensorcast_core::Code::OutOfRange => Code::OutOfRange,
-                tensorcast_core::Code::ResourceExhausted => Code::ResourceExhausted,
-                tensorcast_core::Code::Unimplemented => Code::Unimplemented,
-                tensorcast_core::Code::FailedPrecondition => Code::FailedPrecondition,
-                _ => Code::Internal,
-            },
+            Error::Kernel { source, .. } => source.code(),
             Error::Internal(_) => Code::Internal,
             _ => Code::InvalidArgument,
         }
