@@ -12,6 +12,7 @@ mod graph_common;
 mod graph_def;
 pub mod graph_shape_inference;
 mod parse;
+mod saturate_cast;
 mod serialize;
 mod summarize;
 
@@ -32,6 +33,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("bitcast") => bitcast::run(rec),
             Some("broadcast_to") => broadcast_to::run(rec),
             Some("cast") => cast::run(rec),
+            Some("saturate_cast") => saturate_cast::run(rec),
             Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)
             }

@@ -163,6 +163,16 @@ pub enum Error {
         /// The dtype asked for.
         to: DataType,
     },
+    /// `saturate_cast` of a dtype without a minimum and maximum (bool): TensorFlow's Python
+    /// text for it.
+    #[error(
+        "Cannot find minimum value of <dtype: '{0}'> with type <dtype: '{0}'>.",
+        dtype.name()
+    )]
+    NoRange {
+        /// The dtype without a range.
+        dtype: DataType,
+    },
     /// A dtype that an op takes in principle but has no kernel for.
     #[error(
         "{op} is not supported for {} tensors (TensorFlow registers no {op} kernel for it)",

@@ -25,7 +25,7 @@
 //!   machine's CPU (every element of 4,200 recorded casts matches); a TensorFlow built for
 //!   other vector instructions could differ. NaN never panics and nothing here is undefined
 //!   behaviour. For results defined on every machine, use
-//!   [`crate::ops::cast_saturating::cast_saturating`], which saturates (NaN becomes 0).
+//!   [`crate::ops::cast_saturating::cast_clamped`], which saturates (NaN becomes 0).
 //! - **Denormals**: TensorFlow runs its kernels with the SSE flags DAZ and FTZ set, so
 //!   `float` to `double` reads a subnormal as zero, `double` to `float` (and to `bfloat16`,
 //!   through `float`) flushes a subnormal result to zero, and `x != 0` (to `bool`) is false
