@@ -31,6 +31,14 @@ pub enum AllocError {
         /// Requested size.
         size_bytes: usize,
     },
+    /// The allocator returned memory not aligned for the typed elements to be placed in it.
+    #[error("allocator {allocator} returned memory not aligned to {alignment} bytes")]
+    Misaligned {
+        /// Name of the allocator.
+        allocator: String,
+        /// The alignment the elements need.
+        alignment: usize,
+    },
 }
 
 /// Hints passed with an allocation, as TensorFlow's `AllocationAttributes`.

@@ -35,6 +35,7 @@
 
 mod alloc;
 mod buffer;
+mod objects;
 pub mod simd;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -46,6 +47,7 @@ pub use alloc::{
     DEFAULT_ALIGNMENT,
 };
 pub use buffer::Buffer;
+pub use objects::ObjectArray;
 pub use tracking::TrackingAllocator;
 pub use writer::Writer;
 

@@ -3,38 +3,74 @@
 use std::fmt;
 use std::sync::Arc;
 
-use tensorcast_buffer::Buffer;
+use tensorcast_buffer::{Allocator, Buffer, ObjectArray};
 
 use crate::error::{Error, Result};
 use crate::types::*;
 use crate::DataType;
 
-/// A shared run of objects (strings, handles, variants): an `Arc`'d vector and a range, so that
-/// slicing a string tensor shares its elements as slicing a numeric one shares its bytes.
+/// A shared run of objects (strings, handles, variants): an `Arc`'d array and a range, so that
+/// slicing a string tensor shares its elements as slicing a numeric one shares its bytes. The
+/// array is an adopted `Vec` or a block from an allocator (see [`Objects::new_in`]).
 #[derive(Clone)]
 pub struct Objects<T> {
-    root: Arc<Vec<T>>,
+    root: Arc<Root<T>>,
     start: usize,
     len: usize,
+}
+
+/// Where the objects live.
+enum Root<T> {
+    Vec(Vec<T>),
+    Allocated(ObjectArray<T>),
+}
+
+impl<T> Root<T> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Root::Vec(v) => v,
+            Root::Allocated(a) => a.as_slice(),
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Root::Vec(v) => v,
+            Root::Allocated(a) => a.as_mut_slice(),
+        }
+    }
 }
 
 impl<T> Objects<T> {
     pub(crate) fn new(v: Vec<T>) -> Self {
         let len = v.len();
         Self {
-            root: Arc::new(v),
+            root: Arc::new(Root::Vec(v)),
             start: 0,
             len,
         }
     }
 
+    /// `len` objects in a block from `allocator`, element `i` made by `f(i)`.
+    pub(crate) fn new_in<E: From<tensorcast_buffer::AllocError>>(
+        allocator: &Arc<dyn Allocator>,
+        len: usize,
+        f: impl FnMut(usize) -> std::result::Result<T, E>,
+    ) -> std::result::Result<Self, E> {
+        Ok(Self {
+            root: Arc::new(Root::Allocated(ObjectArray::try_new(allocator, len, f)?)),
+            start: 0,
+            len,
+        })
+    }
+
     pub(crate) fn as_slice(&self) -> &[T] {
-        &self.root[self.start..self.start + self.len]
+        &self.root.as_slice()[self.start..self.start + self.len]
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> Option<&mut [T]> {
         let (start, len) = (self.start, self.len);
-        Arc::get_mut(&mut self.root).map(|v| &mut v[start..start + len])
+        Arc::get_mut(&mut self.root).map(|v| &mut v.as_mut_slice()[start..start + len])
     }
 
     pub(crate) fn slice(&self, start: usize, len: usize) -> Self {
@@ -50,7 +86,9 @@ impl<T> Objects<T> {
     }
 
     pub(crate) fn is_whole_unique(&self) -> bool {
-        Arc::strong_count(&self.root) == 1 && self.start == 0 && self.len == self.root.len()
+        Arc::strong_count(&self.root) == 1
+            && self.start == 0
+            && self.len == self.root.as_slice().len()
     }
 }
 
@@ -127,6 +165,11 @@ pub trait Element: sealed::Sealed + Clone + Default + fmt::Debug + Send + Sync +
     fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]>;
     #[doc(hidden)]
     fn into_storage(v: Vec<Self>) -> Storage;
+    /// Object dtypes: their storage from a run of objects; `None` for memcpy-able types.
+    #[doc(hidden)]
+    fn objects_into_storage(_objects: Objects<Self>) -> Option<Storage> {
+        None
+    }
     #[doc(hidden)]
     fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>>;
     #[doc(hidden)]
@@ -261,6 +304,9 @@ macro_rules! object_element {
             }
             fn into_storage(v: Vec<Self>) -> Storage {
                 Storage::$variant(Objects::new(v))
+            }
+            fn objects_into_storage(objects: Objects<Self>) -> Option<Storage> {
+                Some(Storage::$variant(objects))
             }
             fn read_unaligned(_: &[u8]) -> Result<Vec<Self>> {
                 Err(not_bytes::<Self>())

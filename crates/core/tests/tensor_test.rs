@@ -435,7 +435,18 @@ fn failure_to_allocate_is_an_error_or_uninitialized() {
     assert!(t.flat::<f32>().is_err());
     // Nothing to allocate: fine even with a failing allocator.
     let z = Tensor::new_in(&failing, DataType::FLOAT, &shape(&[0]), &Default::default()).unwrap();
-    assert!(z.is_initialized());
+    assert!(z.is_initialized()); // Object elements are placed through the allocator too (TensorFlow's FailureToAllocate
+                                 // expects strings to fail as numbers do).
+    for dt in [DataType::STRING, DataType::RESOURCE, DataType::VARIANT] {
+        let e = Tensor::new_in(&failing, dt, &shape(&[3]), &Default::default()).unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "{dt}");
+    }
+    let e = Tensor::from_objects_in(&failing, &shape(&[2]), |_| {
+        Ok::<_, Error>(TString::from("a"))
+    })
+    .unwrap_err();
+    assert!(matches!(e, Error::Alloc(_)));
+    assert!(Tensor::from_objects_in(&failing, &shape(&[2]), |_| Ok::<_, Error>(1.0f32)).is_err());
 }
 
 #[test]

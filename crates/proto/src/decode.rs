@@ -5,11 +5,13 @@ use std::mem::size_of;
 
 use bytes::Bytes;
 use prost::Message;
-use tensorcast_buffer::Buffer;
+use std::sync::Arc;
+
+use tensorcast_buffer::{Allocator, Buffer};
 use tensorcast_core::types::QInt32;
 use tensorcast_core::{
-    bf16, f16, Complex32, Complex64, DataType, Error as CoreError, ResourceHandle, TString, Tensor,
-    TensorShape, Variant, VariantTensorData,
+    bf16, f16, Complex32, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape,
+    Variant, VariantTensorData,
 };
 
 use crate::messages::{ResourceHandleProto, TensorProto, VariantTensorDataProto};
@@ -247,21 +249,10 @@ pub(crate) fn decode_string_list(content: &Bytes, n: usize) -> Result<Vec<Bytes>
     Ok(out)
 }
 
-/// A `Vec` with room for `n` elements, or a `ResourceExhausted` error instead of an abort.
-fn try_vec<T>(n: usize) -> Result<Vec<T>, ProtoError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        ProtoError::Tensor(CoreError::ResourceExhausted(format!(
-            "cannot allocate {n} elements of {}",
-            std::any::type_name::<T>()
-        )))
-    })?;
-    Ok(v)
-}
-
 /// Builds an object tensor from the first `k` converted values, filling the rest with the last
-/// value (`repeat_last`) or the default.
+/// value (`repeat_last`) or the default, its elements in a block from `allocator`.
 fn object_tensor<S, T>(
+    allocator: &Arc<dyn Allocator>,
     shape: &TensorShape,
     n: usize,
     vals: &[S],
@@ -272,16 +263,17 @@ where
     T: tensorcast_core::Element,
 {
     let k = vals.len().min(n);
-    let mut out = try_vec::<T>(n)?;
-    for s in &vals[..k] {
-        out.push(conv(s)?);
-    }
-    let fill = match out.last() {
-        Some(last) if repeat_last => last.clone(),
-        _ => T::default(),
-    };
-    out.resize(n, fill);
-    Ok(Tensor::from_vec(out, shape)?)
+    let mut last: Option<T> = None;
+    Tensor::from_objects_in(allocator, shape, |i| {
+        if i < k {
+            let v = conv(&vals[i])?;
+            if repeat_last && i + 1 == k {
+                last = Some(v.clone());
+            }
+            return Ok(v);
+        }
+        Ok(last.clone().unwrap_or_default())
+    })
 }
 
 impl<'a> Decoder<'a> {
@@ -364,6 +356,7 @@ impl<'a> Decoder<'a> {
         shape: &TensorShape,
         n: usize,
     ) -> Result<Tensor, ProtoError> {
+        let options = self.options;
         match dtype {
             DataType::STRING => {
                 if n <= content.len() {
@@ -371,9 +364,10 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<TString>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                let mut out = try_vec::<TString>(n)?;
-                out.extend(parts.into_iter().map(TString::from));
-                Ok(Tensor::from_vec(out, shape)?)
+                let mut parts = parts.into_iter();
+                Tensor::from_objects_in(self.options.allocator(), shape, |_| {
+                    Ok::<_, ProtoError>(parts.next().map(TString::from).unwrap_or_default())
+                })
             }
             DataType::RESOURCE => {
                 if n <= content.len() {
@@ -381,15 +375,22 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<ResourceHandle>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                object_tensor::<_, ResourceHandle>(shape, n, &parts, false, |b| {
-                    let p = ResourceHandleProto::decode(b.clone()).map_err(|e| {
-                        ProtoError::ResourceHandle {
-                            proto: String::new(),
-                            status: e.to_string(),
-                        }
-                    })?;
-                    resource_handle_from_proto(&p)
-                })
+                object_tensor::<_, ResourceHandle>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &parts,
+                    false,
+                    |b| {
+                        let p = ResourceHandleProto::decode(b.clone()).map_err(|e| {
+                            ProtoError::ResourceHandle {
+                                proto: String::new(),
+                                status: e.to_string(),
+                            }
+                        })?;
+                        resource_handle_from_proto(&p)
+                    },
+                )
             }
             DataType::VARIANT => {
                 if n <= content.len() {
@@ -397,7 +398,7 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<Variant>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                object_tensor::<_, Variant>(shape, n, &parts, false, |b| {
+                object_tensor::<_, Variant>(options.allocator(), shape, n, &parts, false, |b| {
                     let p = VariantTensorDataProto::decode(b.clone()).map_err(|e| {
                         ProtoError::Variant {
                             type_name: String::new(),
@@ -482,6 +483,7 @@ impl<'a> Decoder<'a> {
         shape: &TensorShape,
         n: usize,
     ) -> Result<Tensor, ProtoError> {
+        let options = self.options;
         match dtype {
             DataType::FLOAT => self.pod(dtype, shape, n, &p.float_val, |v| v),
             DataType::DOUBLE => self.pod(dtype, shape, n, &p.double_val, |v| v),
@@ -539,15 +541,21 @@ impl<'a> Decoder<'a> {
                 let k = p.string_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<TString>())?;
                 self.take_objects(dtype, k, size_of::<TString>())?;
-                object_tensor::<_, TString>(shape, n, &p.string_val, true, |b| {
-                    Ok(TString::from(b.clone()))
-                })
+                object_tensor::<_, TString>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &p.string_val,
+                    true,
+                    |b| Ok(TString::from(b.clone())),
+                )
             }
             DataType::RESOURCE => {
                 let k = p.resource_handle_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<ResourceHandle>())?;
                 self.take_objects(dtype, k, size_of::<ResourceHandle>())?;
                 object_tensor::<_, ResourceHandle>(
+                    options.allocator(),
                     shape,
                     n,
                     &p.resource_handle_val,
@@ -559,7 +567,14 @@ impl<'a> Decoder<'a> {
                 let k = p.variant_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<Variant>())?;
                 self.take_objects(dtype, k, size_of::<Variant>())?;
-                object_tensor::<_, Variant>(shape, n, &p.variant_val, false, |v| self.variant(v))
+                object_tensor::<_, Variant>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &p.variant_val,
+                    false,
+                    |v| self.variant(v),
+                )
             }
             // check_dtype admitted only supported dtypes, all of which are listed above.
             other => Err(ProtoError::InvalidDtype(format!(
