@@ -438,11 +438,10 @@ mod tests {
         let attrs = AllocationAttributes::default();
         let p = a.allocate(1 << 20, 64, &attrs).unwrap();
         let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: both allocated just above with these sizes and alignments.
-        unsafe {
-            a.deallocate(p, 1 << 20, 64);
-            a.deallocate(q, 1 << 20, 64);
-        }
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(p, 1 << 20, 64) };
+        // SAFETY: as for `p`.
+        unsafe { a.deallocate(q, 1 << 20, 64) };
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
     }
 
@@ -473,11 +472,10 @@ mod tests {
             (s.num_allocs, s.bytes_in_use, s.largest_alloc_size),
             (2, 4000, 3000)
         );
-        // SAFETY: both allocated just above with these sizes and alignments.
-        unsafe {
-            a.deallocate(p, 1000, 64);
-            a.deallocate(q, 3000, 64);
-        }
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(p, 1000, 64) };
+        // SAFETY: as for `p`.
+        unsafe { a.deallocate(q, 3000, 64) };
         let s = a.stats().unwrap();
         assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (0, 4000));
     }

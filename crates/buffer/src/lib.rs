@@ -32,6 +32,11 @@
 //! assert_eq!(tracking.stats().unwrap().bytes_in_use, 0);
 //! ```
 #![deny(missing_docs)]
+#![warn(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::undocumented_unsafe_blocks
+)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod alloc;
 mod buffer;

@@ -119,7 +119,7 @@ impl<T> ObjectArray<T> {
             let value = f(i)?;
             // SAFETY: slot `i < len` lies inside the block (or `T` is zero-sized and any
             // aligned non-null pointer will do), is aligned for `T`, and was not written yet.
-            unsafe { ptr.as_ptr().add(i).write(value) };
+            unsafe { ptr.as_ptr().wrapping_add(i).write(value) };
             partial.init += 1;
         }
         let block = partial.block.take();

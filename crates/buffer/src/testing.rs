@@ -117,7 +117,7 @@ unsafe impl Allocator for OffsetAllocator {
         };
         // SAFETY: per the caller's contract `ptr` is `offset` bytes into a block allocated above
         // with exactly this layout.
-        unsafe { std::alloc::dealloc(ptr.as_ptr().sub(self.offset), layout) };
+        unsafe { std::alloc::dealloc(ptr.as_ptr().wrapping_sub(self.offset), layout) };
     }
 }
 

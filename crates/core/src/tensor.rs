@@ -501,8 +501,7 @@ impl Tensor {
         }
     }
 
-    #[doc(hidden)]
-    pub fn storage(&self) -> &Storage {
+    pub(crate) fn storage(&self) -> &Storage {
         &self.storage
     }
 

@@ -83,6 +83,7 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod attr_map;
 mod budget;

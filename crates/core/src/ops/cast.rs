@@ -199,7 +199,7 @@ impl Tensor {
 /// assert_eq!(f32_to_bf16_bits(-f32::NAN), 0x7fc0);
 /// ```
 #[inline(always)]
-pub fn f32_to_bf16_bits(x: f32) -> u16 {
+pub(crate) fn f32_to_bf16_bits(x: f32) -> u16 {
     let b = x.to_bits();
     // Adding 0x7FFF plus the lowest kept bit carries into the kept bits exactly when the
     // dropped half is above one half, or exactly one half with an odd kept part. No finite
