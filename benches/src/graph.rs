@@ -9,10 +9,12 @@
 //! - `eager_equal_row_256MiB`: the eager reference, `Equal(a, b)` with implicit broadcasting.
 //! - `graph_chain_100_small`: one run of a chain of 100 `AddV2` nodes on f32 `[4]` (seconds per
 //!   run; divide by 100 for the per-node overhead).
+//! - `graph_chain_100_identity`: the same chain of 100 `Identity` nodes, whose kernel is a
+//!   reference-count bump: what is left is the executor's own per-node cost.
 
 use tensorcast_core::ops::elementwise::equal;
 use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
-use tensorcast_graph::ops::{AddV2, BroadcastTo, Equal, Placeholder, PlaceholderAttrs};
+use tensorcast_graph::ops::{AddV2, BroadcastTo, Equal, Identity, Placeholder, PlaceholderAttrs};
 use tensorcast_graph::{Scope, Session, SessionOptions};
 
 use super::Runner;
@@ -66,6 +68,19 @@ pub fn chain_graph(len: usize) -> Scope {
     root
 }
 
+/// A chain of `len` `Identity` nodes over a fed f32 `[4]` `x`; the last node is `id_{len-1}`.
+pub fn identity_chain_graph(len: usize) -> Scope {
+    let root = Scope::new_root_scope();
+    let x = placeholder(&root, "x", &[4]);
+    let mut cur = x.output;
+    for i in 0..len {
+        cur = Identity::new(&root.with_op_name(format!("id_{i}")), &cur)
+            .expect("identity")
+            .output;
+    }
+    root
+}
+
 /// Registers the graph workloads.
 pub fn run(r: &mut Runner) {
     let (rows, cols) = (4096i64, 16384i64);
@@ -83,7 +98,13 @@ pub fn run(r: &mut Runner) {
         let root = equal_broadcast_graph(rows, cols);
         let feeds = [("a", a.clone()), ("b", b.clone())];
         for (name, optimize) in [(names[0], true), (names[1], false)] {
-            let session = Session::with_options(root.graph(), SessionOptions { optimize });
+            let session = Session::with_options(
+                root.graph(),
+                SessionOptions {
+                    optimize,
+                    ..SessionOptions::default()
+                },
+            );
             r.measure(name, MIB_256, || {
                 session.run(&feeds, &["eq:0"], &[]).expect("run")
             });
@@ -99,6 +120,14 @@ pub fn run(r: &mut Runner) {
         let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
         r.measure_tiny("graph_chain_100_small", 16, 200, || {
             session.run(&feeds, &["chain_99:0"], &[]).expect("run")
+        });
+    }
+    if r.wants("graph_chain_100_identity") {
+        let root = identity_chain_graph(100);
+        let session = Session::new(root.graph());
+        let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
+        r.measure_tiny("graph_chain_100_identity", 16, 200, || {
+            session.run(&feeds, &["id_99:0"], &[]).expect("run")
         });
     }
 }

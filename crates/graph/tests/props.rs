@@ -73,7 +73,7 @@ proptest! {
         let names: Vec<String> = outs.iter().map(Output::name).collect();
         let fetch: Vec<&str> = names.iter().map(String::as_str).collect();
         let on = Session::new(root.graph()).run(&feeds, &fetch, &[]);
-        let off = Session::with_options(root.graph(), SessionOptions { optimize: false }).run(&feeds, &fetch, &[]);
+        let off = Session::with_options(root.graph(), SessionOptions { optimize: false, ..SessionOptions::default() }).run(&feeds, &fetch, &[]);
         prop_assert_eq!(on.map_err(|e| e.to_string()), off.map_err(|e| e.to_string()));
     }
 }

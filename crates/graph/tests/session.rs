@@ -141,11 +141,14 @@ fn optimized_and_unoptimized_runs_agree() {
             ("s", Tensor::vector(&sv)),
         ];
         let on = Session::new(root.graph()).run(&feeds, &fetches, &[]);
-        let off = Session::with_options(root.graph(), SessionOptions { optimize: false }).run(
-            &feeds,
-            &fetches,
-            &[],
-        );
+        let off = Session::with_options(
+            root.graph(),
+            SessionOptions {
+                optimize: false,
+                ..SessionOptions::default()
+            },
+        )
+        .run(&feeds, &fetches, &[]);
         match (on, off) {
             (Ok(x), Ok(y)) => assert_eq!(x, y),
             (Err(x), Err(y)) => assert_eq!(
