@@ -64,6 +64,8 @@ fn run_errors_name_the_node() {
         .unwrap_err();
     assert_eq!(e.node(), Some("r"));
     assert_eq!(e.to_string(), "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4");
+    // TensorFlow 2.21's runtime text (TF_SessionRun's status message) for the same failure.
+    assert_eq!(e.full_message(), "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4\n\t [[{{node r}}]]");
 }
 
 /// The optimization pass changes nothing observable: same values, same errors.

@@ -43,6 +43,7 @@ impl Value {
                 tensorcast_core::ops::broadcast::broadcast_to(&base, &shape).map_err(|source| {
                     Error::Kernel {
                         node: String::new(),
+                        location: String::new(),
                         source,
                     }
                 })
@@ -110,7 +111,7 @@ pub(super) fn run(
     for f in &plan.fetches {
         let v = read(&mut slots, f.read)
             .ok_or_else(|| Error::Internal(format!("fetch {} not computed", f.node.name)))?;
-        out.push(v.materialize().map_err(|e| e.at_node(&f.node.name))?);
+        out.push(v.materialize().map_err(|e| e.at_node(&f.node))?);
     }
     Ok(out)
 }
@@ -154,7 +155,7 @@ pub(super) fn missing(step: &Step) -> Error {
 
 /// Runs one step on `inputs` (drained), with errors attributed to its node.
 pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {
-    run_node(step, inputs).map_err(|e| e.at_node(&step.node.name))
+    run_node(step, inputs).map_err(|e| e.at_node(&step.node))
 }
 
 fn run_node(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {
@@ -237,6 +238,7 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             let b = tensorcast_core::ops::bitcast::bitcast(base, dst).map_err(|source| {
                 Error::Kernel {
                     node: String::new(),
+                    location: String::new(),
                     source,
                 }
             })?;
@@ -253,6 +255,7 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             let k = |r: tensorcast_core::Result<Tensor>| {
                 r.map_err(|source| Error::Kernel {
                     node: String::new(),
+                    location: String::new(),
                     source,
                 })
             };

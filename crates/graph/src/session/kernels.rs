@@ -12,6 +12,7 @@ use crate::shape;
 fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
         node: String::new(),
+        location: String::new(),
         source,
     })
 }
@@ -19,6 +20,7 @@ fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
 fn invalid(msg: String) -> Error {
     Error::Kernel {
         node: String::new(),
+        location: String::new(),
         source: tensorcast_core::Error::invalid(msg),
     }
 }
@@ -80,6 +82,7 @@ impl Kernel {
                 let s = node.output_shapes.first().cloned().unwrap_or(None);
                 return Kernel::Fail(Error::MissingFeed {
                     name: node.name.clone(),
+                    location: crate::error::node_location(node),
                     dtype,
                     shape: s.as_ref().map(|_| shape::debug(&s)),
                 });
@@ -90,7 +93,7 @@ impl Kernel {
             op => Kernel::for_op(op, attrs),
         };
         match kernel {
-            Kernel::Fail(e) => Kernel::Fail(e.at_node(&node.name)),
+            Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
             k => k,
         }
     }
@@ -123,6 +126,7 @@ impl Kernel {
                 None => Kernel::Fail(Error::NoKernel {
                     op: op.to_string(),
                     node: String::new(),
+                    location: String::new(),
                 }),
             },
         }
@@ -183,6 +187,7 @@ fn const_value(attrs: &Attrs) -> Result<Tensor> {
     if t.dtype() != dtype {
         return Err(Error::ConstTypeMismatch {
             node: String::new(),
+            location: String::new(),
             value: t.dtype(),
             dtype,
         });
