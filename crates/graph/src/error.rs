@@ -250,7 +250,7 @@ pub enum Error {
         /// The placeholder.
         name: String,
         /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
-        location: String,
+        location: Box<str>,
         /// Its dtype.
         dtype: DataType,
         /// Its shape, when the rank is known.
@@ -285,7 +285,7 @@ pub enum Error {
         /// The Const node.
         node: String,
         /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
-        location: String,
+        location: Box<str>,
         /// The dtype of the value.
         value: DataType,
         /// The `dtype` attr.
@@ -300,7 +300,7 @@ pub enum Error {
         node: String,
         /// TensorFlow's node context for it; empty until known (not appended by
         /// [`Error::full_message`]: the message names the node already).
-        location: String,
+        location: Box<str>,
     },
     /// A kernel failed at run time; `Display` is the kernel's message.
     #[error("{source}")]
@@ -308,9 +308,9 @@ pub enum Error {
         /// The node that failed.
         node: String,
         /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
-        location: String,
+        location: Box<str>,
         /// The kernel's error.
-        source: tensorcast_core::Error,
+        source: Box<tensorcast_core::Error>,
     },
     /// A TensorProto could not be decoded.
     #[error("{0}")]
@@ -373,9 +373,9 @@ impl Error {
             | Error::NoKernel { node, location, .. }
             | Error::ConstTypeMismatch { node, location, .. } => {
                 node.clone_from(&n.name);
-                *location = node_location(n);
+                *location = node_location(n).into();
             }
-            Error::MissingFeed { location, .. } => *location = node_location(n),
+            Error::MissingFeed { location, .. } => *location = node_location(n).into(),
             _ => {}
         }
         self

@@ -43,8 +43,8 @@ impl Value {
                 tensorcast_core::ops::broadcast::broadcast_to(&base, &shape).map_err(|source| {
                     Error::Kernel {
                         node: String::new(),
-                        location: String::new(),
-                        source,
+                        location: Box::default(),
+                        source: Box::new(source),
                     }
                 })
             }
@@ -238,8 +238,8 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             let b = tensorcast_core::ops::bitcast::bitcast(base, dst).map_err(|source| {
                 Error::Kernel {
                     node: String::new(),
-                    location: String::new(),
-                    source,
+                    location: Box::default(),
+                    source: Box::new(source),
                 }
             })?;
             lazy(b, shape.clone())
@@ -255,8 +255,8 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             let k = |r: tensorcast_core::Result<Tensor>| {
                 r.map_err(|source| Error::Kernel {
                     node: String::new(),
-                    location: String::new(),
-                    source,
+                    location: Box::default(),
+                    source: Box::new(source),
                 })
             };
             fn view(v: &Value) -> tensorcast_core::Result<Option<BroadcastView<'_>>> {

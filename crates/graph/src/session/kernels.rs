@@ -12,16 +12,16 @@ use crate::shape;
 fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
         node: String::new(),
-        location: String::new(),
-        source,
+        location: Box::default(),
+        source: Box::new(source),
     })
 }
 
 fn invalid(msg: String) -> Error {
     Error::Kernel {
         node: String::new(),
-        location: String::new(),
-        source: tensorcast_core::Error::invalid(msg),
+        location: Box::default(),
+        source: Box::new(tensorcast_core::Error::invalid(msg)),
     }
 }
 
@@ -82,7 +82,7 @@ impl Kernel {
                 let s = node.output_shapes.first().cloned().unwrap_or(None);
                 return Kernel::Fail(Error::MissingFeed {
                     name: node.name.clone(),
-                    location: crate::error::node_location(node),
+                    location: crate::error::node_location(node).into(),
                     dtype,
                     shape: s.as_ref().map(|_| shape::debug(&s)),
                 });
@@ -126,7 +126,7 @@ impl Kernel {
                 None => Kernel::Fail(Error::NoKernel {
                     op: op.to_string(),
                     node: String::new(),
-                    location: String::new(),
+                    location: Box::default(),
                 }),
             },
         }
@@ -187,7 +187,7 @@ fn const_value(attrs: &Attrs) -> Result<Tensor> {
     if t.dtype() != dtype {
         return Err(Error::ConstTypeMismatch {
             node: String::new(),
-            location: String::new(),
+            location: Box::default(),
             value: t.dtype(),
             dtype,
         });
