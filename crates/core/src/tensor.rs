@@ -103,7 +103,8 @@ impl Tensor {
     /// The gate of every constructor with data: checks the invariants (see [`Tensor`]) that
     /// tie `storage` to `dtype` and `shape`. A failure is a bug in tensorcast, reported as
     /// [`Error::Internal`] rather than a tensor that lies.
-    fn assemble(dtype: DataType, shape: TensorShape, storage: Storage) -> Result<Self> {
+    fn assemble(dtype: DataType, shape: TensorShape, mut storage: Storage) -> Result<Self> {
+        canonicalize_sub_byte(dtype, &mut storage);
         let n = shape.num_elements_usize();
         let ok = match &storage {
             Storage::None => true,
@@ -279,6 +280,7 @@ impl Tensor {
             let mut t = Self::new::<&TensorShape>(T::DTYPE, shape)?;
             if !values.is_empty() {
                 t.flat_slice_mut::<T>()?.clone_from_slice(values);
+                canonicalize_sub_byte(t.dtype, &mut t.storage);
             }
             return Ok(t);
         }
@@ -693,6 +695,16 @@ impl Tensor {
     }
 }
 
+/// Sub-byte integers are stored canonically (see [`DataType::sub_byte_mask`]) wherever the
+/// bytes are ours to write; shared bytes are a view of someone else's and stay as they are.
+fn canonicalize_sub_byte(dtype: DataType, storage: &mut Storage) {
+    if let (Some(mask), Storage::Bytes(b)) = (dtype.sub_byte_mask(), storage) {
+        if let Some(bytes) = b.as_mut_slice() {
+            bytes.iter_mut().for_each(|v| *v &= mask);
+        }
+    }
+}
+
 fn try_default_vec<T: Element + Default + Clone>(n: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
@@ -704,11 +716,22 @@ fn try_default_vec<T: Element + Default + Clone>(n: usize) -> Result<Vec<T>> {
 }
 
 /// Bitwise equality: same dtype, same shape, same bytes (so NaNs with equal bits are equal and
-/// `0.0 != -0.0`), and equal objects for strings, handles and variants.
+/// `0.0 != -0.0`), and equal objects for strings, handles and variants. Sub-byte integers
+/// compare the value bits of each byte only ([`DataType::sub_byte_mask`]), so a zero-copy view
+/// with stray upper bits equals its canonical copy.
 impl PartialEq for Tensor {
     fn eq(&self, other: &Self) -> bool {
         if self.dtype != other.dtype || self.shape != other.shape {
             return false;
+        }
+        if let Some(mask) = self.dtype.sub_byte_mask() {
+            return self.is_initialized() == other.is_initialized()
+                && self.bytes_or_empty().len() == other.bytes_or_empty().len()
+                && self
+                    .bytes_or_empty()
+                    .iter()
+                    .zip(other.bytes_or_empty())
+                    .all(|(a, b)| (a ^ b) & mask == 0);
         }
         match (&self.storage, &other.storage) {
             (Storage::Strings(a), Storage::Strings(b)) => a.as_slice() == b.as_slice(),

@@ -54,5 +54,5 @@ pub fn read_with(buf: Buffer, options: &ReadOptions) -> Result<Tensor> {
 
 /// Encodes `t` as a serialized `TensorProto` (`tf.io.serialize_tensor`'s bytes).
 pub fn write(t: &Tensor) -> Result<Vec<u8>> {
-    Ok(tensorcast_proto::serialize_tensor(t))
+    tensorcast_proto::serialize_tensor(t).map_err(|e| IoError::unsupported(e.to_string()))
 }

@@ -32,8 +32,9 @@ use crate::ProtoError;
 ///    varint32 length per element, then the bytes, adding up exactly).
 /// 4. Otherwise the dtype's typed field: extra values are ignored; fewer values than elements
 ///    repeat the last one (resource and variant elements are filled with defaults instead);
-///    none gives zeros. Narrower integers take the low bits of `int_val` (int4/int2 keep the
-///    whole low byte, as TensorFlow does); half and bfloat16 the low 16 bits of `half_val`;
+///    none gives zeros. Narrower integers take the low bits of `int_val` (int4/int2 keep
+///    their value bits: TensorFlow keeps the whole low byte, which holds the same value; see
+///    [`DataType::sub_byte_mask`]); half and bfloat16 the low 16 bits of `half_val`;
 ///    complex values come in (re, im) pairs (an odd trailing float is ignored); float8/float4
 ///    come from the bytes of `float8_val`.
 ///
@@ -121,12 +122,13 @@ pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tenso
 /// ```
 /// use tensorcast_proto::{parse_tensor, serialize_tensor};
 /// use tensorcast_core::{DataType, Tensor};
-/// let wire = bytes::Bytes::from(serialize_tensor(&Tensor::vector(&[7i32])));
+/// let wire = bytes::Bytes::from(serialize_tensor(&Tensor::vector(&[7i32]))?);
 /// assert!(parse_tensor(wire.clone(), DataType::INT32).is_ok());
 /// assert_eq!(
 ///     parse_tensor(wire, DataType::FLOAT).unwrap_err().to_string(),
 ///     "Type mismatch between parsed tensor (int32) and dtype (float)"
 /// );
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
 pub fn parse_tensor(bytes: Bytes, out_type: DataType) -> Result<Tensor, ProtoError> {
     parse_tensor_with(bytes, out_type, &DecodeOptions::default())
@@ -427,6 +429,14 @@ impl<'a> Decoder<'a> {
                 } else {
                     element_align(dtype)
                 };
+                if let Some(mask) = dtype.sub_byte_mask() {
+                    if content.iter().any(|&b| b & !mask != 0) {
+                        // Stray upper bits: a copy, which the tensor's constructor stores in
+                        // canonical form, rather than sharing bytes no constructor produces.
+                        let copy = Buffer::copy_from_slice_in(self.options.allocator(), content)?;
+                        return Ok(Tensor::from_buffer(dtype, shape, copy)?);
+                    }
+                }
                 let buffer = if (content.as_ptr() as usize).is_multiple_of(align) {
                     Buffer::from_bytes(content.clone())
                 } else {
@@ -484,7 +494,13 @@ impl<'a> Decoder<'a> {
             | DataType::INT4
             | DataType::UINT4
             | DataType::INT2
-            | DataType::UINT2 => self.pod(dtype, shape, n, &p.int_val, |v| v as u8),
+            | DataType::UINT2 => {
+                // TensorFlow keeps the whole low byte of each `int_val`; tensorcast keeps the
+                // value's bits only (the canonical byte, `DataType::sub_byte_mask`): the same
+                // values, and equal to the tensor the values were encoded from.
+                let mask = dtype.sub_byte_mask().unwrap_or(0xff);
+                self.pod(dtype, shape, n, &p.int_val, |v| v as u8 & mask)
+            }
             DataType::INT16 | DataType::QINT16 | DataType::UINT16 | DataType::QUINT16 => {
                 self.pod(dtype, shape, n, &p.int_val, |v| v as u16)
             }

@@ -45,12 +45,13 @@
 //! use tensorcast_proto::{decode_tensor, encode_tensor, parse_tensor, serialize_tensor};
 //!
 //! let t = Tensor::vector(&[1.0f64, 2.0, 3.0]);
-//! let wire = serialize_tensor(&t); // what tf.io.serialize_tensor writes
-//! assert_eq!(parse_tensor(wire.into(), DataType::DOUBLE).unwrap(), t);
-//! let aligned = encode_tensor(&t).unwrap(); // same bytes, content 64-byte aligned
-//! assert_eq!(aligned.as_ref(), serialize_tensor(&t));
-//! let back = decode_tensor(aligned.clone()).unwrap(); // shares `aligned`'s memory
+//! let wire = serialize_tensor(&t)?; // what tf.io.serialize_tensor writes
+//! assert_eq!(parse_tensor(wire.into(), DataType::DOUBLE)?, t);
+//! let aligned = encode_tensor(&t)?; // same bytes, content 64-byte aligned
+//! assert_eq!(aligned.as_ref(), serialize_tensor(&t)?);
+//! let back = decode_tensor(aligned.clone())?; // shares `aligned`'s memory
 //! assert!(aligned.as_ptr_range().contains(&back.data_ptr()));
+//! # Ok::<(), tensorcast_proto::ProtoError>(())
 //! ```
 //!
 //! # Messages

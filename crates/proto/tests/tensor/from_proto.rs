@@ -136,20 +136,18 @@ fn narrow_types_take_the_low_bits() {
         bytes_of(&tensor_from_proto(&p).unwrap()),
         [0xff, 0x2c, 0x7f]
     );
-    // int4 keeps the whole low byte (TensorFlow 2.21: int_val [-3, 7, 300] -> fd 07 2c).
-    for dt in [
-        DataType::INT4,
-        DataType::UINT4,
-        DataType::INT2,
-        DataType::UINT2,
+    // The sub-byte integers keep their value bits (TensorFlow 2.21 keeps the whole low byte,
+    // int_val [-3, 7, 300] -> fd 07 2c, which holds the same values; tensorcast stores the
+    // canonical byte, `DataType::sub_byte_mask`).
+    for (dt, want) in [
+        (DataType::INT4, [0x0d, 0x07, 0x0c]),
+        (DataType::UINT4, [0x0d, 0x07, 0x0c]),
+        (DataType::INT2, [0x01, 0x03, 0x00]),
+        (DataType::UINT2, [0x01, 0x03, 0x00]),
     ] {
         let mut p = proto(dt, &[3]);
         p.int_val = vec![-3, 7, 300];
-        assert_eq!(
-            bytes_of(&tensor_from_proto(&p).unwrap()),
-            [0xfd, 0x07, 0x2c],
-            "{dt}"
-        );
+        assert_eq!(bytes_of(&tensor_from_proto(&p).unwrap()), want, "{dt}");
     }
     // half: low 16 bits of half_val (TensorFlow 2.21: [0x13c00, -1] -> 003c ffff).
     let mut p = proto(DataType::HALF, &[2]);
