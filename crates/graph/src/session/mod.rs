@@ -1,13 +1,18 @@
 //! [`Session`]: runs a graph on tensorcast's kernels (`run(feeds, fetches, targets)` with
 //! `"op:k"` names, TensorFlow's messages).
 //!
-//! The executor runs only the nodes the fetches and targets need, in dependency order, and frees
-//! each intermediate after its last consumer. With [`SessionOptions::optimize`] on (the default) a
+//! The first run of a (feeds, fetches, targets) signature builds a plan (`plan.rs`): only the
+//! nodes the fetches and targets need, in dependency order, each kernel resolved once, value
+//! slots with last-use moves so each intermediate is freed after its last consumer. Later runs
+//! of the signature reuse it. With [`SessionOptions::optimize`] on (the default) a
 //! `BroadcastTo` whose consumers can read it in place is never materialised: element-wise
 //! consumers read the small input through broadcasting, `Cast` and same-size `Bitcast` run on
 //! the small input (`Cast(BroadcastTo(x))` = `BroadcastTo(Cast(x))`), chains of `BroadcastTo`
-//! and `Identity` collapse, and a `BroadcastTo` to its input's own shape is its input. Results
-//! and error messages are the same either way.
+//! and `Identity` collapse, and a `BroadcastTo` to its input's own shape is its input. With
+//! [`SessionOptions::parallel`] on (the default) independent branches of big nodes run
+//! concurrently (`parallel.rs`). Results and error messages are the same either way; a run-time
+//! error carries its node ([`Error::node`]) and TensorFlow's node-context text
+//! ([`Error::full_message`]).
 
 mod executor;
 pub(crate) mod kernels;
