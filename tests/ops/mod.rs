@@ -10,6 +10,7 @@ mod cast;
 mod elementwise;
 mod graph_common;
 mod graph_def;
+mod graph_run_error;
 pub mod graph_shape_inference;
 mod parse;
 mod saturate_cast;
@@ -37,6 +38,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)
             }
+            Some("graph_run_error") => graph_run_error::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

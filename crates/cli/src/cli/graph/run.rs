@@ -71,6 +71,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         &graph,
         SessionOptions {
             optimize: !args.no_optimize,
+            ..SessionOptions::default()
         },
     );
     let out = session
