@@ -9,6 +9,8 @@ use crate::error::{Error, Result};
 use crate::graph::Node;
 use crate::shape;
 
+use tensorcast_core::Error as CoreError;
+
 fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
         node: String::new(),
@@ -17,11 +19,12 @@ fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     })
 }
 
-fn invalid(msg: String) -> Error {
+/// A kernel's own argument check failing.
+fn invalid(e: tensorcast_core::Error) -> Error {
     Error::Kernel {
         node: String::new(),
         location: Box::default(),
-        source: Box::new(tensorcast_core::Error::invalid(msg)),
+        source: Box::new(e),
     }
 }
 
@@ -222,10 +225,10 @@ fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
     let mut v = Vec::with_capacity(dims.len());
     for &d in dims {
         v.push(i32::try_from(d).map_err(|_| {
-            invalid(format!(
-                "Shape output type is 32-bit but dim {} is {d}",
-                v.len()
-            ))
+            invalid(CoreError::ShapeOutput32 {
+                index: v.len(),
+                dim: d,
+            })
         })?);
     }
     Ok(Tensor::vector(&v))
@@ -234,10 +237,9 @@ fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
 /// The int values of a shape operand (int32/int64; a vector or a scalar).
 fn shape_values(sizes: &Tensor) -> Result<Vec<i64>> {
     if sizes.dims() > 1 {
-        return Err(invalid(format!(
-            "sizes input must be 1-D, not {}",
-            sizes.shape()
-        )));
+        return Err(invalid(CoreError::ReshapeSizesRank {
+            shape: sizes.shape().clone(),
+        }));
     }
     match sizes.dtype() {
         DataType::INT32 => Ok(kernel(sizes.as_slice::<i32>())?
@@ -245,10 +247,7 @@ fn shape_values(sizes: &Tensor) -> Result<Vec<i64>> {
             .map(|&v| i64::from(v))
             .collect()),
         DataType::INT64 => Ok(kernel(sizes.as_slice::<i64>())?.to_vec()),
-        d => Err(invalid(format!(
-            "sizes input must be int32 or int64, not {}",
-            d.name()
-        ))),
+        dtype => Err(invalid(CoreError::ReshapeSizesDtype { dtype })),
     }
 }
 
@@ -262,23 +261,22 @@ pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
     for (d, &size) in values.iter().enumerate() {
         if size == -1 {
             if let Some(u) = unknown {
-                return Err(invalid(format!(
-                    "Only one input size may be -1, not both {u} and {d}"
-                )));
+                return Err(invalid(CoreError::ReshapeTwoUnknown {
+                    first: u,
+                    second: d,
+                }));
             }
             unknown = Some(d);
             dims.push(1);
         } else if size < 0 {
-            return Err(invalid(format!(
-                "Size {d} must be non-negative, not {size}"
-            )));
+            return Err(invalid(CoreError::ReshapeNegativeSize { index: d, size }));
         } else if size == 0 {
             has_zero = true;
             dims.push(0);
         } else {
-            product = product.checked_mul(size).ok_or_else(|| {
-                invalid("Reshape would create a tensor with too many elements".to_string())
-            })?;
+            product = product
+                .checked_mul(size)
+                .ok_or_else(|| invalid(CoreError::ReshapeTooManyElements))?;
             dims.push(size);
         }
     }
@@ -295,18 +293,19 @@ pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
         }
         let missing = input_n / product;
         if !input_zero && product * missing != input_n {
-            return Err(invalid(format!(
-                "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {product}"
-            )));
+            return Err(invalid(CoreError::ReshapeNotMultiple {
+                elements: n,
+                product,
+            }));
         }
         dims[u] = missing;
     }
     let shape = kernel(TensorShape::new(&dims))?;
     if shape.num_elements() != n {
-        return Err(invalid(format!(
-            "Input to reshape is a tensor with {n} values, but the requested shape has {}",
-            shape.num_elements()
-        )));
+        return Err(invalid(CoreError::ReshapeSizes {
+            elements: n,
+            requested: shape.num_elements(),
+        }));
     }
     kernel(input.reshape(&shape))
 }
