@@ -40,7 +40,7 @@
 //!
 //! ```
 //! use tensorcast_core::{ops::broadcast::broadcast_to_op, Tensor, TensorShape};
-//! // The seed's example: [[1, 2, 3]] (shape [1, 3]) broadcast to [2, 3].
+//! // TensorFlow's documented example: [[1, 2, 3]] (shape [1, 3]) broadcast to [2, 3].
 //! let x = Tensor::from_slice(&[1i32, 2, 3], &TensorShape::new(&[1, 3]).unwrap()).unwrap();
 //! let y = broadcast_to_op(&x, &Tensor::vector(&[2i32, 3])).unwrap();
 //! assert_eq!(y.shape().to_string(), "[2,3]");
