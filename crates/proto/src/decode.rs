@@ -14,8 +14,8 @@ use tensorcast_core::{
     Variant, VariantTensorData,
 };
 
+use crate::handle::resource_handle_from_proto;
 use crate::messages::{ResourceHandleProto, TensorProto, VariantTensorDataProto};
-use crate::objects::resource_handle_from_proto;
 use crate::options::{DecodeOptions, MAX_NESTING_DEPTH};
 use crate::shape::shape_from_proto;
 use crate::ProtoError;
@@ -615,9 +615,33 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// A variant value from its proto ([`Variant::decode`] of the decoded `VariantTensorData`),
+/// with the default [`DecodeOptions`] for its nested tensors. Any type name is accepted: values
+/// tensorcast does not know natively stay in their encoded form.
+pub fn variant_from_proto(p: &VariantTensorDataProto) -> Result<Variant, ProtoError> {
+    variant_from_proto_with(p, &DecodeOptions::default())
+}
+
+/// [`variant_from_proto`] with options for the nested tensors.
+pub fn variant_from_proto_with(
+    p: &VariantTensorDataProto,
+    options: &DecodeOptions,
+) -> Result<Variant, ProtoError> {
+    Decoder::new(options).variant(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variants_round_trip() {
+        let v = Variant::from(Tensor::from(42.0f32));
+        let back = variant_from_proto(&crate::variant_to_proto(&v)).unwrap();
+        assert_eq!(back, v);
+        let empty = crate::variant_to_proto(&Variant::Empty);
+        assert_eq!(variant_from_proto(&empty).unwrap(), Variant::Empty);
+    }
 
     #[test]
     fn varint32_reads_like_tensorflow() {

@@ -8,8 +8,10 @@ use prost::Message;
 use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
 use tensorcast_core::{DataType, ResourceHandle, TString, Tensor, Variant};
 
-use crate::messages::{AllocationDescription, TensorDescription, TensorProto};
-use crate::objects::{resource_handle_to_proto, variant_to_proto};
+use crate::handle::resource_handle_to_proto;
+use crate::messages::{
+    AllocationDescription, TensorDescription, TensorProto, VariantTensorDataProto,
+};
 use crate::shape::shape_to_proto;
 use crate::ProtoError;
 
@@ -397,5 +399,16 @@ pub fn tensor_description(t: &Tensor) -> TensorDescription {
             has_single_reference: a.has_single_reference,
             ptr: a.ptr,
         }),
+    }
+}
+
+/// The proto of a variant value: [`Variant::encode`], nested tensors in their typed-field form
+/// (TensorFlow's `VariantTensorData::ToProto` uses `AsProtoField`).
+pub fn variant_to_proto(v: &Variant) -> VariantTensorDataProto {
+    let data = v.encode();
+    VariantTensorDataProto {
+        type_name: data.type_name,
+        metadata: data.metadata,
+        tensors: data.tensors.iter().map(as_proto_field).collect(),
     }
 }
