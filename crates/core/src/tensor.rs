@@ -620,7 +620,9 @@ impl Tensor {
 
     /// [`Tensor::bitcast_from`] as a function: a new tensor sharing this one's buffer.
     pub fn bitcast_to(&self, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
-        let mut t = Tensor::empty(dtype);
+        // A placeholder without a buffer: `bitcast_from` replaces everything, nothing is
+        // allocated.
+        let mut t = Tensor::without_data(dtype, TensorShape::scalar());
         t.bitcast_from(self, dtype, shape)?;
         Ok(t)
     }
