@@ -13,7 +13,6 @@ mod graph_def;
 mod graph_run_error;
 pub mod graph_shape_inference;
 mod parse;
-mod saturate_cast;
 mod serialize;
 mod summarize;
 
@@ -34,7 +33,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("bitcast") => bitcast::run(rec),
             Some("broadcast_to") => broadcast_to::run(rec),
             Some("cast") => cast::run(rec),
-            Some("saturate_cast") => saturate_cast::run(rec),
+            Some("saturate_cast") => cast::run_saturating(rec),
             Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)
             }

@@ -153,17 +153,13 @@ impl<T> ObjectArray<T> {
 
 impl<T> Drop for ObjectArray<T> {
     fn drop(&mut self) {
-        // SAFETY: every slot holds a live element that nothing else refers to; each is dropped
-        // once, then the block goes back to its allocator.
-        unsafe {
-            std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(
-                self.ptr.as_ptr(),
-                self.len,
-            ));
-        }
-        if let Some(b) = &self.block {
-            b.release();
-        }
+        // A whole array is a finished `Partial`: dropping that drops every element and returns
+        // the block, once.
+        drop(Partial {
+            ptr: self.ptr,
+            init: self.len,
+            block: self.block.take(),
+        });
     }
 }
 
