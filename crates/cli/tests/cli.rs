@@ -1,6 +1,7 @@
 //! The `tensorcast` binary end to end: every subcommand on fixtures written in a temporary
 //! directory, every error class (exit 2, one line naming the file), `diff`'s exit codes.
 
+use crate::common::stderr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -12,10 +13,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
 
 /// A fresh, empty directory for one test.
 fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::common::temp_dir(&format!("cli-{test}"))
 }
 
 fn run_in(dir: &Path, args: &[&str]) -> Output {
@@ -28,10 +26,6 @@ fn run_in(dir: &Path, args: &[&str]) -> Output {
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).unwrap()
 }
 
 fn matrix_f32() -> Tensor {

@@ -3,6 +3,7 @@
 //! devices, signals and file-size limits during a write, the memory limit, names with escape
 //! sequences.
 
+use crate::common::stderr;
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
@@ -16,10 +17,7 @@ use tensorcast::{DataType, Tensor, TensorShape};
 const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
 
 fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("hostile-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    crate::common::temp_dir(&format!("hostile-{test}"))
 }
 
 fn entries(dir: &Path) -> Vec<String> {
@@ -48,10 +46,6 @@ fn run_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
     out
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn vector(n: usize) -> Tensor {

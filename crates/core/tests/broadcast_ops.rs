@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use tensorcast::buffer::{cpu_allocator, Allocator, Buffer, TrackingAllocator};
-use tensorcast::ops::broadcast::{
+use tensorcast_core::buffer::{cpu_allocator, Allocator, Buffer, TrackingAllocator};
+use tensorcast_core::ops::broadcast::{
     broadcast_to, broadcast_to_in, broadcast_to_op, check_broadcast_to,
 };
-use tensorcast::{
+use tensorcast_core::{
     bf16, f16, Code, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
 
@@ -88,7 +88,7 @@ fn err(input: &Tensor, out: &Tensor) -> String {
 
 #[test]
 fn broadcast_to_basic_every_numeric_dtype_matches_numpy() {
-    fn case<T: tensorcast::Element + Copy + PartialEq>(vals: [T; 3]) {
+    fn case<T: tensorcast_core::Element + Copy + PartialEq>(vals: [T; 3]) {
         let x = Tensor::vector(&vals);
         let y = broadcast_to_op(&x, &Tensor::vector(&[3i32, 3])).unwrap();
         assert_eq!(y.shape().dim_sizes(), &[3, 3]);

@@ -4,11 +4,11 @@
 
 use half::{bf16, f16};
 use proptest::prelude::*;
-use tensorcast::buffer::Buffer;
-use tensorcast::ops::cast::cast;
-use tensorcast::ops::equal::equal;
-use tensorcast::Complex;
-use tensorcast::{Code, DataType, TString, Tensor, TensorShape};
+use tensorcast_core::buffer::Buffer;
+use tensorcast_core::ops::cast::cast;
+use tensorcast_core::ops::equal::equal;
+use tensorcast_core::Complex;
+use tensorcast_core::{Code, DataType, TString, Tensor, TensorShape};
 
 fn shape(d: &[i64]) -> TensorShape {
     TensorShape::new(d).unwrap()
@@ -1045,7 +1045,7 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`tests/data/gen_cast_tf_recorded.py`):
+/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`crates/core/tests/data/gen_cast_tf_recorded.py`):
 /// every pair of numeric dtypes at sizes 1 to 40, with special values and random bit patterns.
 /// Every byte must match, the x86-defined float-to-integer results and NaN signs included.
 #[test]
@@ -1085,7 +1085,7 @@ fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
 }
 
 /// The same for `float8_e4m3fn`, `float8_e5m2`, `int4` and `uint4` (624 recorded casts,
-/// `tests/data/gen_cast_tf_recorded_f8.py`).
+/// `crates/core/tests/data/gen_cast_tf_recorded_f8.py`).
 #[test]
 fn cast_float8_and_int4_match_recorded_tensorflow_casts() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,5 @@
+//! Integration tests of the `tensorcast` binary (one test binary, a module per concern).
+
+mod cli;
+mod common;
+mod hostile;
