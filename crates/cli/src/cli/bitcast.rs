@@ -8,8 +8,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use tensorcast::ops;
 
-use super::EXIT_OK;
-
 /// Arguments of `bitcast`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -32,20 +30,15 @@ pub(crate) struct Args {
 /// Runs `bitcast`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = args.input.display().to_string();
-    let format = super::output_format(&args.output, args.format.as_deref())
-        .with_context(|| args.output.display().to_string())?;
     let dtype = super::parse_dtype(&args.to).with_context(|| format!("{in_name}: --to"))?;
-    let contents = super::load(&args.input)?;
-    let tensors = if args.reinterpret {
-        super::map_tensors(contents.tensors, "reinterpreting", |t| {
+    let format = args.format.as_deref();
+    if args.reinterpret {
+        super::map_file(&args.input, &args.output, format, "reinterpreting", |t| {
             ops::reinterpret::reinterpret_cast_to(t, dtype)
         })
     } else {
-        super::map_tensors(contents.tensors, "bitcasting", |t| {
+        super::map_file(&args.input, &args.output, format, "bitcasting", |t| {
             ops::bitcast::bitcast(t, dtype)
         })
     }
-    .context(in_name)?;
-    super::write(&args.output, format, &tensors)?;
-    Ok(EXIT_OK)
 }

@@ -6,8 +6,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use tensorcast::ops;
 
-use super::EXIT_OK;
-
 /// Arguments of `broadcast`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -27,14 +25,9 @@ pub(crate) struct Args {
 /// Runs `broadcast`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = args.input.display().to_string();
-    let format = super::output_format(&args.output, args.format.as_deref())
-        .with_context(|| args.output.display().to_string())?;
     let shape = super::parse_shape(&args.shape).with_context(|| format!("{in_name}: --shape"))?;
-    let contents = super::load(&args.input)?;
-    let tensors = super::map_tensors(contents.tensors, "broadcasting", |t| {
+    let format = args.format.as_deref();
+    super::map_file(&args.input, &args.output, format, "broadcasting", |t| {
         ops::broadcast::broadcast_to(t, &shape)
     })
-    .context(in_name)?;
-    super::write(&args.output, format, &tensors)?;
-    Ok(EXIT_OK)
 }

@@ -116,6 +116,23 @@ pub(crate) fn map_tensors(
     Ok(out)
 }
 
+/// The body of the per-tensor commands (`bitcast`, `broadcast`): read `input`, apply `op` to
+/// every tensor (progress labelled `what`), write the results to `output` in `format` (or the
+/// format its extension names). Errors name the file they concern.
+pub(crate) fn map_file(
+    input: &Path,
+    output: &Path,
+    format: Option<&str>,
+    what: &str,
+    op: impl Fn(&Tensor) -> tensorcast::Result<Tensor>,
+) -> Result<i32> {
+    let format = output_format(output, format).with_context(|| output.display().to_string())?;
+    let contents = load(input)?;
+    let tensors = map_tensors(contents.tensors, what, op).context(input.display().to_string())?;
+    write(output, format, &tensors)?;
+    Ok(EXIT_OK)
+}
+
 /// Writes `tensors` to `path` in `format` (atomically), with a spinner for large outputs;
 /// errors name the file.
 pub(crate) fn write(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
