@@ -11,7 +11,8 @@ use tensorcast_buffer::{AllocationAttributes, Allocator};
 use super::engine::{self, never, Kernel, Src};
 use super::numeric::{
     add32, add64, bf16_to_f32, daz32, daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32,
-    max_nan, min_nan, mul32, mul64, sub32, sub64, subnormal32, subnormal64, tiny32,
+    max_nan, min_nan, mul32, mul64, sub32, sub64, subnormal32, subnormal64, subnormal_bf16, tiny32,
+    tiny_bf16,
 };
 use super::{check, BinaryOp, Operand};
 use crate::error::{Error, Result};
@@ -96,7 +97,7 @@ pub(crate) fn compute(
         }};
         ($T:ty, $O:ty, $odt:expr, $main:expr, $tail:expr, $tail_len:expr, $fast:expr, $special:expr) => {{
             let (sa, sb) = (a.src::<$T>()?, b.src::<$T>()?);
-            engine::run::<$T, $O, _, _, _, _>(
+            engine::run::<$T, $O, _, _, _, _, _>(
                 allocator,
                 sa,
                 sb,
@@ -113,9 +114,9 @@ pub(crate) fn compute(
         }};
     }
     // Arithmetic with a shortcut: `$fast` is the plain hardware result, valid unless
-    // `$special(x, y, r)`.
+    // `$special(x, y, r)`, a condition reduced in lanes of `$M` (the width of `$T`'s bits).
     macro_rules! shortcut {
-        ($T:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
+        ($T:ty, $M:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
             let f = |$x: &$T, $y: &$T| -> $T { $e };
             go!(
                 $T,
@@ -125,7 +126,7 @@ pub(crate) fn compute(
                 f,
                 0,
                 |$fx: &$T, $fy: &$T| -> $T { $fe },
-                |$sx: &$T, $sy: &$T, $sr: &$T| -> bool { $se }
+                |$sx: &$T, $sy: &$T, $sr: &$T| -> $M { <$M>::from($se) }
             )
         }};
     }
@@ -259,6 +260,7 @@ pub(crate) fn compute(
             BinaryOp::Mul if y_first => same!(f32, |x, y| mul32(*y, *x)),
             BinaryOp::AddV2 => shortcut!(
                 f32,
+                u32,
                 |x, y| add32(*x, *y),
                 fast | x,
                 y | *x + *y,
@@ -268,6 +270,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Sub => shortcut!(
                 f32,
+                u32,
                 |x, y| sub32(*x, *y),
                 fast | x,
                 y | *x - *y,
@@ -277,6 +280,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Mul => shortcut!(
                 f32,
+                u32,
                 |x, y| mul32(*x, *y),
                 fast | x,
                 y | *x * *y,
@@ -297,6 +301,7 @@ pub(crate) fn compute(
             BinaryOp::Mul if y_first => same!(f64, |x, y| mul64(*y, *x)),
             BinaryOp::AddV2 => shortcut!(
                 f64,
+                u64,
                 |x, y| add64(*x, *y),
                 fast | x,
                 y | *x + *y,
@@ -306,6 +311,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Sub => shortcut!(
                 f64,
+                u64,
                 |x, y| sub64(*x, *y),
                 fast | x,
                 y | *x - *y,
@@ -332,14 +338,13 @@ pub(crate) fn compute(
             ))),
             BinaryOp::Mul => shortcut!(
                 bf16,
+                u16,
                 |x, y| f32_to_bf16(ftz32(daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y)))),
                 fast | x,
                 y | f32_to_bf16(bf16_to_f32(*x) * bf16_to_f32(*y)),
                 special | x,
                 y,
-                r | subnormal32(bf16_to_f32(*x))
-                    | subnormal32(bf16_to_f32(*y))
-                    | tiny32(bf16_to_f32(*r))
+                r | subnormal_bf16(*x) | subnormal_bf16(*y) | tiny_bf16(*r)
             ),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(
