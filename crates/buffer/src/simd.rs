@@ -100,8 +100,9 @@ mod tests {
 
     #[test]
     fn vectorized_returns_the_closures_result_bit_for_bit() {
+        // Finite values only: Miri picks NaN payloads at random, so NaNs would not compare.
         let xs: Vec<f32> = (0..1003u32)
-            .map(|i| f32::from_bits(i.wrapping_mul(2_654_435_761)))
+            .map(|i| f32::from_bits(i.wrapping_mul(2_654_435_761) & 0xbf7f_ffff))
             .collect();
         let plain: Vec<u32> = xs.iter().map(|x| (x * 1.5 + x).to_bits()).collect();
         let mut out = vec![0u32; xs.len()];
