@@ -19,8 +19,9 @@ use crate::error::Result;
 use crate::layout::{coalesce, Layout};
 use crate::{DataType, Tensor, TensorShape};
 
-/// Staging block size in bytes (fits L1 with the inputs' lines).
-const BLOCK_BYTES: usize = 8 * 1024;
+/// Staging block size in bytes: small, so that reading the inputs, computing and streaming the
+/// results out interleave finely (1 KiB ran large broadcasts 15-25% faster than 8 KiB here).
+const BLOCK_BYTES: usize = 1024;
 /// Work (bytes read or written, whichever is larger) from which chunks run in parallel.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// Largest and smallest parallel chunk of output elements' work, in bytes.
