@@ -100,17 +100,17 @@ if "--elementwise" not in sys.argv:
         res["tf_graph_equal_broadcast_256MiB"] = {"seconds": median_time(lambda: s.run("eq:0", {"a:0": a, "b:0": b})), "bytes": 256 << 20}
     ta, tb = tf.constant(a), tf.constant(b)
     res["tf_eager_equal_row_256MiB"] = {"seconds": median_time(lambda: tf.raw_ops.Equal(x=ta, y=tb)), "bytes": 256 << 20}
-    g = load_graph("graph_chain_100.pb")
-    with tf.compat.v1.Session(graph=g) as s:
-        xv = np.array([1, 2, 3, 4], dtype=np.float32)
-        def chain():
-            t = time.perf_counter()
-            for _ in range(200):
-                s.run("chain_99:0", {"x:0": xv})
-            return None
-        samples = []
-        chain()
-        for _ in range(7):
-            t = time.perf_counter(); chain(); samples.append((time.perf_counter() - t) / 200)
-        res["tf_graph_chain_100_small"] = {"seconds": statistics.median(samples), "bytes": 16}
+    for file, fetch, key in [("graph_chain_100.pb", "chain_99:0", "tf_graph_chain_100_small"),
+                             ("graph_chain_100_identity.pb", "id_99:0", "tf_graph_chain_100_identity")]:
+        g = load_graph(file)
+        with tf.compat.v1.Session(graph=g) as s:
+            xv = np.array([1, 2, 3, 4], dtype=np.float32)
+            def chain():
+                for _ in range(200):
+                    s.run(fetch, {"x:0": xv})
+            samples = []
+            chain()
+            for _ in range(7):
+                t = time.perf_counter(); chain(); samples.append((time.perf_counter() - t) / 200)
+            res[key] = {"seconds": statistics.median(samples), "bytes": 16}
 print(json.dumps(res))

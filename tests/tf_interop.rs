@@ -286,7 +286,7 @@ fn tensorflow_parses_what_tensorcast_writes_and_the_reverse() {
     for (i, (id, t)) in cases.iter().enumerate() {
         let file = format!("case{i}.pb");
         let mut f = std::fs::File::create(dir.join(&file)).unwrap();
-        f.write_all(&serialize_tensor(t)).unwrap();
+        f.write_all(&serialize_tensor(t).unwrap()).unwrap();
         manifest.push(serde_json::json!({"id": id, "file": file, "dtype": t.dtype().number()}));
     }
     std::fs::write(
@@ -322,10 +322,12 @@ fn tensorflow_parses_what_tensorcast_writes_and_the_reverse() {
                         failures.push(format!("{name} ({}): {e}", rec["how"]));
                     }
                     // What TensorFlow's SerializeTensor wrote, tensorcast writes identically.
-                    if rec["how"] == "serialize_tensor" && serialize_tensor(&t) != wire.as_ref() {
+                    if rec["how"] == "serialize_tensor"
+                        && serialize_tensor(&t).unwrap() != wire.as_ref()
+                    {
                         failures.push(format!(
                             "{name}: re-serialized {} vs TensorFlow's {}",
-                            hex(&serialize_tensor(&t)),
+                            hex(&serialize_tensor(&t).unwrap()),
                             hex(&wire)
                         ));
                     }
@@ -358,7 +360,7 @@ fn tensorflow_parses_what_tensorcast_writes_and_the_reverse() {
         // records. tensorcast writes each handle as it is; compare single handles only.
         let tf_resource_quirk = t.dtype() == DataType::RESOURCE && t.num_elements() > 1;
         if let Some(reser) = rec["reser"].as_str().filter(|_| !tf_resource_quirk) {
-            let ours = hex(&serialize_tensor(t));
+            let ours = hex(&serialize_tensor(t).unwrap());
             if ours != reser {
                 failures.push(format!("{id}: our bytes {ours} vs TensorFlow's {reser}"));
             } else {

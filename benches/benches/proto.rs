@@ -17,8 +17,11 @@ fn float_tensor(bytes: usize) -> Tensor {
 /// `serialize_tensor`'s bytes placed so that the content is not 4-byte aligned (as it usually
 /// is not in real encodings), so decoding must copy it.
 fn misaligned_copy(t: &Tensor) -> Bytes {
-    let wire = serialize_tensor(t);
-    let header = serialize_tensor_header(t).expect("header").len();
+    let wire = serialize_tensor(t).expect("initialised");
+    let header = serialize_tensor_header(t)
+        .expect("initialised")
+        .expect("header")
+        .len();
     let mut backing = vec![0u8; wire.len() + 8];
     let base = backing.as_ptr() as usize;
     let start = (0..8)
@@ -38,12 +41,14 @@ fn proto(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(bytes as u64));
         g.bench_function("memcpy", |b| b.iter(|| src.clone()));
         g.bench_function("encode_tensor", |b| b.iter(|| encode_tensor(&t)));
-        g.bench_function("serialize_tensor_vec", |b| b.iter(|| serialize_tensor(&t)));
+        g.bench_function("serialize_tensor_vec", |b| {
+            b.iter(|| serialize_tensor(&t).expect("initialised"))
+        });
         let mut reused = Vec::new();
         g.bench_function("serialize_tensor_into_reused", |b| {
             b.iter(|| {
                 reused.clear();
-                serialize_tensor_into(&t, &mut reused);
+                serialize_tensor_into(&t, &mut reused).expect("initialised");
                 reused.len()
             })
         });

@@ -9,10 +9,18 @@
 //! - `eager_equal_row_256MiB`: the eager reference, `Equal(a, b)` with implicit broadcasting.
 //! - `graph_chain_100_small`: one run of a chain of 100 `AddV2` nodes on f32 `[4]` (seconds per
 //!   run; divide by 100 for the per-node overhead).
+//! - `graph_chain_100_identity`: the same chain of 100 `Identity` nodes, whose kernel is a
+//!   reference-count bump: what is left is the executor's own per-node cost.
+//! - `graph_branches_2x8_800KB`: two independent chains of 8 element-wise nodes on f32
+//!   `[200000]` (800 KB per node, below the size at which a kernel splits its own work), with
+//!   independent branches run concurrently; `graph_branches_2x8_800KB_sequential` the same one
+//!   node at a time. Bytes: the outputs written (16 x 800 KB).
 
 use tensorcast_core::ops::elementwise::equal;
 use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
-use tensorcast_graph::ops::{AddV2, BroadcastTo, Equal, Placeholder, PlaceholderAttrs};
+use tensorcast_graph::ops::{
+    AddV2, BroadcastTo, Equal, Identity, Mul, Placeholder, PlaceholderAttrs,
+};
 use tensorcast_graph::{Scope, Session, SessionOptions};
 
 use super::Runner;
@@ -66,6 +74,37 @@ pub fn chain_graph(len: usize) -> Scope {
     root
 }
 
+/// A chain of `len` `Identity` nodes over a fed f32 `[4]` `x`; the last node is `id_{len-1}`.
+pub fn identity_chain_graph(len: usize) -> Scope {
+    let root = Scope::new_root_scope();
+    let x = placeholder(&root, "x", &[4]);
+    let mut cur = x.output;
+    for i in 0..len {
+        cur = Identity::new(&root.with_op_name(format!("id_{i}")), &cur)
+            .expect("identity")
+            .output;
+    }
+    root
+}
+
+/// Two independent chains of `len` nodes over fed f32 `[n]` `a` and `b`: `left_*` adds `a`,
+/// `right_*` multiplies by `b`.
+pub fn branches_graph(n: i64, len: usize) -> Scope {
+    let root = Scope::new_root_scope();
+    let a = placeholder(&root, "a", &[n]);
+    let b = placeholder(&root, "b", &[n]);
+    let (mut x, mut y) = (a.output.clone(), b.output.clone());
+    for i in 0..len {
+        x = AddV2::new(&root.with_op_name(format!("left_{i}")), &x, &a)
+            .expect("add")
+            .z;
+        y = Mul::new(&root.with_op_name(format!("right_{i}")), &y, &b)
+            .expect("mul")
+            .z;
+    }
+    root
+}
+
 /// Registers the graph workloads.
 pub fn run(r: &mut Runner) {
     let (rows, cols) = (4096i64, 16384i64);
@@ -83,7 +122,13 @@ pub fn run(r: &mut Runner) {
         let root = equal_broadcast_graph(rows, cols);
         let feeds = [("a", a.clone()), ("b", b.clone())];
         for (name, optimize) in [(names[0], true), (names[1], false)] {
-            let session = Session::with_options(root.graph(), SessionOptions { optimize });
+            let session = Session::with_options(
+                root.graph(),
+                SessionOptions {
+                    optimize,
+                    ..SessionOptions::default()
+                },
+            );
             r.measure(name, MIB_256, || {
                 session.run(&feeds, &["eq:0"], &[]).expect("run")
             });
@@ -100,5 +145,39 @@ pub fn run(r: &mut Runner) {
         r.measure_tiny("graph_chain_100_small", 16, 200, || {
             session.run(&feeds, &["chain_99:0"], &[]).expect("run")
         });
+    }
+    if r.wants("graph_chain_100_identity") {
+        let root = identity_chain_graph(100);
+        let session = Session::new(root.graph());
+        let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
+        r.measure_tiny("graph_chain_100_identity", 16, 200, || {
+            session.run(&feeds, &["id_99:0"], &[]).expect("run")
+        });
+    }
+    let branch_names = [
+        "graph_branches_2x8_800KB",
+        "graph_branches_2x8_800KB_sequential",
+    ];
+    if branch_names.iter().any(|n| r.wants(n)) {
+        let n = 200_000i64;
+        let root = branches_graph(n, 8);
+        let feeds = [
+            ("a", f32_tensor(&[n], 0.001)),
+            ("b", f32_tensor(&[n], 0.002)),
+        ];
+        for (name, parallel) in [(branch_names[0], true), (branch_names[1], false)] {
+            let session = Session::with_options(
+                root.graph(),
+                SessionOptions {
+                    parallel,
+                    ..SessionOptions::default()
+                },
+            );
+            r.measure_tiny(name, 16 * 800_000, 20, || {
+                session
+                    .run(&feeds, &["left_7:0", "right_7:0"], &[])
+                    .expect("run")
+            });
+        }
     }
 }

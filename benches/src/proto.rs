@@ -40,7 +40,7 @@ pub fn run(r: &mut Runner) {
         encode_tensor(&t)
     });
     r.measure("proto_serialize_vec_256MiB", MIB_256 as u64, || {
-        serialize_tensor(&t)
+        serialize_tensor(&t).expect("initialised")
     });
     let mut reused = Vec::new();
     r.measure(
@@ -48,7 +48,7 @@ pub fn run(r: &mut Runner) {
         MIB_256 as u64,
         || {
             reused.clear();
-            serialize_tensor_into(&t, &mut reused);
+            serialize_tensor_into(&t, &mut reused).expect("initialised");
             reused.len()
         },
     );
@@ -63,7 +63,7 @@ pub fn run(r: &mut Runner) {
         }
     }
     if r.wants("proto_decode_misaligned_256MiB") {
-        let wire = Bytes::from(serialize_tensor(&t));
+        let wire = Bytes::from(serialize_tensor(&t).expect("initialised"));
         r.measure("proto_decode_misaligned_256MiB", MIB_256 as u64, || {
             decode_tensor(wire.clone())
         });

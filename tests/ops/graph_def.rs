@@ -110,8 +110,13 @@ fn check(rec: &Value) -> Result<bool, String> {
     }
     // 5. Run, with and without the optimization pass.
     for optimize in [true, false] {
-        let session =
-            Session::with_options(&imported, tensorcast::graph::SessionOptions { optimize });
+        let session = Session::with_options(
+            &imported,
+            tensorcast::graph::SessionOptions {
+                optimize,
+                ..Default::default()
+            },
+        );
         match run_record(rec, &session) {
             Ok(true) => {}
             Ok(false) => return Ok(false),

@@ -10,6 +10,7 @@ mod cast;
 mod elementwise;
 mod graph_common;
 mod graph_def;
+mod graph_run_error;
 pub mod graph_shape_inference;
 mod parse;
 mod serialize;
@@ -32,9 +33,11 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("bitcast") => bitcast::run(rec),
             Some("broadcast_to") => broadcast_to::run(rec),
             Some("cast") => cast::run(rec),
+            Some("saturate_cast") => cast::run_saturating(rec),
             Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)
             }
+            Some("graph_run_error") => graph_run_error::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

@@ -18,7 +18,7 @@ pub fn run(rec: &Value) -> Outcome {
     let Some(want_hex) = rec["proto_hex"].as_str() else {
         return Outcome::Fail("record without proto_hex".into());
     };
-    let got = hex_encode(&serialize_tensor(&input));
+    let got = hex_encode(&serialize_tensor(&input).unwrap());
     if got != want_hex {
         return Outcome::Fail(format!("serialize_tensor gave {got}, expected {want_hex}"));
     }

@@ -31,6 +31,14 @@ pub enum AllocError {
         /// Requested size.
         size_bytes: usize,
     },
+    /// The allocator returned memory not aligned for the typed elements to be placed in it.
+    #[error("allocator {allocator} returned memory not aligned to {alignment} bytes")]
+    Misaligned {
+        /// Name of the allocator.
+        allocator: String,
+        /// The alignment the elements need.
+        alignment: usize,
+    },
 }
 
 /// Hints passed with an allocation, as TensorFlow's `AllocationAttributes`.
@@ -528,11 +536,10 @@ mod tests {
         let attrs = AllocationAttributes::default();
         let p = a.allocate(1 << 20, 64, &attrs).unwrap();
         let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: both allocated just above with these sizes and alignments.
-        unsafe {
-            a.deallocate(p, 1 << 20, 64);
-            a.deallocate(q, 1 << 20, 64);
-        }
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(p, 1 << 20, 64) };
+        // SAFETY: as for `p`.
+        unsafe { a.deallocate(q, 1 << 20, 64) };
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
     }
 
@@ -563,11 +570,10 @@ mod tests {
             (s.num_allocs, s.bytes_in_use, s.largest_alloc_size),
             (2, 4000, 3000)
         );
-        // SAFETY: both allocated just above with these sizes and alignments.
-        unsafe {
-            a.deallocate(p, 1000, 64);
-            a.deallocate(q, 3000, 64);
-        }
+        // SAFETY: allocated just above with this size and alignment.
+        unsafe { a.deallocate(p, 1000, 64) };
+        // SAFETY: as for `p`.
+        unsafe { a.deallocate(q, 3000, 64) };
         let s = a.stats().unwrap();
         assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (0, 4000));
     }

@@ -425,12 +425,12 @@ impl Buffer {
         if !root.writable {
             return None;
         }
-        let base = root.ptr.as_ptr();
+        let start = root.ptr.as_ptr().wrapping_add(self.offset);
         // SAFETY: `Arc::get_mut` proved this is the only handle on the root, and we hold it
         // mutably for the slice's lifetime, so no other reference to these bytes exists. The
         // root is writable (allocator memory or an adopted `Vec` of `Pod`), initialised, and
-        // `offset + len <= root.len`.
-        Some(unsafe { std::slice::from_raw_parts_mut(base.add(self.offset), self.len) })
+        // `offset + len <= root.len`, so `start` and the `len` bytes after it lie in the root.
+        Some(unsafe { std::slice::from_raw_parts_mut(start, self.len) })
     }
 
     /// The bytes, writable: if the root is shared or read-only, first copies this range into a

@@ -32,9 +32,15 @@
 //! assert_eq!(tracking.stats().unwrap().bytes_in_use, 0);
 //! ```
 #![deny(missing_docs)]
+#![warn(
+    clippy::multiple_unsafe_ops_per_block,
+    clippy::undocumented_unsafe_blocks
+)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod alloc;
 mod buffer;
+mod objects;
 pub mod simd;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
@@ -46,6 +52,7 @@ pub use alloc::{
     DEFAULT_ALIGNMENT,
 };
 pub use buffer::Buffer;
+pub use objects::ObjectArray;
 pub use tracking::TrackingAllocator;
 pub use writer::Writer;
 

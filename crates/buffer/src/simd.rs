@@ -25,13 +25,15 @@ pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
         let (s4, s_tail) = src.as_chunks::<4>();
         let (d4, d_tail) = dst.as_chunks_mut::<4>();
         for (d, s) in d4.iter_mut().zip(s4) {
-            // SAFETY: `s` and `d` are arrays of exactly four 4-byte elements (16 bytes each),
-            // and the unaligned load and store intrinsics have no alignment requirement. SSE2 is
-            // part of the x86-64 baseline, so the instructions always exist.
-            unsafe {
-                let v = _mm_loadu_ps(s.as_ptr());
-                _mm_storeu_si128(d.as_mut_ptr().cast::<__m128i>(), _mm_cvttps_epi32(v));
-            }
+            // SAFETY: `s` is an array of exactly four `f32` (16 readable bytes), and the
+            // unaligned load has no alignment requirement. SSE2 is part of the x86-64 baseline,
+            // so the instruction always exists.
+            let v = unsafe { _mm_loadu_ps(s.as_ptr()) };
+            // SAFETY: SSE2 (the x86-64 baseline) is all the conversion needs.
+            let r = unsafe { _mm_cvttps_epi32(v) };
+            // SAFETY: `d` is an array of exactly four `i32` (16 writable bytes); the unaligned
+            // store has no alignment requirement.
+            unsafe { _mm_storeu_si128(d.as_mut_ptr().cast::<__m128i>(), r) };
         }
         for (d, &s) in d_tail.iter_mut().zip(s_tail) {
             *d = cvtt_scalar(s);

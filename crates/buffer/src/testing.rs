@@ -117,7 +117,7 @@ unsafe impl Allocator for OffsetAllocator {
         };
         // SAFETY: per the caller's contract `ptr` is `offset` bytes into a block allocated above
         // with exactly this layout.
-        unsafe { std::alloc::dealloc(ptr.as_ptr().sub(self.offset), layout) };
+        unsafe { std::alloc::dealloc(ptr.as_ptr().wrapping_sub(self.offset), layout) };
     }
 }
 
@@ -184,10 +184,27 @@ impl CountingGlobalAlloc {
         self.peak.load(Ordering::SeqCst)
     }
 
+    /// Runs `f` and returns its result with the largest single allocation request (bytes) made
+    /// on this thread while it ran: how a test checks that a tiny input never makes a decoder
+    /// ask for a huge block, unaffected by other test threads.
+    pub fn largest_request<R>(&self, f: impl FnOnce() -> R) -> (R, usize) {
+        LARGEST_REQUEST.with(|l| l.set(0));
+        let r = f();
+        (r, LARGEST_REQUEST.with(std::cell::Cell::get))
+    }
+
     fn note(&self, size: usize) {
         let now = self.live.fetch_add(size, Ordering::SeqCst) + size;
         self.peak.fetch_max(now, Ordering::SeqCst);
+        // `try_with` fails only while the thread is being torn down: nothing to record then.
+        let _ = LARGEST_REQUEST.try_with(|l| l.set(l.get().max(size)));
     }
+}
+
+thread_local! {
+    // `const` init: no lazy initialisation and no destructor, so the allocator can touch it
+    // without allocating or recursing.
+    static LARGEST_REQUEST: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 impl Default for CountingGlobalAlloc {

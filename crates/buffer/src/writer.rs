@@ -30,6 +30,16 @@ pub struct Writer<'a> {
     streaming: bool,
 }
 
+impl std::fmt::Debug for Writer<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("len", &self.dst.len())
+            .field("filled", &self.filled)
+            .field("streaming", &self.streaming)
+            .finish()
+    }
+}
+
 impl<'a> Writer<'a> {
     pub(crate) fn new(dst: &'a mut [MaybeUninit<u8>]) -> Self {
         let streaming = dst.len() >= STREAMING_MIN_TOTAL_BYTES && cfg!(not(miri));
@@ -173,14 +183,14 @@ impl<'a> Writer<'a> {
             // start + have == filled); destination `[filled, filled + n)` lies inside the
             // reserved range and after the source, so they do not overlap. Both derive from
             // `base`, which covers the whole output.
-            unsafe {
-                let src = base.add(start).cast_const();
-                let dst = base.add(self.filled);
-                if self.streaming && n >= STREAMING_MIN_PIECE_BYTES {
-                    copy_streaming(dst, src, n);
-                } else {
-                    std::ptr::copy_nonoverlapping(src, dst, n);
-                }
+            let src = base.wrapping_add(start).cast_const();
+            let dst = base.wrapping_add(self.filled);
+            if self.streaming && n >= STREAMING_MIN_PIECE_BYTES {
+                // SAFETY: as above; `copy_streaming` asks no more than `copy_nonoverlapping`.
+                unsafe { copy_streaming(dst, src, n) };
+            } else {
+                // SAFETY: as above.
+                unsafe { std::ptr::copy_nonoverlapping(src, dst, n) };
             }
             self.filled += n;
         }
@@ -205,7 +215,7 @@ impl<'a> Writer<'a> {
                 // SAFETY: `out` is aligned for `T` (checked above) and `[out, out + len)` lies in
                 // the reserved range of `n = len * size_of::<T>()` bytes; writing a `T` through a
                 // `MaybeUninit<T>` pointer initialises it.
-                unsafe { out.add(i).write(MaybeUninit::new(f(x))) };
+                unsafe { out.wrapping_add(i).write(MaybeUninit::new(f(x))) };
             }
             self.filled += n;
         } else {
@@ -302,22 +312,20 @@ unsafe fn copy_streaming(dst: *mut u8, src: *const u8, n: usize) {
             // `dst + i` is 16-byte aligned (the head made it so and `i` advances by 64), as
             // `_mm_stream_si128` requires; the loads are unaligned loads. SSE2 is part of the
             // x86_64 baseline, so the intrinsics are always available.
-            unsafe {
-                let s = src.add(i).cast::<__m128i>();
-                let d = dst.add(i).cast::<__m128i>();
-                let a = _mm_loadu_si128(s);
-                let b = _mm_loadu_si128(s.add(1));
-                let c = _mm_loadu_si128(s.add(2));
-                let e = _mm_loadu_si128(s.add(3));
-                stream_store(d, a);
-                stream_store(d.add(1), b);
-                stream_store(d.add(2), c);
-                stream_store(d.add(3), e);
+            let s = src.wrapping_add(i).cast::<__m128i>();
+            let d = dst.wrapping_add(i).cast::<__m128i>();
+            let v = [0, 1, 2, 3].map(|k| {
+                // SAFETY: as above: 16 readable bytes at `s + k`, loaded unaligned.
+                unsafe { _mm_loadu_si128(s.wrapping_add(k)) }
+            });
+            for (k, v) in v.into_iter().enumerate() {
+                // SAFETY: as above: 16 writable, 16-byte-aligned bytes at `d + k`.
+                unsafe { stream_store(d.wrapping_add(k), v) };
             }
             i += 64;
         }
         // SAFETY: the tail `[i, n)` is inside both ranges per the caller's contract.
-        unsafe { std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), n - i) };
+        unsafe { std::ptr::copy_nonoverlapping(src.wrapping_add(i), dst.wrapping_add(i), n - i) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     // SAFETY: the caller's contract is exactly `copy_nonoverlapping`'s.

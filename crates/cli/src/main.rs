@@ -8,6 +8,7 @@
 //! `-` names standard input (any command that reads a file) or output (`convert`'s output,
 //! with `--to`).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod cli;
 

@@ -388,6 +388,31 @@ impl DataType {
             _ => 8 * self.size(),
         }
     }
+
+    /// For the sub-byte integers (int4, uint4, int2, uint2), the mask of the bits that hold the
+    /// value in their one byte per element: `0x0f` or `0x03`; `None` for every other dtype.
+    ///
+    /// A sub-byte integer has one *canonical* byte per value: the value's low bits with the
+    /// upper bits zero (what `Int4::new` and `ml_dtypes` store). Every tensorcast path that
+    /// creates values stores that byte (constructors, proto decoding, cast), so equal values
+    /// have equal bytes and survive a proto round trip byte for byte. Zero-copy views of
+    /// foreign bytes (`bitcast_from`, `reinterpret_cast_to`, a shared `from_buffer`) keep the
+    /// bytes they are given; tensor equality compares these dtypes by value, so such a tensor
+    /// still equals its canonical copy.
+    ///
+    /// ```
+    /// use tensorcast_core::DataType;
+    /// assert_eq!(DataType::INT4.sub_byte_mask(), Some(0x0f));
+    /// assert_eq!(DataType::UINT2.sub_byte_mask(), Some(0x03));
+    /// assert_eq!(DataType::UINT8.sub_byte_mask(), None);
+    /// ```
+    pub fn sub_byte_mask(self) -> Option<u8> {
+        match self.0 {
+            29 | 30 => Some(0x0f),
+            31 | 32 => Some(0x03),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for DataType {
@@ -453,6 +478,20 @@ mod tests {
     #[test]
     fn unknown_and_ref_names() {
         assert_eq!(DataType::from_number(50).name(), "unknown dtype enum (50)");
+        // Every number above 100 is a ref to `number - 100` in TensorFlow's `DataTypeString`
+        // (`IsRefType` is `dtype > kDataTypeRefOffset`), known or not: its C++ prints
+        // `unknown dtype enum (27)_ref` for 127 where 27 was not yet a dtype (a TensorFlow 1.x
+        // crash log shows that text). Python's `DType` refuses such numbers before naming them,
+        // so the C++ rule is the one to follow; the odd-looking name is TensorFlow's.
+        assert_eq!(
+            DataType::from_number(i32::MAX).name(),
+            "unknown dtype enum (2147483547)_ref"
+        );
+        assert_eq!(
+            DataType::from_number(i32::MIN).name(),
+            "unknown dtype enum (-2147483648)"
+        );
+        assert_eq!(DataType::from_number(i32::MAX).proto_name(), None);
         assert_eq!(DataType::from_number(133).name(), "float4_e2m1fn_ref");
         assert_eq!(
             DataType::FLOAT_REF.proto_name().as_deref(),

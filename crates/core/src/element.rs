@@ -1,40 +1,88 @@
 //! The [`Element`] trait: which Rust type holds each dtype, and how tensors store them.
+//!
+//! How a type is stored (`Storage`, `Objects`) is crate-private: those methods sit on the sealed
+//! supertrait `sealed::Sealed`, which no code outside this crate can name, so its signatures
+//! cannot leak the private types. `private_interfaces` is allowed here because the lint counts
+//! a sealed supertrait as reachable.
+#![allow(private_interfaces)]
 
 use std::fmt;
 use std::sync::Arc;
 
-use tensorcast_buffer::Buffer;
+use tensorcast_buffer::{Allocator, Buffer, ObjectArray};
 
 use crate::error::{Error, Result};
 use crate::types::*;
 use crate::DataType;
 
-/// A shared run of objects (strings, handles, variants): an `Arc`'d vector and a range, so that
-/// slicing a string tensor shares its elements as slicing a numeric one shares its bytes.
+/// A shared run of objects (strings, handles, variants): an `Arc`'d array and a range, so that
+/// slicing a string tensor shares its elements as slicing a numeric one shares its bytes. The
+/// array is an adopted `Vec` or a block from an allocator (see [`Objects::new_in`]).
 #[derive(Clone)]
-pub struct Objects<T> {
-    root: Arc<Vec<T>>,
+pub(crate) struct Objects<T> {
+    root: Arc<Root<T>>,
     start: usize,
     len: usize,
+}
+
+impl<T> fmt::Debug for Objects<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Objects({} of {})", self.len, std::any::type_name::<T>())
+    }
+}
+
+/// Where the objects live.
+enum Root<T> {
+    Vec(Vec<T>),
+    Allocated(ObjectArray<T>),
+}
+
+impl<T> Root<T> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Root::Vec(v) => v,
+            Root::Allocated(a) => a.as_slice(),
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Root::Vec(v) => v,
+            Root::Allocated(a) => a.as_mut_slice(),
+        }
+    }
 }
 
 impl<T> Objects<T> {
     pub(crate) fn new(v: Vec<T>) -> Self {
         let len = v.len();
         Self {
-            root: Arc::new(v),
+            root: Arc::new(Root::Vec(v)),
             start: 0,
             len,
         }
     }
 
+    /// `len` objects in a block from `allocator`, element `i` made by `f(i)`.
+    pub(crate) fn new_in<E: From<tensorcast_buffer::AllocError>>(
+        allocator: &Arc<dyn Allocator>,
+        len: usize,
+        f: impl FnMut(usize) -> std::result::Result<T, E>,
+    ) -> std::result::Result<Self, E> {
+        Ok(Self {
+            root: Arc::new(Root::Allocated(ObjectArray::try_new(allocator, len, f)?)),
+            start: 0,
+            len,
+        })
+    }
+
     pub(crate) fn as_slice(&self) -> &[T] {
-        &self.root[self.start..self.start + self.len]
+        &self.root.as_slice()[self.start..self.start + self.len]
     }
 
     pub(crate) fn as_mut_slice(&mut self) -> Option<&mut [T]> {
         let (start, len) = (self.start, self.len);
-        Arc::get_mut(&mut self.root).map(|v| &mut v[start..start + len])
+        Arc::get_mut(&mut self.root).map(|v| &mut v.as_mut_slice()[start..start + len])
     }
 
     pub(crate) fn slice(&self, start: usize, len: usize) -> Self {
@@ -50,14 +98,15 @@ impl<T> Objects<T> {
     }
 
     pub(crate) fn is_whole_unique(&self) -> bool {
-        Arc::strong_count(&self.root) == 1 && self.start == 0 && self.len == self.root.len()
+        Arc::strong_count(&self.root) == 1
+            && self.start == 0
+            && self.len == self.root.as_slice().len()
     }
 }
 
-/// Where a tensor's elements live. Hidden: it appears in [`Element`]'s hidden methods only.
-#[doc(hidden)]
+/// Where a tensor's elements live (crate-private, as the [`Element`] methods that use it).
 #[derive(Clone, Default)]
-pub enum Storage {
+pub(crate) enum Storage {
     /// No buffer: an empty tensor, or one whose allocation failed (uninitialised).
     #[default]
     None,
@@ -87,8 +136,38 @@ pub(crate) fn shared_error() -> Error {
     Error::SharedBuffer
 }
 
-mod sealed {
-    pub trait Sealed {}
+/// The storage side of [`Element`], private to this crate (so `Storage` and `Objects` are too).
+pub(crate) mod sealed {
+    use super::*;
+
+    pub trait Sealed: Sized {
+        /// The elements in `storage` (the default serves byte-backed types; the object types
+        /// override it).
+        fn slice(storage: &Storage) -> Result<&[Self]> {
+            match storage {
+                Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
+                _ => Ok(&[]),
+            }
+        }
+        /// The elements in `storage`, writable (unshared buffers only).
+        fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
+            match storage {
+                Storage::Bytes(b) => {
+                    Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?)
+                }
+                _ => Ok(&mut []),
+            }
+        }
+        fn from_bytes(bytes: &[u8]) -> Result<&[Self]>;
+        fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]>;
+        fn into_storage(v: Vec<Self>) -> Storage;
+        /// Object dtypes: their storage from a run of objects; `None` for memcpy-able types.
+        fn objects_into_storage(_objects: Objects<Self>) -> Option<Storage> {
+            None
+        }
+        fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>>;
+        fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()>;
+    }
 }
 
 /// A Rust type that holds one element of a TensorFlow dtype.
@@ -103,34 +182,6 @@ pub trait Element: sealed::Sealed + Clone + Default + fmt::Debug + Send + Sync +
 
     /// True if the elements are plain bytes (every dtype but string, resource and variant).
     const IS_POD: bool;
-
-    /// The elements in `storage` (the default serves byte-backed types; the object types
-    /// override it).
-    #[doc(hidden)]
-    fn slice(storage: &Storage) -> Result<&[Self]> {
-        match storage {
-            Storage::Bytes(b) => Self::from_bytes(b.as_slice()),
-            _ => Ok(&[]),
-        }
-    }
-    /// The elements in `storage`, writable (unshared buffers only).
-    #[doc(hidden)]
-    fn slice_mut(storage: &mut Storage) -> Result<&mut [Self]> {
-        match storage {
-            Storage::Bytes(b) => Self::from_bytes_mut(b.as_mut_slice().ok_or_else(shared_error)?),
-            _ => Ok(&mut []),
-        }
-    }
-    #[doc(hidden)]
-    fn from_bytes(bytes: &[u8]) -> Result<&[Self]>;
-    #[doc(hidden)]
-    fn from_bytes_mut(bytes: &mut [u8]) -> Result<&mut [Self]>;
-    #[doc(hidden)]
-    fn into_storage(v: Vec<Self>) -> Storage;
-    #[doc(hidden)]
-    fn read_unaligned(bytes: &[u8]) -> Result<Vec<Self>>;
-    #[doc(hidden)]
-    fn write_unaligned(values: &[Self], bytes: &mut [u8]) -> Result<()>;
 }
 
 fn cast_error<T>(e: bytemuck::PodCastError, addr: usize) -> Error {
@@ -157,10 +208,7 @@ fn not_bytes<T: Element>() -> Error {
 
 macro_rules! pod_element {
     ($t:ty => $dt:ident) => {
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DataType = DataType::$dt;
-            const IS_POD: bool = true;
+        impl sealed::Sealed for $t {
             fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
                 bytemuck::try_cast_slice(bytes)
                     .map_err(|e| cast_error::<Self>(e, bytes.as_ptr() as usize))
@@ -182,6 +230,10 @@ macro_rules! pod_element {
                 bytes.copy_from_slice(bytemuck::cast_slice(values));
                 Ok(())
             }
+        }
+        impl Element for $t {
+            const DTYPE: DataType = DataType::$dt;
+            const IS_POD: bool = true;
         }
     };
 }
@@ -207,13 +259,15 @@ fn bad_bool() -> Error {
     Error::InvalidBool
 }
 
-impl sealed::Sealed for bool {}
 /// `bool` is one byte, 0 or 1. A bool tensor made by bit-level reinterpretation can hold other
 /// bytes (TensorFlow allows `BitcastFrom` into bool); typed views check every byte and refuse
 /// such a tensor rather than create an invalid `bool`.
 impl Element for bool {
     const DTYPE: DataType = DataType::BOOL;
     const IS_POD: bool = true;
+}
+
+impl sealed::Sealed for bool {
     fn from_bytes(bytes: &[u8]) -> Result<&[Self]> {
         bytemuck::checked::try_cast_slice(bytes).map_err(|_| bad_bool())
     }
@@ -237,10 +291,7 @@ impl Element for bool {
 
 macro_rules! object_element {
     ($t:ty => $dt:ident, $variant:ident) => {
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DataType = DataType::$dt;
-            const IS_POD: bool = false;
+        impl sealed::Sealed for $t {
             fn slice(storage: &Storage) -> Result<&[Self]> {
                 match storage {
                     Storage::$variant(o) => Ok(o.as_slice()),
@@ -262,12 +313,19 @@ macro_rules! object_element {
             fn into_storage(v: Vec<Self>) -> Storage {
                 Storage::$variant(Objects::new(v))
             }
+            fn objects_into_storage(objects: Objects<Self>) -> Option<Storage> {
+                Some(Storage::$variant(objects))
+            }
             fn read_unaligned(_: &[u8]) -> Result<Vec<Self>> {
                 Err(not_bytes::<Self>())
             }
             fn write_unaligned(_: &[Self], _: &mut [u8]) -> Result<()> {
                 Err(not_bytes::<Self>())
             }
+        }
+        impl Element for $t {
+            const DTYPE: DataType = DataType::$dt;
+            const IS_POD: bool = false;
         }
     };
 }

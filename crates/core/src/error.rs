@@ -163,6 +163,16 @@ pub enum Error {
         /// The dtype asked for.
         to: DataType,
     },
+    /// `saturate_cast` of a dtype without a minimum and maximum (bool): TensorFlow's Python
+    /// text for it.
+    #[error(
+        "Cannot find minimum value of <dtype: '{0}'> with type <dtype: '{0}'>.",
+        dtype.name()
+    )]
+    NoRange {
+        /// The dtype without a range.
+        dtype: DataType,
+    },
     /// A dtype that an op takes in principle but has no kernel for.
     #[error(
         "{op} is not supported for {} tensors (TensorFlow registers no {op} kernel for it)",
@@ -348,6 +358,93 @@ pub enum Error {
         actual: usize,
         /// Bytes the dtype and shape need.
         expected: u128,
+    },
+    /// A shape operand (of `BroadcastTo`) that is not a vector.
+    #[error("shape must be a vector of {{int32,int64}}, got shape {shape}")]
+    ShapeOperandNotVector {
+        /// The operand's own shape.
+        shape: TensorShape,
+    },
+    /// A shape operand (of `BroadcastTo`) of a dtype other than int32 and int64.
+    #[error("shape must be a vector of {{int32,int64}}.")]
+    ShapeOperandDtype {
+        /// The operand's dtype.
+        dtype: DataType,
+    },
+    /// `BroadcastTo` to a shape of lower rank than the input's.
+    #[error("Rank of input ({input}) must be no greater than rank of output shape ({output}).")]
+    BroadcastRank {
+        /// The input's rank.
+        input: usize,
+        /// The target's rank.
+        output: usize,
+    },
+    /// `BroadcastTo` to a shape the input does not broadcast to.
+    #[error("Unable to broadcast tensor of shape {input} to tensor of shape {output}")]
+    BroadcastToShape {
+        /// The input's shape.
+        input: Box<TensorShape>,
+        /// The target shape.
+        output: Box<TensorShape>,
+    },
+    /// `Reshape`'s sizes operand that is not a vector or scalar.
+    #[error("sizes input must be 1-D, not {shape}")]
+    ReshapeSizesRank {
+        /// The operand's shape.
+        shape: TensorShape,
+    },
+    /// `Reshape`'s sizes operand of a dtype other than int32 and int64.
+    #[error("sizes input must be int32 or int64, not {}", dtype.name())]
+    ReshapeSizesDtype {
+        /// The operand's dtype.
+        dtype: DataType,
+    },
+    /// `Reshape` sizes with two `-1`s.
+    #[error("Only one input size may be -1, not both {first} and {second}")]
+    ReshapeTwoUnknown {
+        /// The first `-1`'s position.
+        first: usize,
+        /// The second's.
+        second: usize,
+    },
+    /// A `Reshape` size below -1.
+    #[error("Size {index} must be non-negative, not {size}")]
+    ReshapeNegativeSize {
+        /// The size's position.
+        index: usize,
+        /// The size.
+        size: i64,
+    },
+    /// `Reshape` sizes whose product overflows.
+    #[error("Reshape would create a tensor with too many elements")]
+    ReshapeTooManyElements,
+    /// `Reshape` with a `-1` the known sizes do not divide the input into.
+    #[error(
+        "Input to reshape is a tensor with {elements} values, but the requested shape requires a multiple of {product}"
+    )]
+    ReshapeNotMultiple {
+        /// The input's elements.
+        elements: i64,
+        /// The product of the known sizes.
+        product: i64,
+    },
+    /// `Reshape` to a shape with another number of elements (the kernel's message).
+    #[error(
+        "Input to reshape is a tensor with {elements} values, but the requested shape has {requested}"
+    )]
+    ReshapeSizes {
+        /// The input's elements.
+        elements: i64,
+        /// The requested shape's elements.
+        requested: i64,
+    },
+    /// `Shape` with a 32-bit output and a dim that does not fit.
+    #[error("Shape output type is 32-bit but dim {index} is {dim}")]
+    ShapeOutput32 {
+        /// The dim's position.
+        index: usize,
+        /// The dim.
+        dim: i64,
     },
     /// A reshape to a shape with another number of elements.
     #[error(

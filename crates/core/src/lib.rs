@@ -47,6 +47,7 @@
 //! ```
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 pub mod description;
 mod dispatch;
@@ -68,7 +69,6 @@ pub use description::{AllocationDescription, TensorDescription};
 pub use dtype::DataType;
 pub use element::Element;
 #[doc(hidden)]
-pub use element::{Objects, Storage};
 pub use error::{Code, Error, Result};
 pub use shape::{PartialTensorShape, TensorShape, MAX_DIMENSIONS};
 pub use shape_edit::{shape_list_string, ShapeEdit};

@@ -133,7 +133,7 @@ impl std::hash::Hash for Dims {
 
 /// Multiplies two non-negative counts, as TensorFlow's `MultiplyWithoutOverflow`: `-1` if
 /// either is negative or the product overflows `i64`.
-pub fn multiply_without_overflow(x: i64, y: i64) -> i64 {
+pub(crate) fn multiply_without_overflow(x: i64, y: i64) -> i64 {
     if x < 0 || y < 0 {
         return -1;
     }

@@ -103,7 +103,8 @@ impl Tensor {
     /// The gate of every constructor with data: checks the invariants (see [`Tensor`]) that
     /// tie `storage` to `dtype` and `shape`. A failure is a bug in tensorcast, reported as
     /// [`Error::Internal`] rather than a tensor that lies.
-    fn assemble(dtype: DataType, shape: TensorShape, storage: Storage) -> Result<Self> {
+    fn assemble(dtype: DataType, shape: TensorShape, mut storage: Storage) -> Result<Self> {
+        canonicalize_sub_byte(dtype, &mut storage);
         let n = shape.num_elements_usize();
         let ok = match &storage {
             Storage::None => true,
@@ -148,7 +149,10 @@ impl Tensor {
     }
 
     /// `Tensor(allocator, dtype, shape, attrs)`: as [`Tensor::new`] with a given allocator.
-    /// String, resource and variant elements are Rust objects and do not use the allocator.
+    /// String, resource and variant elements are placed in a block from the allocator too (as
+    /// TensorFlow places them), so a failing allocator fails for them as for numbers; the bytes
+    /// a string owns beyond its inline part come from the Rust heap, as TensorFlow's `tstring`
+    /// takes them from `malloc`.
     pub fn new_in(
         allocator: &Arc<dyn Allocator>,
         dtype: DataType,
@@ -162,11 +166,49 @@ impl Tensor {
         } else {
             crate::dispatch!(
                 dtype,
-                [object] T => T::into_storage(try_default_vec::<T>(n)?),
+                [object] T => object_storage::<T, Error>(allocator, n, |_| Ok(T::default()))?,
                 _ => Storage::Bytes(Buffer::zeroed_in(allocator, byte_len(dtype, n)?, attrs)?)
             )
         };
         Self::assemble(dtype, shape.clone(), storage)
+    }
+
+    /// A string, resource or variant tensor of `shape` whose element `i` is `f(i)`, the
+    /// elements placed in a block from `allocator` (how decoders build object tensors, so that
+    /// the allocator they are given accounts for, and can refuse, every element).
+    ///
+    /// # Errors
+    /// `f`'s first error; [`Error::Alloc`] (converted into `E`) when the allocator fails;
+    /// [`Error::NotBytes`]-style misuse: a memcpy-able `T` is [`Error::TypeMismatch`].
+    ///
+    /// ```
+    /// use tensorcast_core::{buffer::cpu_allocator, Error, TString, Tensor, TensorShape};
+    /// let shape = TensorShape::new(&[2])?;
+    /// let t = Tensor::from_objects_in(&cpu_allocator(), &shape, |i| {
+    ///     Ok::<_, Error>(TString::from(format!("row {i}")))
+    /// })?;
+    /// assert_eq!(t.as_slice::<TString>()?[1], TString::from("row 1"));
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn from_objects_in<T: Element, E: From<Error>>(
+        allocator: &Arc<dyn Allocator>,
+        shape: &TensorShape,
+        f: impl FnMut(usize) -> std::result::Result<T, E>,
+    ) -> std::result::Result<Self, E> {
+        if T::IS_POD {
+            return Err(Error::TypeMismatch {
+                actual: T::DTYPE,
+                expected: DataType::STRING,
+            }
+            .into());
+        }
+        let n = shape.num_elements_usize();
+        let storage = if n == 0 {
+            Storage::None
+        } else {
+            object_storage(allocator, n, f)?
+        };
+        Ok(Self::assemble(T::DTYPE, shape.clone(), storage)?)
     }
 
     /// A tensor with a shape but no buffer: what TensorFlow's constructor leaves behind when
@@ -279,6 +321,7 @@ impl Tensor {
             let mut t = Self::new::<&TensorShape>(T::DTYPE, shape)?;
             if !values.is_empty() {
                 t.flat_slice_mut::<T>()?.clone_from_slice(values);
+                canonicalize_sub_byte(t.dtype, &mut t.storage);
             }
             return Ok(t);
         }
@@ -458,8 +501,7 @@ impl Tensor {
         }
     }
 
-    #[doc(hidden)]
-    pub fn storage(&self) -> &Storage {
+    pub(crate) fn storage(&self) -> &Storage {
         &self.storage
     }
 
@@ -578,7 +620,9 @@ impl Tensor {
 
     /// [`Tensor::bitcast_from`] as a function: a new tensor sharing this one's buffer.
     pub fn bitcast_to(&self, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
-        let mut t = Tensor::empty(dtype);
+        // A placeholder without a buffer: `bitcast_from` replaces everything, nothing is
+        // allocated.
+        let mut t = Tensor::without_data(dtype, TensorShape::scalar());
         t.bitcast_from(self, dtype, shape)?;
         Ok(t)
     }
@@ -693,22 +737,62 @@ impl Tensor {
     }
 }
 
-fn try_default_vec<T: Element + Default + Clone>(n: usize) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
-        dtype: T::DTYPE,
-        elements: n as u64,
-    })?;
-    v.resize(n, T::default());
-    Ok(v)
+/// Sub-byte integers are stored canonically (see [`DataType::sub_byte_mask`]) wherever the
+/// bytes are ours to write; shared bytes are a view of someone else's and stay as they are.
+fn canonicalize_sub_byte(dtype: DataType, storage: &mut Storage) {
+    if let (Some(mask), Storage::Bytes(b)) = (dtype.sub_byte_mask(), storage) {
+        if let Some(bytes) = b.as_mut_slice() {
+            bytes.iter_mut().for_each(|v| *v &= mask);
+        }
+    }
+}
+
+/// The storage of `n` objects made by `f`, in a block from `allocator`.
+fn object_storage<T: Element, E: From<Error>>(
+    allocator: &Arc<dyn Allocator>,
+    n: usize,
+    mut f: impl FnMut(usize) -> std::result::Result<T, E>,
+) -> std::result::Result<Storage, E> {
+    /// The element's error, or the allocator's.
+    enum Fail<E> {
+        Alloc(tensorcast_buffer::AllocError),
+        Element(E),
+    }
+    impl<E> From<tensorcast_buffer::AllocError> for Fail<E> {
+        fn from(e: tensorcast_buffer::AllocError) -> Self {
+            Fail::Alloc(e)
+        }
+    }
+    let objects =
+        Objects::new_in(allocator, n, |i| f(i).map_err(Fail::Element)).map_err(|e| match e {
+            Fail::Alloc(a) => E::from(Error::Alloc(a)),
+            Fail::Element(e) => e,
+        })?;
+    T::objects_into_storage(objects).ok_or_else(|| {
+        E::from(Error::Internal(format!(
+            "{} is not an object dtype",
+            T::DTYPE
+        )))
+    })
 }
 
 /// Bitwise equality: same dtype, same shape, same bytes (so NaNs with equal bits are equal and
-/// `0.0 != -0.0`), and equal objects for strings, handles and variants.
+/// `0.0 != -0.0`), and equal objects for strings, handles and variants. Sub-byte integers
+/// compare the value bits of each byte only ([`DataType::sub_byte_mask`]), so a zero-copy view
+/// with stray upper bits equals its canonical copy.
 impl PartialEq for Tensor {
     fn eq(&self, other: &Self) -> bool {
         if self.dtype != other.dtype || self.shape != other.shape {
             return false;
+        }
+        if let Some(mask) = self.dtype.sub_byte_mask() {
+            return self.is_initialized() == other.is_initialized()
+                && self.bytes_or_empty().len() == other.bytes_or_empty().len()
+                && self
+                    .bytes_or_empty()
+                    .iter()
+                    .zip(other.bytes_or_empty())
+                    .all(|(a, b)| (a ^ b) & mask == 0);
         }
         match (&self.storage, &other.storage) {
             (Storage::Strings(a), Storage::Strings(b)) => a.as_slice() == b.as_slice(),

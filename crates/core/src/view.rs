@@ -325,6 +325,87 @@ impl Tensor {
         view_mut(&dims, self.flat_slice_mut::<T>()?)
     }
 
+    /// TensorFlow's `Slice(0, index)` and `Slice(index, dim0)` of this tensor, both writable at
+    /// once: the rows before `index` and the rows from it, as two disjoint views (in the spirit
+    /// of `slice::split_at_mut`). Where TensorFlow fills a tensor through slices that alias
+    /// their parent, this borrows the tensor mutably for as long as either view lives, so two
+    /// threads can each fill one part and no one can read a half-written tensor meanwhile.
+    ///
+    /// # Errors
+    /// A scalar ([`Error::ScalarNotAllowed`]), `index` outside `0..=dim0`
+    /// ([`Error::SliceOutOfRange`]), a buffer another tensor shares ([`Error::SharedBuffer`]:
+    /// call [`Tensor::make_unique`] first), a dtype other than `T`, or no buffer.
+    ///
+    /// ```
+    /// use tensorcast_core::Tensor;
+    /// let mut t = Tensor::new(tensorcast_core::DataType::FLOAT, [4, 2])?;
+    /// let (mut top, mut bottom) = t.split_at_mut::<f32>(1)?;
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| top.fill(1.0));
+    ///     s.spawn(|| bottom.fill(2.0));
+    /// });
+    /// assert_eq!(t.as_slice::<f32>()?, [1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0]);
+    /// # Ok::<(), tensorcast_core::Error>(())
+    /// ```
+    pub fn split_at_mut<T: Element>(
+        &mut self,
+        index: i64,
+    ) -> Result<(ArrayViewMutD<'_, T>, ArrayViewMutD<'_, T>)> {
+        let dims = self.shape().dim_sizes().to_vec();
+        let Some(&dim0) = dims.first() else {
+            return Err(Error::ScalarNotAllowed { op: "Slice" });
+        };
+        if !(0..=dim0).contains(&index) {
+            return Err(Error::SliceOutOfRange {
+                start: 0,
+                limit: index,
+                dim0,
+            });
+        }
+        let inner: usize = to_usize(&dims[1..]).iter().product();
+        let data = self.flat_slice_mut::<T>()?;
+        let (a, b) = data.split_at_mut(index as usize * inner);
+        let mut top = dims.clone();
+        top[0] = index;
+        let mut bottom = dims;
+        bottom[0] = dim0 - index;
+        Ok((view_mut(&top, a)?, view_mut(&bottom, b)?))
+    }
+
+    /// Every `SubSlice(i)` of this tensor, writable at once: one view per index of dimension
+    /// 0, with that dimension dropped, disjoint from each other (so they can be filled in any
+    /// order or in parallel). The tensor stays borrowed while any view lives.
+    ///
+    /// # Errors
+    /// As [`Tensor::split_at_mut`] (a scalar is `ScalarNotAllowed { op: "SubSlice" }`).
+    ///
+    /// ```
+    /// use tensorcast_core::{DataType, Tensor};
+    /// let mut t = Tensor::new(DataType::INT32, [3, 2])?;
+    /// for (i, mut row) in t.sub_slices_mut::<i32>()?.into_iter().enumerate() {
+    ///     row.fill(i as i32);
+    /// }
+    /// assert_eq!(t.as_slice::<i32>()?, [0, 0, 1, 1, 2, 2]);
+    /// # Ok::<(), tensorcast_core::Error>(())
+    /// ```
+    pub fn sub_slices_mut<T: Element>(&mut self) -> Result<Vec<ArrayViewMutD<'_, T>>> {
+        let dims = self.shape().dim_sizes().to_vec();
+        if dims.is_empty() {
+            return Err(Error::ScalarNotAllowed { op: "SubSlice" });
+        }
+        let inner: usize = to_usize(&dims[1..]).iter().product();
+        let data = self.flat_slice_mut::<T>()?;
+        if inner == 0 {
+            // Rows of no elements: `chunks_mut` cannot make them, but each is still a view.
+            return (0..dims[0])
+                .map(|_| view_mut(&dims[1..], &mut []))
+                .collect();
+        }
+        data.chunks_mut(inner)
+            .map(|row| view_mut(&dims[1..], row))
+            .collect()
+    }
+
     /// `vec<T>()`, writable.
     pub fn vec_mut<T: Element>(&mut self) -> Result<ArrayViewMut<'_, T, ndarray::Ix1>> {
         self.tensor_mut::<T, ndarray::Ix1>()

@@ -435,7 +435,18 @@ fn failure_to_allocate_is_an_error_or_uninitialized() {
     assert!(t.flat::<f32>().is_err());
     // Nothing to allocate: fine even with a failing allocator.
     let z = Tensor::new_in(&failing, DataType::FLOAT, &shape(&[0]), &Default::default()).unwrap();
-    assert!(z.is_initialized());
+    assert!(z.is_initialized()); // Object elements are placed through the allocator too (TensorFlow's FailureToAllocate
+                                 // expects strings to fail as numbers do).
+    for dt in [DataType::STRING, DataType::RESOURCE, DataType::VARIANT] {
+        let e = Tensor::new_in(&failing, dt, &shape(&[3]), &Default::default()).unwrap_err();
+        assert_eq!(e.code(), Code::ResourceExhausted, "{dt}");
+    }
+    let e = Tensor::from_objects_in(&failing, &shape(&[2]), |_| {
+        Ok::<_, Error>(TString::from("a"))
+    })
+    .unwrap_err();
+    assert!(matches!(e, Error::Alloc(_)));
+    assert!(Tensor::from_objects_in(&failing, &shape(&[2]), |_| Ok::<_, Error>(1.0f32)).is_err());
 }
 
 #[test]
@@ -504,6 +515,117 @@ fn sub_slice_basic() {
     assert!(!y.sub_slice(1).unwrap().is_aligned());
     assert!(x.sub_slice(10).is_err());
     assert!(x.sub_slice(-1).is_err());
+}
+
+/// TensorFlow fills a tensor through `SubSlice`/`Slice` tensors aliasing their parent
+/// (`tensor_test.cc`'s SubSlice test writes each slice's `flat<float>()` and reads the parent).
+/// The sound Rust form: disjoint mutable views borrowed from the uniquely held parent.
+#[test]
+fn sub_slices_mut_fill_the_parent_row_by_row() {
+    let mut x = Tensor::new(DataType::FLOAT, shape(&[10, 4, 36])).unwrap();
+    let rows = x.sub_slices_mut::<f32>().unwrap();
+    assert_eq!(rows.len(), 10);
+    for (i, mut row) in rows.into_iter().enumerate() {
+        assert_eq!(row.shape(), [4, 36]);
+        for ((j, k), v) in row
+            .view_mut()
+            .into_dimensionality::<ndarray::Ix2>()
+            .unwrap()
+            .indexed_iter_mut()
+        {
+            *v = (i * 1000 + j * 100 + k) as f32;
+        }
+    }
+    for i in 0..10 {
+        let s = x.sub_slice(i).unwrap();
+        let m = s.matrix::<f32>().unwrap();
+        for j in 0..4 {
+            for k in 0..36 {
+                assert_eq!(m[[j, k]], (i as usize * 1000 + j * 100 + k) as f32);
+            }
+        }
+    }
+}
+
+#[test]
+fn split_at_mut_fills_two_slices_in_parallel() {
+    let mut x = Tensor::new(DataType::INT64, shape(&[7, 3])).unwrap();
+    let (mut top, mut bottom) = x.split_at_mut::<i64>(2).unwrap();
+    assert_eq!((top.shape(), bottom.shape()), (&[2, 3][..], &[5, 3][..]));
+    std::thread::scope(|s| {
+        s.spawn(|| top.iter_mut().enumerate().for_each(|(i, v)| *v = i as i64));
+        s.spawn(|| {
+            bottom
+                .iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| *v = 100 + i as i64)
+        });
+    });
+    assert_eq!(
+        x.slice(0, 2).unwrap().as_slice::<i64>().unwrap(),
+        [0, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(
+        x.slice(2, 7).unwrap().as_slice::<i64>().unwrap()[..3],
+        [100, 101, 102]
+    );
+    // The ends: an empty part on either side.
+    let (a, b) = x.split_at_mut::<i64>(0).unwrap();
+    assert_eq!((a.len(), b.len()), (0, 21));
+    let (a, b) = x.split_at_mut::<i64>(7).unwrap();
+    assert_eq!((a.len(), b.len()), (21, 0));
+}
+
+#[test]
+fn mutable_slices_refuse_what_would_be_unsound_or_wrong() {
+    let mut x = Tensor::new(DataType::FLOAT, shape(&[4, 2])).unwrap();
+    assert!(matches!(
+        x.split_at_mut::<f32>(5),
+        Err(Error::SliceOutOfRange {
+            limit: 5,
+            dim0: 4,
+            ..
+        })
+    ));
+    assert!(x.split_at_mut::<f32>(-1).is_err());
+    assert!(matches!(
+        x.sub_slices_mut::<i32>(),
+        Err(Error::TypeMismatch { .. })
+    ));
+    // Another tensor shares the buffer: writing through either would show in both.
+    let alias = x.clone();
+    assert!(matches!(
+        x.sub_slices_mut::<f32>(),
+        Err(Error::SharedBuffer)
+    ));
+    assert!(matches!(x.split_at_mut::<f32>(1), Err(Error::SharedBuffer)));
+    drop(alias);
+    assert_eq!(x.sub_slices_mut::<f32>().unwrap().len(), 4);
+    let mut scalar = Tensor::from(1.0f32);
+    assert!(matches!(
+        scalar.sub_slices_mut::<f32>(),
+        Err(Error::ScalarNotAllowed { op: "SubSlice" })
+    ));
+    assert!(matches!(
+        scalar.split_at_mut::<f32>(0),
+        Err(Error::ScalarNotAllowed { op: "Slice" })
+    ));
+    // Rows without elements are still one view each; strings work like numbers.
+    let mut empty_rows = Tensor::new(DataType::FLOAT, shape(&[3, 0])).unwrap();
+    assert_eq!(empty_rows.sub_slices_mut::<f32>().unwrap().len(), 3);
+    let mut strings = Tensor::new(DataType::STRING, shape(&[2, 2])).unwrap();
+    for (i, mut row) in strings
+        .sub_slices_mut::<TString>()
+        .unwrap()
+        .into_iter()
+        .enumerate()
+    {
+        row.fill(TString::from(format!("row{i}")));
+    }
+    assert_eq!(
+        strings.as_slice::<TString>().unwrap()[2],
+        TString::from("row1")
+    );
 }
 
 #[test]

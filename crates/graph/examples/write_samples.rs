@@ -9,10 +9,11 @@
 //! - `graph_equal_broadcast_256MiB.pb`: `Equal(BroadcastTo(a, [4096,16384]), b)`, the benchmark
 //!   graph that `scripts/tf_bench.py` runs in TensorFlow.
 //! - `graph_chain_100.pb`: 100 chained `AddV2` on f32 [4] (`x` fed, `chain_99` fetched).
+//! - `graph_chain_100_identity.pb`: 100 chained `Identity` on f32 [4] (`x` fed, `id_99` fetched).
 
 use tensorcast_core::{DataType, PartialTensorShape};
 use tensorcast_graph::ops::{
-    AddV2, BroadcastTo, Cast, Const, Equal, Placeholder, PlaceholderAttrs,
+    AddV2, BroadcastTo, Cast, Const, Equal, Identity, Placeholder, PlaceholderAttrs,
 };
 use tensorcast_graph::{Result, Scope};
 
@@ -55,6 +56,16 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     }
     std::fs::write(
         "samples/graph_chain_100.pb",
+        root.graph().to_graph_def_bytes(),
+    )?;
+    // The Identity chain.
+    let root = Scope::new_root_scope();
+    let mut cur = placeholder(&root, "x", &[4])?.output;
+    for i in 0..100 {
+        cur = Identity::new(&root.with_op_name(format!("id_{i}")), &cur)?.output;
+    }
+    std::fs::write(
+        "samples/graph_chain_100_identity.pb",
         root.graph().to_graph_def_bytes(),
     )?;
     Ok(())

@@ -2,6 +2,8 @@
 
 use tensorcast_core::DataType;
 
+use crate::graph::Node;
+
 pub use tensorcast_core::Code;
 
 /// `DT_FLOAT`-style name of a dtype, as TensorFlow's attr messages print it.
@@ -247,6 +249,8 @@ pub enum Error {
     MissingFeed {
         /// The placeholder.
         name: String,
+        /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
+        location: Box<str>,
         /// Its dtype.
         dtype: DataType,
         /// Its shape, when the rank is known.
@@ -280,6 +284,8 @@ pub enum Error {
     ConstTypeMismatch {
         /// The Const node.
         node: String,
+        /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
+        location: Box<str>,
         /// The dtype of the value.
         value: DataType,
         /// The `dtype` attr.
@@ -292,14 +298,19 @@ pub enum Error {
         op: String,
         /// The node.
         node: String,
+        /// TensorFlow's node context for it; empty until known (not appended by
+        /// [`Error::full_message`]: the message names the node already).
+        location: Box<str>,
     },
     /// A kernel failed at run time; `Display` is the kernel's message.
     #[error("{source}")]
     Kernel {
         /// The node that failed.
         node: String,
+        /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
+        location: Box<str>,
         /// The kernel's error.
-        source: tensorcast_core::Error,
+        source: Box<tensorcast_core::Error>,
     },
     /// A TensorProto could not be decoded.
     #[error("{0}")]
@@ -326,20 +337,79 @@ impl Error {
         match self {
             Error::Kernel { node, .. }
             | Error::NoKernel { node, .. }
-            | Error::ConstTypeMismatch { node, .. } => Some(node),
+            | Error::ConstTypeMismatch { node, .. }
+            | Error::MissingFeed { name: node, .. } => Some(node),
             _ => None,
         }
     }
 
-    /// The same error, attributed to `name` (for run-time errors that name a node).
-    pub(crate) fn at_node(mut self, name: &str) -> Error {
-        if let Error::Kernel { node, .. }
-        | Error::NoKernel { node, .. }
-        | Error::ConstTypeMismatch { node, .. } = &mut self
-        {
-            *node = name.to_string();
+    /// TensorFlow's full run-time text: the message (`Display`, what the conformance vectors
+    /// record) followed by the node-context suffix TensorFlow's executor appends to an error of
+    /// a node it ran, `"\n\t [[{{node NAME}}]]"` - or, for a node whose
+    /// `experimental_debug_info` lists original node names, those names (each with its
+    /// `{{function_node F}}` when it has a function name) as TensorFlow's
+    /// `FormatNodeDefForError` writes them. This is the text of the status that TensorFlow's C
+    /// API `TF_SessionRun` returns; Python's `Session.run` further prefixes
+    /// `"Graph execution error:\n\n"` and a `Detected at node` traceback. Errors that do not
+    /// come from running a node (unknown names, feed checks) have no suffix, and neither has
+    /// [`Error::NoKernel`], whose message names the node already.
+    pub fn full_message(&self) -> String {
+        match self {
+            Error::Kernel { location, .. }
+            | Error::ConstTypeMismatch { location, .. }
+            | Error::MissingFeed { location, .. }
+                if !location.is_empty() =>
+            {
+                format!("{self}\n\t [[{location}]]")
+            }
+            _ => self.to_string(),
+        }
+    }
+
+    /// The same error, attributed to `node` (for run-time errors that name a node).
+    pub(crate) fn at_node(mut self, n: &Node) -> Error {
+        match &mut self {
+            Error::Kernel { node, location, .. }
+            | Error::NoKernel { node, location, .. }
+            | Error::ConstTypeMismatch { node, location, .. } => {
+                node.clone_from(&n.name);
+                *location = node_location(n).into();
+            }
+            Error::MissingFeed { location, .. } => *location = node_location(n).into(),
+            _ => {}
         }
         self
+    }
+}
+
+/// TensorFlow's `FormatNodeDefForError`: `{{node NAME}}`, or the node's original names from
+/// its `experimental_debug_info`, each preceded by `{{function_node F}}` while there are function
+/// names. TensorFlow keeps both lists as sorted sets by the time a node runs (observed: they are
+/// sorted and deduplicated independently, then paired by position).
+pub(crate) fn node_location(n: &Node) -> String {
+    fn sorted(v: &[String]) -> Vec<&str> {
+        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    match &n.debug_info {
+        Some(d) if !d.original_node_names.is_empty() => {
+            let names = sorted(&d.original_node_names);
+            let funcs = sorted(&d.original_func_names);
+            let mut out = String::new();
+            for (i, name) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                if let Some(f) = funcs.get(i) {
+                    out.push_str(&format!("{{{{function_node {f}}}}}"));
+                }
+                out.push_str(&format!("{{{{node {name}}}}}"));
+            }
+            out
+        }
+        _ => format!("{{{{node {}}}}}", n.name),
     }
 }
 

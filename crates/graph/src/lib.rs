@@ -20,10 +20,10 @@
 //!   functions, cycles. Unknown attrs are kept; an op tensorcast does not know imports and is
 //!   reported when a run needs it.
 //! * **Sessions** ([`Session`]) run only what the fetches need, free each value after its last
-//!   use, and keep `BroadcastTo` lazy for element-wise consumers (the seeds' "might be fused to
-//!   the subsequent operation").
+//!   use, and keep `BroadcastTo` lazy for element-wise consumers (TensorFlow documents that a
+//!   broadcast in a graph may be fused into the operation that consumes it).
 //!
-//! # The seeds' names and ours
+//! # TensorFlow's C++ and Java names and ours
 //!
 //! | C++ (`tensorflow::ops`) | Java (`org.tensorflow.op`) | tensorcast |
 //! |---|---|---|
@@ -41,7 +41,7 @@
 //! | `Output::name()` (`"op:0"`) | `output.name()` | [`Output::name`] |
 //! | `ClientSession::Run` | `Session.runner()` | [`Session::run`] |
 //!
-//! # Example: the C++ seed (`ops::Bitcast`) and the Java seed (`BroadcastTo.create`)
+//! # Example: C++'s `ops::Bitcast` and Java's `BroadcastTo.create`, in Rust
 //!
 //! ```
 //! use tensorcast_core::{DataType, Tensor};
@@ -72,6 +72,7 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod attr;
 mod error;
@@ -96,4 +97,4 @@ pub use input::Input;
 pub use operation::{Operation, Output};
 pub use rewrite::optimize_graph_def;
 pub use scope::Scope;
-pub use session::{Session, SessionOptions};
+pub use session::{RunStats, Session, SessionOptions};

@@ -48,9 +48,15 @@ fn lazy_broadcast_into_equal_allocates_only_the_output() {
     for optimize in [true, false] {
         tensorcast_buffer::cpu_allocator().release_cached_memory();
         let start = COUNTING.reset_peak();
-        let out = Session::with_options(root.graph(), SessionOptions { optimize })
-            .run(&feeds, &fetch, &[])
-            .unwrap();
+        let out = Session::with_options(
+            root.graph(),
+            SessionOptions {
+                optimize,
+                ..SessionOptions::default()
+            },
+        )
+        .run(&feeds, &fetch, &[])
+        .unwrap();
         let peak = COUNTING.peak_bytes() - start;
         assert_eq!(out[0].total_bytes(), output_bytes);
         peaks.push(peak);

@@ -73,7 +73,28 @@ proptest! {
         let names: Vec<String> = outs.iter().map(Output::name).collect();
         let fetch: Vec<&str> = names.iter().map(String::as_str).collect();
         let on = Session::new(root.graph()).run(&feeds, &fetch, &[]);
-        let off = Session::with_options(root.graph(), SessionOptions { optimize: false }).run(&feeds, &fetch, &[]);
+        let off = Session::with_options(root.graph(), SessionOptions { optimize: false, ..SessionOptions::default() }).run(&feeds, &fetch, &[]);
         prop_assert_eq!(on.map_err(|e| e.to_string()), off.map_err(|e| e.to_string()));
+    }
+
+    #[test]
+    fn parallel_equals_sequential(dims in prop::collection::vec(1i64..4, 0..3),
+                                  steps in prop::collection::vec((any::<u8>(), any::<u8>()), 0..12),
+                                  optimize in any::<bool>()) {
+        let root = Scope::new_root_scope();
+        let outs = build(&root, &dims, &steps);
+        prop_assume!(root.ok());
+        let shape = TensorShape::new(&dims).unwrap();
+        let v: Vec<f32> = (0..shape.num_elements_usize()).map(|i| i as f32 - 1.5).collect();
+        let feeds = [("x", Tensor::from_vec(v, &shape).unwrap())];
+        let names: Vec<String> = outs.iter().map(Output::name).collect();
+        let fetch: Vec<&str> = names.iter().map(String::as_str).collect();
+        let seq = Session::with_options(root.graph(), SessionOptions { optimize, parallel: false, ..SessionOptions::default() })
+            .run(&feeds, &fetch, &[]);
+        // Every node heavy: each round with two or more ready nodes goes to the pool.
+        let all = SessionOptions { optimize, parallel: true, parallel_min_elements: 0 };
+        let par = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
+            .install(|| Session::with_options(root.graph(), all).run(&feeds, &fetch, &[]));
+        prop_assert_eq!(seq, par);
     }
 }

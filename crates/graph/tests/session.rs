@@ -64,6 +64,8 @@ fn run_errors_name_the_node() {
         .unwrap_err();
     assert_eq!(e.node(), Some("r"));
     assert_eq!(e.to_string(), "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4");
+    // TensorFlow 2.21's runtime text (TF_SessionRun's status message) for the same failure.
+    assert_eq!(e.full_message(), "Input to reshape is a tensor with 6 values, but the requested shape requires a multiple of 4\n\t [[{{node r}}]]");
 }
 
 /// The optimization pass changes nothing observable: same values, same errors.
@@ -141,11 +143,14 @@ fn optimized_and_unoptimized_runs_agree() {
             ("s", Tensor::vector(&sv)),
         ];
         let on = Session::new(root.graph()).run(&feeds, &fetches, &[]);
-        let off = Session::with_options(root.graph(), SessionOptions { optimize: false }).run(
-            &feeds,
-            &fetches,
-            &[],
-        );
+        let off = Session::with_options(
+            root.graph(),
+            SessionOptions {
+                optimize: false,
+                ..SessionOptions::default()
+            },
+        )
+        .run(&feeds, &fetches, &[]);
         match (on, off) {
             (Ok(x), Ok(y)) => assert_eq!(x, y),
             (Err(x), Err(y)) => assert_eq!(

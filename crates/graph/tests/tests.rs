@@ -2,6 +2,7 @@
 
 mod import;
 mod naming;
+mod parallel;
 mod props;
 mod session;
 mod status;

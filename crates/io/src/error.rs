@@ -63,6 +63,10 @@ impl fmt::Display for ErrorKind {
 pub struct IoError {
     kind: ErrorKind,
     message: String,
+    /// The error underneath (an operating-system, tensor, proto or allocation error), kept as
+    /// [`std::error::Error::source`]; the message already says what it says.
+    #[source]
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 impl IoError {
@@ -71,6 +75,29 @@ impl IoError {
         Self {
             kind,
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error of `kind` with `message` caused by `source` (returned by
+    /// [`std::error::Error::source`]).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// use tensorcast_io::{ErrorKind, IoError};
+    /// let cause = std::io::Error::other("disk on fire");
+    /// let e = IoError::with_source(ErrorKind::Io, "writing x.npy: disk on fire", cause);
+    /// assert_eq!(e.source().map(|s| s.to_string()).as_deref(), Some("disk on fire"));
+    /// ```
+    pub fn with_source(
+        kind: ErrorKind,
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            source: Some(Box::new(source)),
         }
     }
 
@@ -104,11 +131,12 @@ impl IoError {
         Self {
             kind: self.kind,
             message: format!("{context}: {}", self.message),
+            source: self.source,
         }
     }
 
     pub(crate) fn io(what: impl fmt::Display, e: std::io::Error) -> Self {
-        Self::new(ErrorKind::Io, format!("{what}: {e}"))
+        Self::with_source(ErrorKind::Io, format!("{what}: {e}"), e)
     }
 
     pub(crate) fn bad_magic(msg: impl Into<String>) -> Self {
@@ -139,15 +167,40 @@ impl From<tensorcast_core::Error> for IoError {
             Code::Unimplemented => ErrorKind::Unsupported,
             _ => ErrorKind::Tensor,
         };
-        Self::new(kind, e.to_string())
+        Self::with_source(kind, e.to_string(), e)
     }
 }
 
 impl From<tensorcast_buffer::AllocError> for IoError {
     fn from(e: tensorcast_buffer::AllocError) -> Self {
-        Self::new(ErrorKind::TooLarge, e.to_string())
+        Self::with_source(ErrorKind::TooLarge, e.to_string(), e)
     }
 }
 
 /// The result type of this crate.
 pub type Result<T, E = IoError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    #[test]
+    fn causes_are_kept_as_source_through_context() {
+        let e: IoError = tensorcast_core::Error::SharedBuffer.into();
+        let e = e.context("tensor 'x'");
+        let cause = e
+            .source()
+            .and_then(|s| s.downcast_ref::<tensorcast_core::Error>());
+        assert!(matches!(cause, Some(tensorcast_core::Error::SharedBuffer)));
+        assert!(e.to_string().starts_with("tensor 'x': "));
+        let e = crate::read_file(std::path::Path::new("/nonexistent/dir/x.npy")).unwrap_err();
+        let io = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            io.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::NotFound),
+            "{e}"
+        );
+    }
+}

@@ -39,7 +39,7 @@ use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Buffer};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipArchive, ZipWriter};
 
-use crate::error::{IoError, Result};
+use crate::error::{ErrorKind, IoError, Result};
 use crate::{npy, NamedTensor, ReadOptions};
 
 /// The most a deflated member may declare per compressed byte (deflate's limit is about 1032).
@@ -56,15 +56,18 @@ pub enum Compression {
 }
 
 fn zip_error(e: zip::result::ZipError) -> IoError {
-    match e {
-        zip::result::ZipError::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-            IoError::truncated(format!("the zip archive ends early ({e})"))
-        }
-        zip::result::ZipError::UnsupportedArchive(m) => {
-            IoError::unsupported(format!("unsupported zip archive: {m}"))
-        }
-        e => IoError::corrupt(format!("bad zip archive: {e}")),
-    }
+    let (kind, message) = match &e {
+        zip::result::ZipError::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => (
+            ErrorKind::Truncated,
+            format!("truncated data: the zip archive ends early ({io})"),
+        ),
+        zip::result::ZipError::UnsupportedArchive(m) => (
+            ErrorKind::Unsupported,
+            format!("unsupported zip archive: {m}"),
+        ),
+        e => (ErrorKind::Corrupt, format!("bad zip archive: {e}")),
+    };
+    IoError::with_source(kind, message, e)
 }
 
 /// A zip writer's failure as one line: an I/O error as the operating system words it (not
@@ -319,9 +322,10 @@ fn read_streamed(mut r: impl Read, size: u64) -> Result<(tensorcast_core::Tensor
 
 fn stream_error(e: std::io::Error) -> IoError {
     if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        IoError::truncated(format!("the member ends early ({e})"))
+        let message = format!("truncated data: the member ends early ({e})");
+        IoError::with_source(ErrorKind::Truncated, message, e)
     } else {
-        IoError::corrupt(format!("bad compressed data: {e}"))
+        IoError::with_source(ErrorKind::Corrupt, format!("bad compressed data: {e}"), e)
     }
 }
 

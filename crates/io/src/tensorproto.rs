@@ -48,11 +48,12 @@ pub fn read_with(buf: Buffer, options: &ReadOptions) -> Result<Tensor> {
             tensorcast_core::Code::Unimplemented => ErrorKind::Unsupported,
             _ => ErrorKind::Corrupt,
         };
-        IoError::new(kind, e.to_string())
+        IoError::with_source(kind, e.to_string(), e)
     })
 }
 
 /// Encodes `t` as a serialized `TensorProto` (`tf.io.serialize_tensor`'s bytes).
 pub fn write(t: &Tensor) -> Result<Vec<u8>> {
-    Ok(tensorcast_proto::serialize_tensor(t))
+    tensorcast_proto::serialize_tensor(t)
+        .map_err(|e| IoError::with_source(crate::ErrorKind::Unsupported, e.to_string(), e))
 }

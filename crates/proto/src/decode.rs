@@ -5,15 +5,17 @@ use std::mem::size_of;
 
 use bytes::Bytes;
 use prost::Message;
-use tensorcast_buffer::Buffer;
+use std::sync::Arc;
+
+use tensorcast_buffer::{Allocator, Buffer};
 use tensorcast_core::types::QInt32;
 use tensorcast_core::{
-    bf16, f16, Complex32, Complex64, DataType, Error as CoreError, ResourceHandle, TString, Tensor,
-    TensorShape, Variant, VariantTensorData,
+    bf16, f16, Complex32, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape,
+    Variant, VariantTensorData,
 };
 
+use crate::handle::resource_handle_from_proto;
 use crate::messages::{ResourceHandleProto, TensorProto, VariantTensorDataProto};
-use crate::objects::resource_handle_from_proto;
 use crate::options::{DecodeOptions, MAX_NESTING_DEPTH};
 use crate::shape::shape_from_proto;
 use crate::ProtoError;
@@ -32,8 +34,9 @@ use crate::ProtoError;
 ///    varint32 length per element, then the bytes, adding up exactly).
 /// 4. Otherwise the dtype's typed field: extra values are ignored; fewer values than elements
 ///    repeat the last one (resource and variant elements are filled with defaults instead);
-///    none gives zeros. Narrower integers take the low bits of `int_val` (int4/int2 keep the
-///    whole low byte, as TensorFlow does); half and bfloat16 the low 16 bits of `half_val`;
+///    none gives zeros. Narrower integers take the low bits of `int_val` (int4/int2 keep
+///    their value bits: TensorFlow keeps the whole low byte, which holds the same value; see
+///    [`DataType::sub_byte_mask`]); half and bfloat16 the low 16 bits of `half_val`;
 ///    complex values come in (re, im) pairs (an odd trailing float is ignored); float8/float4
 ///    come from the bytes of `float8_val`.
 ///
@@ -121,12 +124,13 @@ pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tenso
 /// ```
 /// use tensorcast_proto::{parse_tensor, serialize_tensor};
 /// use tensorcast_core::{DataType, Tensor};
-/// let wire = bytes::Bytes::from(serialize_tensor(&Tensor::vector(&[7i32])));
+/// let wire = bytes::Bytes::from(serialize_tensor(&Tensor::vector(&[7i32]))?);
 /// assert!(parse_tensor(wire.clone(), DataType::INT32).is_ok());
 /// assert_eq!(
 ///     parse_tensor(wire, DataType::FLOAT).unwrap_err().to_string(),
 ///     "Type mismatch between parsed tensor (int32) and dtype (float)"
 /// );
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
 pub fn parse_tensor(bytes: Bytes, out_type: DataType) -> Result<Tensor, ProtoError> {
     parse_tensor_with(bytes, out_type, &DecodeOptions::default())
@@ -245,21 +249,10 @@ pub(crate) fn decode_string_list(content: &Bytes, n: usize) -> Result<Vec<Bytes>
     Ok(out)
 }
 
-/// A `Vec` with room for `n` elements, or a `ResourceExhausted` error instead of an abort.
-fn try_vec<T>(n: usize) -> Result<Vec<T>, ProtoError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        ProtoError::Tensor(CoreError::ResourceExhausted(format!(
-            "cannot allocate {n} elements of {}",
-            std::any::type_name::<T>()
-        )))
-    })?;
-    Ok(v)
-}
-
 /// Builds an object tensor from the first `k` converted values, filling the rest with the last
-/// value (`repeat_last`) or the default.
+/// value (`repeat_last`) or the default, its elements in a block from `allocator`.
 fn object_tensor<S, T>(
+    allocator: &Arc<dyn Allocator>,
     shape: &TensorShape,
     n: usize,
     vals: &[S],
@@ -270,16 +263,17 @@ where
     T: tensorcast_core::Element,
 {
     let k = vals.len().min(n);
-    let mut out = try_vec::<T>(n)?;
-    for s in &vals[..k] {
-        out.push(conv(s)?);
-    }
-    let fill = match out.last() {
-        Some(last) if repeat_last => last.clone(),
-        _ => T::default(),
-    };
-    out.resize(n, fill);
-    Ok(Tensor::from_vec(out, shape)?)
+    let mut last: Option<T> = None;
+    Tensor::from_objects_in(allocator, shape, |i| {
+        if i < k {
+            let v = conv(&vals[i])?;
+            if repeat_last && i + 1 == k {
+                last = Some(v.clone());
+            }
+            return Ok(v);
+        }
+        Ok(last.clone().unwrap_or_default())
+    })
 }
 
 impl<'a> Decoder<'a> {
@@ -362,6 +356,7 @@ impl<'a> Decoder<'a> {
         shape: &TensorShape,
         n: usize,
     ) -> Result<Tensor, ProtoError> {
+        let options = self.options;
         match dtype {
             DataType::STRING => {
                 if n <= content.len() {
@@ -369,9 +364,10 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<TString>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                let mut out = try_vec::<TString>(n)?;
-                out.extend(parts.into_iter().map(TString::from));
-                Ok(Tensor::from_vec(out, shape)?)
+                let mut parts = parts.into_iter();
+                Tensor::from_objects_in(self.options.allocator(), shape, |_| {
+                    Ok::<_, ProtoError>(parts.next().map(TString::from).unwrap_or_default())
+                })
             }
             DataType::RESOURCE => {
                 if n <= content.len() {
@@ -379,15 +375,22 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<ResourceHandle>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                object_tensor::<_, ResourceHandle>(shape, n, &parts, false, |b| {
-                    let p = ResourceHandleProto::decode(b.clone()).map_err(|e| {
-                        ProtoError::ResourceHandle {
-                            proto: String::new(),
-                            status: e.to_string(),
-                        }
-                    })?;
-                    resource_handle_from_proto(&p)
-                })
+                object_tensor::<_, ResourceHandle>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &parts,
+                    false,
+                    |b| {
+                        let p = ResourceHandleProto::decode(b.clone()).map_err(|e| {
+                            ProtoError::ResourceHandle {
+                                proto: String::new(),
+                                status: e.to_string(),
+                            }
+                        })?;
+                        resource_handle_from_proto(&p)
+                    },
+                )
             }
             DataType::VARIANT => {
                 if n <= content.len() {
@@ -395,7 +398,7 @@ impl<'a> Decoder<'a> {
                     self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<Variant>())?;
                 }
                 let parts = decode_string_list(content, n)?;
-                object_tensor::<_, Variant>(shape, n, &parts, false, |b| {
+                object_tensor::<_, Variant>(options.allocator(), shape, n, &parts, false, |b| {
                     let p = VariantTensorDataProto::decode(b.clone()).map_err(|e| {
                         ProtoError::Variant {
                             type_name: String::new(),
@@ -427,6 +430,14 @@ impl<'a> Decoder<'a> {
                 } else {
                     element_align(dtype)
                 };
+                if let Some(mask) = dtype.sub_byte_mask() {
+                    if content.iter().any(|&b| b & !mask != 0) {
+                        // Stray upper bits: a copy, which the tensor's constructor stores in
+                        // canonical form, rather than sharing bytes no constructor produces.
+                        let copy = Buffer::copy_from_slice_in(self.options.allocator(), content)?;
+                        return Ok(Tensor::from_buffer(dtype, shape, copy)?);
+                    }
+                }
                 let buffer = if (content.as_ptr() as usize).is_multiple_of(align) {
                     Buffer::from_bytes(content.clone())
                 } else {
@@ -472,6 +483,7 @@ impl<'a> Decoder<'a> {
         shape: &TensorShape,
         n: usize,
     ) -> Result<Tensor, ProtoError> {
+        let options = self.options;
         match dtype {
             DataType::FLOAT => self.pod(dtype, shape, n, &p.float_val, |v| v),
             DataType::DOUBLE => self.pod(dtype, shape, n, &p.double_val, |v| v),
@@ -484,7 +496,13 @@ impl<'a> Decoder<'a> {
             | DataType::INT4
             | DataType::UINT4
             | DataType::INT2
-            | DataType::UINT2 => self.pod(dtype, shape, n, &p.int_val, |v| v as u8),
+            | DataType::UINT2 => {
+                // TensorFlow keeps the whole low byte of each `int_val`; tensorcast keeps the
+                // value's bits only (the canonical byte, `DataType::sub_byte_mask`): the same
+                // values, and equal to the tensor the values were encoded from.
+                let mask = dtype.sub_byte_mask().unwrap_or(0xff);
+                self.pod(dtype, shape, n, &p.int_val, |v| v as u8 & mask)
+            }
             DataType::INT16 | DataType::QINT16 | DataType::UINT16 | DataType::QUINT16 => {
                 self.pod(dtype, shape, n, &p.int_val, |v| v as u16)
             }
@@ -523,15 +541,21 @@ impl<'a> Decoder<'a> {
                 let k = p.string_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<TString>())?;
                 self.take_objects(dtype, k, size_of::<TString>())?;
-                object_tensor::<_, TString>(shape, n, &p.string_val, true, |b| {
-                    Ok(TString::from(b.clone()))
-                })
+                object_tensor::<_, TString>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &p.string_val,
+                    true,
+                    |b| Ok(TString::from(b.clone())),
+                )
             }
             DataType::RESOURCE => {
                 let k = p.resource_handle_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<ResourceHandle>())?;
                 self.take_objects(dtype, k, size_of::<ResourceHandle>())?;
                 object_tensor::<_, ResourceHandle>(
+                    options.allocator(),
                     shape,
                     n,
                     &p.resource_handle_val,
@@ -543,7 +567,14 @@ impl<'a> Decoder<'a> {
                 let k = p.variant_val.len().min(n);
                 self.take_fill(dtype, n, k, size_of::<Variant>())?;
                 self.take_objects(dtype, k, size_of::<Variant>())?;
-                object_tensor::<_, Variant>(shape, n, &p.variant_val, false, |v| self.variant(v))
+                object_tensor::<_, Variant>(
+                    options.allocator(),
+                    shape,
+                    n,
+                    &p.variant_val,
+                    false,
+                    |v| self.variant(v),
+                )
             }
             // check_dtype admitted only supported dtypes, all of which are listed above.
             other => Err(ProtoError::InvalidDtype(format!(
@@ -584,9 +615,33 @@ impl<'a> Decoder<'a> {
     }
 }
 
+/// A variant value from its proto ([`Variant::decode`] of the decoded `VariantTensorData`),
+/// with the default [`DecodeOptions`] for its nested tensors. Any type name is accepted: values
+/// tensorcast does not know natively stay in their encoded form.
+pub fn variant_from_proto(p: &VariantTensorDataProto) -> Result<Variant, ProtoError> {
+    variant_from_proto_with(p, &DecodeOptions::default())
+}
+
+/// [`variant_from_proto`] with options for the nested tensors.
+pub fn variant_from_proto_with(
+    p: &VariantTensorDataProto,
+    options: &DecodeOptions,
+) -> Result<Variant, ProtoError> {
+    Decoder::new(options).variant(p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variants_round_trip() {
+        let v = Variant::from(Tensor::from(42.0f32));
+        let back = variant_from_proto(&crate::variant_to_proto(&v)).unwrap();
+        assert_eq!(back, v);
+        let empty = crate::variant_to_proto(&Variant::Empty);
+        assert_eq!(variant_from_proto(&empty).unwrap(), Variant::Empty);
+    }
 
     #[test]
     fn varint32_reads_like_tensorflow() {

@@ -8,8 +8,10 @@ use prost::Message;
 use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
 use tensorcast_core::{DataType, ResourceHandle, TString, Tensor, Variant};
 
-use crate::messages::{AllocationDescription, TensorDescription, TensorProto};
-use crate::objects::{resource_handle_to_proto, variant_to_proto};
+use crate::handle::resource_handle_to_proto;
+use crate::messages::{
+    AllocationDescription, TensorDescription, TensorProto, VariantTensorDataProto,
+};
 use crate::shape::shape_to_proto;
 use crate::ProtoError;
 
@@ -212,17 +214,24 @@ pub fn as_proto_tensor_content(t: &Tensor) -> TensorProto {
 /// the tensor's own memory (to a file or socket) without building the message. `None` for
 /// string, resource and variant tensors.
 ///
+/// # Errors
+/// [`ProtoError::Tensor`] with [`tensorcast_core::Error::Uninitialized`] for a tensor that has
+/// elements but no buffer (its allocation failed): its values do not exist, and writing the
+/// header alone would describe a tensor that a reader fills with zeros.
+///
 /// ```
 /// use tensorcast_proto::{serialize_tensor, serialize_tensor_header};
 /// use tensorcast_core::Tensor;
 /// let t = Tensor::vector(&[1.0f32, 2.0]);
-/// let mut wire = serialize_tensor_header(&t).unwrap();
-/// wire.extend_from_slice(t.tensor_data().unwrap());
-/// assert_eq!(wire, serialize_tensor(&t));
+/// let mut wire = serialize_tensor_header(&t)?.expect("float is memcpy-able");
+/// wire.extend_from_slice(t.tensor_data()?);
+/// assert_eq!(wire, serialize_tensor(&t)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn serialize_tensor_header(t: &Tensor) -> Option<Vec<u8>> {
+pub fn serialize_tensor_header(t: &Tensor) -> Result<Option<Vec<u8>>, ProtoError> {
+    check_initialized(t)?;
     if !t.dtype().can_use_memcpy() {
-        return None;
+        return Ok(None);
     }
     let p = header_proto(t);
     let data = pod_data(t);
@@ -231,7 +240,19 @@ pub fn serialize_tensor_header(t: &Tensor) -> Option<Vec<u8>> {
         header.push(TENSOR_CONTENT_TAG);
         prost::encoding::encode_varint(data.len() as u64, &mut header);
     }
-    Some(header)
+    Ok(Some(header))
+}
+
+/// Refuses a tensor with elements but no buffer: there are no values to write.
+fn check_initialized(t: &Tensor) -> Result<(), ProtoError> {
+    if t.num_elements() > 0 && !t.is_initialized() {
+        return Err(ProtoError::Tensor(tensorcast_core::Error::Uninitialized {
+            op: "SerializeTensor",
+            dtype: t.dtype(),
+            elements: t.num_elements(),
+        }));
+    }
+    Ok(())
 }
 
 /// What TensorFlow's `SerializeTensor` op (`tf.io.serialize_tensor`) writes: the
@@ -241,15 +262,20 @@ pub fn serialize_tensor_header(t: &Tensor) -> Option<Vec<u8>> {
 /// For memcpy-able dtypes this is the header followed by one copy of the data into a new
 /// `Vec`. [`encode_tensor`] writes the same bytes into an aligned, reusable buffer instead.
 ///
+/// # Errors
+/// As [`serialize_tensor_header`]: a tensor whose allocation failed (elements but no buffer) is
+/// refused rather than written as a tensor that reads back as zeros.
+///
 /// ```
 /// use tensorcast_proto::serialize_tensor;
 /// use tensorcast_core::Tensor;
-/// assert_eq!(serialize_tensor(&Tensor::from(7.0f32)), b"\x08\x01\x12\x00\x22\x04\x00\x00\xe0\x40");
+/// assert_eq!(serialize_tensor(&Tensor::from(7.0f32))?, b"\x08\x01\x12\x00\x22\x04\x00\x00\xe0\x40");
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
-pub fn serialize_tensor(t: &Tensor) -> Vec<u8> {
+pub fn serialize_tensor(t: &Tensor) -> Result<Vec<u8>, ProtoError> {
     let mut out = Vec::new();
-    serialize_tensor_into(t, &mut out);
-    out
+    serialize_tensor_into(t, &mut out)?;
+    Ok(out)
 }
 
 /// [`serialize_tensor`], appended to `out`. A caller that serializes repeatedly and reuses (and
@@ -261,11 +287,15 @@ pub fn serialize_tensor(t: &Tensor) -> Vec<u8> {
 /// use tensorcast_core::Tensor;
 /// let t = Tensor::vector(&[1u8, 2, 3]);
 /// let mut out = b"prefix".to_vec();
-/// serialize_tensor_into(&t, &mut out);
-/// assert_eq!(&out[6..], serialize_tensor(&t).as_slice());
+/// serialize_tensor_into(&t, &mut out)?;
+/// assert_eq!(&out[6..], serialize_tensor(&t)?.as_slice());
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
-pub fn serialize_tensor_into(t: &Tensor, out: &mut Vec<u8>) {
-    match serialize_tensor_header(t) {
+///
+/// # Errors
+/// As [`serialize_tensor`]; `out` is left as it was.
+pub fn serialize_tensor_into(t: &Tensor, out: &mut Vec<u8>) -> Result<(), ProtoError> {
+    match serialize_tensor_header(t)? {
         Some(header) => {
             let data = pod_data(t);
             out.reserve(header.len() + data.len());
@@ -275,6 +305,7 @@ pub fn serialize_tensor_into(t: &Tensor, out: &mut Vec<u8>) {
         None if t.dtype() == DataType::STRING => as_proto_field(t).encode_raw_into(out),
         None => as_proto_tensor_content(t).encode_raw_into(out),
     }
+    Ok(())
 }
 
 /// Appends `data` to `out` (which has room for it). One `memcpy` when the destination and the
@@ -326,8 +357,8 @@ pub fn encode_tensor(t: &Tensor) -> Result<Bytes, ProtoError> {
 /// [`encode_tensor`] with the memory from `allocator` (the content is 64-byte aligned when the
 /// allocator honours the 64-byte alignment it is asked for).
 pub fn encode_tensor_in(t: &Tensor, allocator: &Arc<dyn Allocator>) -> Result<Bytes, ProtoError> {
-    let Some(header) = serialize_tensor_header(t) else {
-        return Ok(Bytes::from(serialize_tensor(t)));
+    let Some(header) = serialize_tensor_header(t)? else {
+        return Ok(Bytes::from(serialize_tensor(t)?));
     };
     let data = pod_data(t);
     if data.is_empty() {
@@ -368,5 +399,16 @@ pub fn tensor_description(t: &Tensor) -> TensorDescription {
             has_single_reference: a.has_single_reference,
             ptr: a.ptr,
         }),
+    }
+}
+
+/// The proto of a variant value: [`Variant::encode`], nested tensors in their typed-field form
+/// (TensorFlow's `VariantTensorData::ToProto` uses `AsProtoField`).
+pub fn variant_to_proto(v: &Variant) -> VariantTensorDataProto {
+    let data = v.encode();
+    VariantTensorDataProto {
+        type_name: data.type_name,
+        metadata: data.metadata,
+        tensors: data.tensors.iter().map(as_proto_field).collect(),
     }
 }

@@ -45,12 +45,13 @@
 //! use tensorcast_proto::{decode_tensor, encode_tensor, parse_tensor, serialize_tensor};
 //!
 //! let t = Tensor::vector(&[1.0f64, 2.0, 3.0]);
-//! let wire = serialize_tensor(&t); // what tf.io.serialize_tensor writes
-//! assert_eq!(parse_tensor(wire.into(), DataType::DOUBLE).unwrap(), t);
-//! let aligned = encode_tensor(&t).unwrap(); // same bytes, content 64-byte aligned
-//! assert_eq!(aligned.as_ref(), serialize_tensor(&t));
-//! let back = decode_tensor(aligned.clone()).unwrap(); // shares `aligned`'s memory
+//! let wire = serialize_tensor(&t)?; // what tf.io.serialize_tensor writes
+//! assert_eq!(parse_tensor(wire.into(), DataType::DOUBLE)?, t);
+//! let aligned = encode_tensor(&t)?; // same bytes, content 64-byte aligned
+//! assert_eq!(aligned.as_ref(), serialize_tensor(&t)?);
+//! let back = decode_tensor(aligned.clone())?; // shares `aligned`'s memory
 //! assert!(aligned.as_ptr_range().contains(&back.data_ptr()));
+//! # Ok::<(), tensorcast_proto::ProtoError>(())
 //! ```
 //!
 //! # Messages
@@ -82,6 +83,7 @@
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 mod attr_map;
 mod budget;
@@ -89,8 +91,8 @@ mod decode;
 mod encode;
 mod error;
 mod graph;
+mod handle;
 mod messages;
-mod objects;
 mod options;
 mod shape;
 
@@ -98,6 +100,8 @@ pub use decode::{
     decode_tensor, decode_tensor_with, parse_tensor, parse_tensor_with, tensor_from_proto,
     tensor_from_proto_with,
 };
+pub use decode::{variant_from_proto, variant_from_proto_with};
+pub use encode::variant_to_proto;
 pub use encode::{
     as_proto_field, as_proto_tensor_content, bytes_from_buffer, encode_tensor, encode_tensor_in,
     serialize_tensor, serialize_tensor_header, serialize_tensor_into, tensor_description,
@@ -107,10 +111,7 @@ pub use graph::{
     attr_value, full_type_def, node_def, AttrValue, FullTypeDef, GraphDef, NameAttrList, NodeDef,
     VersionDef,
 };
-pub use objects::{
-    resource_handle_from_proto, resource_handle_to_proto, variant_from_proto,
-    variant_from_proto_with, variant_to_proto,
-};
+pub use handle::{resource_handle_from_proto, resource_handle_to_proto};
 pub use options::{DecodeOptions, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH};
 pub use shape::{
     partial_shape_from_proto, partial_shape_to_proto, shape_from_proto, shape_proto_debug_string,

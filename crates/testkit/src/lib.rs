@@ -2,5 +2,6 @@
 //! in `fuzz/`, so that their corpora also replay as ordinary tests.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
+#![warn(unreachable_pub, missing_debug_implementations)]
 
 pub mod fuzz;

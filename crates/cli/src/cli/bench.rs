@@ -5,7 +5,7 @@ use anyhow::Result;
 
 /// Arguments of `bench`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -18,7 +18,7 @@ pub struct Args {
 }
 
 /// Runs `bench`: the report's own exit code.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let mut a = Vec::new();
     if args.json {
         a.push("--json".to_string());

@@ -12,7 +12,7 @@ use super::EXIT_OK;
 
 /// Arguments of `bitcast`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to read (format detected from the content).
     pub input: PathBuf,
     /// The dtype to view the bytes as.
@@ -30,7 +30,7 @@ pub struct Args {
 }
 
 /// Runs `bitcast`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = args.input.display().to_string();
     let format = super::output_format(&args.output, args.format.as_deref())
         .with_context(|| args.output.display().to_string())?;

@@ -10,7 +10,7 @@ use super::EXIT_OK;
 
 /// Arguments of `broadcast`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to read (format detected from the content).
     pub input: PathBuf,
     /// The target shape: comma-separated sizes (`2,3`; empty for a scalar).
@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 /// Runs `broadcast`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = args.input.display().to_string();
     let format = super::output_format(&args.output, args.format.as_deref())
         .with_context(|| args.output.display().to_string())?;

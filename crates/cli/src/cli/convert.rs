@@ -9,7 +9,7 @@ use super::EXIT_OK;
 
 /// Arguments of `convert`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to read (format detected from the content).
     pub input: PathBuf,
     /// The file to write (replaced atomically).
@@ -23,7 +23,7 @@ pub struct Args {
 }
 
 /// Runs `convert`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = args.input.display().to_string();
     let out_name = args.output.display().to_string();
     let format = super::output_format(&args.output, args.to.as_deref()).context(out_name)?;

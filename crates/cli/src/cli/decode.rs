@@ -12,11 +12,11 @@ use tensorcast::types::{
 use tensorcast::{bf16, f16, DataType, Tensor};
 
 /// Elements decoded per chunk (a few hundred KiB of scratch).
-pub const CHUNK_ELEMS: usize = 1 << 15;
+pub(crate) const CHUNK_ELEMS: usize = 1 << 15;
 
 /// How the elements of a dtype are compared and summarised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Floating point (every float kind, through `f64`, which holds them all exactly).
     Float,
     /// Integers, quantized integers and bool (0/1), exactly, as `i128`.
@@ -26,7 +26,7 @@ pub enum Kind {
 }
 
 /// The decoding kind of `dtype`; `None` for strings, resources, variants and unknown values.
-pub fn kind(dtype: DataType) -> Option<Kind> {
+pub(crate) fn kind(dtype: DataType) -> Option<Kind> {
     if !dtype.can_use_memcpy() {
         return None;
     }
@@ -43,7 +43,7 @@ pub fn kind(dtype: DataType) -> Option<Kind> {
 
 /// One decoded chunk.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Chunk {
+pub(crate) enum Chunk {
     /// Floating-point values.
     Float(Vec<f64>),
     /// Exact integer values.
@@ -60,7 +60,7 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
 }
 
 /// Decodes raw element bytes of a numeric tensor chunk by chunk.
-pub struct Decoder<'a> {
+pub(crate) struct Decoder<'a> {
     dtype: DataType,
     kind: Kind,
     bytes: &'a [u8],
@@ -70,7 +70,7 @@ pub struct Decoder<'a> {
 
 impl<'a> Decoder<'a> {
     /// A decoder over `tensor`'s elements; `None` when the dtype is not numeric.
-    pub fn new(tensor: &'a Tensor) -> Option<Self> {
+    pub(crate) fn new(tensor: &'a Tensor) -> Option<Self> {
         let kind = kind(tensor.dtype())?;
         let bytes = tensor.tensor_data().ok()?;
         let size = tensor.dtype().size();
@@ -87,18 +87,18 @@ impl<'a> Decoder<'a> {
     }
 
     /// The kind of values this decoder yields.
-    pub fn kind(&self) -> Kind {
+    pub(crate) fn kind(&self) -> Kind {
         self.kind
     }
 
     /// Bytes per element.
-    pub fn element_bytes(&self) -> usize {
+    pub(crate) fn element_bytes(&self) -> usize {
         self.size
     }
 
     /// Decodes up to `max` more elements into `out` (replacing its contents); returns the
     /// number decoded, 0 at the end.
-    pub fn next_chunk(&mut self, max: usize, out: &mut Chunk) -> usize {
+    pub(crate) fn next_chunk(&mut self, max: usize, out: &mut Chunk) -> usize {
         let end = self
             .bytes
             .len()

@@ -23,7 +23,7 @@ use super::{EXIT_DIFFERENT, EXIT_OK};
 
 /// Arguments of `diff`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The file to compare.
     pub a: PathBuf,
     /// The reference file.
@@ -38,7 +38,7 @@ pub struct Args {
 
 /// The element-wise comparison of two tensors of one dtype and shape.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compared {
+pub(crate) struct Compared {
     /// Elements compared.
     pub elements: u64,
     /// Elements beyond tolerance.
@@ -105,7 +105,7 @@ fn same_float(a: f64, b: f64) -> bool {
 }
 
 /// Compares two tensors of the same dtype and shape, element by element.
-pub fn compare(
+pub(crate) fn compare(
     a: &Tensor,
     b: &Tensor,
     rtol: f64,
@@ -252,7 +252,7 @@ fn pairs<'a>(a: &'a [NamedTensor], b: &'a [NamedTensor]) -> Vec<Pair<'a>> {
 }
 
 /// Runs `diff`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     if [args.rtol, args.atol]
         .iter()
         .any(|t| t.is_nan() || *t < 0.0)

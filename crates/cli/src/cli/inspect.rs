@@ -22,7 +22,7 @@ use super::{EXIT_ERROR, EXIT_OK};
 
 /// Arguments of `inspect`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Tensor files (npy, npz, safetensors, serialized TensorProto) or directories of them;
     /// none: the sample files in samples/.
     pub files: Vec<PathBuf>,
@@ -63,7 +63,7 @@ struct FileReport {
 }
 
 /// Runs `inspect`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let files = if args.files.is_empty() {
         sample_files()?
     } else {

@@ -4,19 +4,19 @@
 //! (0, or 1 for `diff` finding a difference), `Err` for anything that went wrong, printed by
 //! `main` as one line `tensorcast: <file>: <problem>` with exit code 2.
 
-pub mod bench;
-pub mod bitcast;
-pub mod broadcast;
-pub mod convert;
-pub mod decode;
-pub mod diff;
-pub mod graph;
-pub mod inspect;
-pub mod progress;
-pub mod signals;
-pub mod source;
-pub mod stats;
-pub mod table;
+pub(crate) mod bench;
+pub(crate) mod bitcast;
+pub(crate) mod broadcast;
+pub(crate) mod convert;
+pub(crate) mod decode;
+pub(crate) mod diff;
+pub(crate) mod graph;
+pub(crate) mod inspect;
+pub(crate) mod progress;
+pub(crate) mod signals;
+pub(crate) mod source;
+pub(crate) mod stats;
+pub(crate) mod table;
 
 use std::path::Path;
 
@@ -25,25 +25,25 @@ use tensorcast::io::{FileContents, Format, NamedTensor};
 use tensorcast::{DataType, Tensor, TensorShape};
 
 /// Exit code for success.
-pub const EXIT_OK: i32 = 0;
+pub(crate) const EXIT_OK: i32 = 0;
 /// Exit code for `diff` finding a difference.
-pub const EXIT_DIFFERENT: i32 = 1;
+pub(crate) const EXIT_DIFFERENT: i32 = 1;
 /// Exit code for an error.
-pub const EXIT_ERROR: i32 = 2;
+pub(crate) const EXIT_ERROR: i32 = 2;
 
 /// An error as one line: its causes joined by `: `, newlines flattened.
-pub fn one_line(e: &anyhow::Error) -> String {
+pub(crate) fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace(['\r', '\n'], " ")
 }
 
 /// Reads every tensor of `path` (format detected from the content; `-` is standard input);
 /// errors name the file. See [`source::load`].
-pub fn load(path: &Path) -> Result<FileContents> {
+pub(crate) fn load(path: &Path) -> Result<FileContents> {
     source::load(path)
 }
 
 /// Parses a dtype as users write it (`float32`, `f32`, `bf16`, `DT_FLOAT`, `1`...).
-pub fn parse_dtype(s: &str) -> Result<DataType> {
+pub(crate) fn parse_dtype(s: &str) -> Result<DataType> {
     DataType::parse_lenient(s).ok_or_else(|| {
         anyhow!("unknown data type '{s}' (try float32, f16, bf16, int8, uint8, float8_e4m3fn...)")
     })
@@ -51,7 +51,7 @@ pub fn parse_dtype(s: &str) -> Result<DataType> {
 
 /// Parses a shape written as comma-separated sizes: `2,3`, `[2, 3]`, `4`; empty (or `[]`) is
 /// a scalar.
-pub fn parse_shape(s: &str) -> Result<TensorShape> {
+pub(crate) fn parse_shape(s: &str) -> Result<TensorShape> {
     let inner = s
         .trim()
         .trim_start_matches('[')
@@ -74,7 +74,7 @@ pub fn parse_shape(s: &str) -> Result<TensorShape> {
 }
 
 /// The format to write `path` in: `explicit` when given, else the path's extension.
-pub fn output_format(path: &Path, explicit: Option<&str>) -> Result<Format> {
+pub(crate) fn output_format(path: &Path, explicit: Option<&str>) -> Result<Format> {
     match explicit {
         Some(f) => f.parse::<Format>().map_err(|e| anyhow!("{e}")),
         None => Format::from_path(path).ok_or_else(|| {
@@ -87,13 +87,13 @@ pub fn output_format(path: &Path, explicit: Option<&str>) -> Result<Format> {
 }
 
 /// Total bytes of the tensors' data.
-pub fn total_bytes(tensors: &[NamedTensor]) -> u64 {
+pub(crate) fn total_bytes(tensors: &[NamedTensor]) -> u64 {
     tensors.iter().map(|t| t.tensor.total_bytes() as u64).sum()
 }
 
 /// Applies `op` to every tensor, with a progress bar labelled `what` for large inputs;
 /// an error names the tensor when the file holds more than one.
-pub fn map_tensors(
+pub(crate) fn map_tensors(
     tensors: Vec<NamedTensor>,
     what: &str,
     op: impl Fn(&Tensor) -> tensorcast::Result<Tensor>,
@@ -118,7 +118,7 @@ pub fn map_tensors(
 
 /// Writes `tensors` to `path` in `format` (atomically), with a spinner for large outputs;
 /// errors name the file.
-pub fn write(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
+pub(crate) fn write(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
     if source::is_std(path) {
         return source::write_stdout(format, tensors);
     }

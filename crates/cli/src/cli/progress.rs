@@ -9,7 +9,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Work of at least this many bytes gets a progress bar (64 MiB).
-pub const LARGE_BYTES: u64 = 64 << 20;
+pub(crate) const LARGE_BYTES: u64 = 64 << 20;
 
 fn visible(total: u64) -> bool {
     total >= LARGE_BYTES && std::io::stderr().is_terminal()
@@ -17,7 +17,7 @@ fn visible(total: u64) -> bool {
 
 /// A byte-counting bar for `total` bytes of work, labelled `msg` (hidden for small work or
 /// when stderr is not a terminal).
-pub fn bar(total: u64, msg: &str) -> ProgressBar {
+pub(crate) fn bar(total: u64, msg: &str) -> ProgressBar {
     if !visible(total) {
         return ProgressBar::hidden();
     }
@@ -35,7 +35,7 @@ pub fn bar(total: u64, msg: &str) -> ProgressBar {
 }
 
 /// A spinner for one step of unknown length over `total` bytes (writing a file, say).
-pub fn spinner(total: u64, msg: &str) -> ProgressBar {
+pub(crate) fn spinner(total: u64, msg: &str) -> ProgressBar {
     if !visible(total) {
         return ProgressBar::hidden();
     }
@@ -49,7 +49,7 @@ pub fn spinner(total: u64, msg: &str) -> ProgressBar {
 }
 
 /// `n` bytes as `512 B`, `1.5 KiB`, `256.0 MiB`...
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
     if n < 1024 {
         return format!("{n} B");

@@ -12,7 +12,7 @@ use signal_hook::iterator::Signals;
 
 /// Starts the thread that cleans up on the signals above. Failing to install the handlers
 /// only loses the clean-up, so it is not an error.
-pub fn install() {
+pub(crate) fn install() {
     let Ok(mut signals) = Signals::new([SIGINT, SIGTERM, SIGHUP, SIGXFSZ]) else {
         return;
     };

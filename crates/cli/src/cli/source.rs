@@ -12,13 +12,13 @@ use tensorcast::io::{FileContents, Format, NamedTensor, ReadMode, ReadOptions, W
 static OPTIONS: OnceLock<ReadOptions> = OnceLock::new();
 
 /// Sets the read options of this run (from the global command-line options); first call wins.
-pub fn set_read_options(options: ReadOptions) {
+pub(crate) fn set_read_options(options: ReadOptions) {
     let _ = OPTIONS.set(options);
 }
 
 /// The read options of this run: those set by [`set_read_options`], else the CLI's defaults
 /// (read, do not map).
-pub fn read_options() -> ReadOptions {
+pub(crate) fn read_options() -> ReadOptions {
     OPTIONS.get().cloned().unwrap_or_else(|| ReadOptions {
         mode: ReadMode::Read,
         ..ReadOptions::default()
@@ -26,7 +26,7 @@ pub fn read_options() -> ReadOptions {
 }
 
 /// True for the path `-` (standard input or output).
-pub fn is_std(path: &Path) -> bool {
+pub(crate) fn is_std(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
@@ -36,12 +36,12 @@ pub fn is_std(path: &Path) -> bool {
 /// truncating a mapped file would kill tensorcast with `SIGBUS`, while a read file that shrinks
 /// is a one-line error. Standard input, pipes, FIFOs and character devices are read as streams
 /// up to `--max-stream`.
-pub fn load(path: &Path) -> Result<FileContents> {
+pub(crate) fn load(path: &Path) -> Result<FileContents> {
     load_sized(path).map(|(c, _)| c)
 }
 
 /// [`load`], also returning the size of the input in bytes.
-pub fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
+pub(crate) fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
     let options = read_options();
     if is_std(path) {
         let buf =
@@ -70,7 +70,7 @@ pub fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
 }
 
 /// Writes `tensors` as `format` to standard output (`-`).
-pub fn write_stdout(format: Format, tensors: &[NamedTensor]) -> Result<()> {
+pub(crate) fn write_stdout(format: Format, tensors: &[NamedTensor]) -> Result<()> {
     let bytes =
         tensorcast::io::write_bytes(format, tensors, &WriteOptions::default()).context("-")?;
     let mut out = std::io::stdout().lock();
@@ -83,7 +83,7 @@ pub fn write_stdout(format: Format, tensors: &[NamedTensor]) -> Result<()> {
 /// as `\xNN` / `\u{NN}`; backslashes are kept, so text that is already C-escaped (string
 /// values in a DebugString) is unchanged while raw names inside it (variant type names) become
 /// safe to print.
-pub fn terminal_safe(s: &str) -> String {
+pub(crate) fn terminal_safe(s: &str) -> String {
     if !s.chars().any(|c| c.is_control() && c != '\n') {
         return s.to_string();
     }
@@ -105,7 +105,7 @@ pub fn terminal_safe(s: &str) -> String {
 
 /// Parses a size as users write it: `1048576`, `64K`, `256M`, `4G`, `1T` (powers of 1024; a
 /// trailing `B` or `iB` is allowed).
-pub fn parse_size(s: &str) -> Result<u64> {
+pub(crate) fn parse_size(s: &str) -> Result<u64> {
     let t = s.trim();
     let t = t
         .strip_suffix("iB")

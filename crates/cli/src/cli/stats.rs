@@ -13,7 +13,7 @@ use super::decode::{Chunk, Decoder, Kind, CHUNK_ELEMS};
 
 /// A min or max: exact for integers.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
+pub(crate) enum Num {
     /// A floating-point value.
     Float(f64),
     /// An exact integer.
@@ -22,7 +22,7 @@ pub enum Num {
 
 /// What the statistics are of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Of {
+pub(crate) enum Of {
     /// The values themselves.
     Value,
     /// The magnitudes `|z|` of complex values.
@@ -31,7 +31,7 @@ pub enum Of {
 
 /// Statistics of a numeric tensor with at least one element.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Values or magnitudes.
     pub of: Of,
     /// Smallest non-NaN value (NaN when every element is NaN).
@@ -46,7 +46,7 @@ pub struct Stats {
 
 /// Computes the statistics of `tensor`, calling `progress(bytes)` after each chunk; `None`
 /// for non-numeric dtypes and empty tensors.
-pub fn compute(tensor: &Tensor, progress: &mut dyn FnMut(u64)) -> Option<Stats> {
+pub(crate) fn compute(tensor: &Tensor, progress: &mut dyn FnMut(u64)) -> Option<Stats> {
     if tensor.num_elements() <= 0 {
         return None;
     }
@@ -178,7 +178,7 @@ fn narrow(dtype: DataType) -> bool {
 
 /// Shortest text that reads back as `x` (as `f32` when `as_f32`), in exponent form for very
 /// large and very small magnitudes.
-pub fn fmt_float(x: f64, as_f32: bool) -> String {
+pub(crate) fn fmt_float(x: f64, as_f32: bool) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -196,13 +196,13 @@ pub fn fmt_float(x: f64, as_f32: bool) -> String {
 }
 
 /// `x` rounded to 7 significant digits, shortest form (for means).
-pub fn fmt_mean(x: f64) -> String {
+pub(crate) fn fmt_mean(x: f64) -> String {
     let rounded: f64 = format!("{x:.6e}").parse().unwrap_or(x);
     fmt_float(rounded, false)
 }
 
 /// A min or max as text for `dtype`.
-pub fn fmt_num(n: Num, dtype: DataType) -> String {
+pub(crate) fn fmt_num(n: Num, dtype: DataType) -> String {
     match n {
         Num::Int(i) => i.to_string(),
         Num::Float(f) => fmt_float(f, narrow(dtype)),
@@ -211,7 +211,7 @@ pub fn fmt_num(n: Num, dtype: DataType) -> String {
 
 /// A float as JSON: a number when finite (shortest `f32` text for narrow dtypes), else the
 /// string `"nan"`, `"inf"` or `"-inf"` (JSON has no non-finite numbers).
-pub fn json_float(x: f64, as_f32: bool) -> Value {
+pub(crate) fn json_float(x: f64, as_f32: bool) -> Value {
     if !x.is_finite() {
         return Value::String(fmt_float(x, false));
     }
@@ -224,7 +224,7 @@ pub fn json_float(x: f64, as_f32: bool) -> Value {
 }
 
 /// A min or max as JSON.
-pub fn json_num(n: Num, dtype: DataType) -> Value {
+pub(crate) fn json_num(n: Num, dtype: DataType) -> Value {
     match n {
         // Elements are at most 64 bits wide, so every value fits an i64 or a u64.
         Num::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
@@ -238,7 +238,7 @@ pub fn json_num(n: Num, dtype: DataType) -> Value {
 
 impl Stats {
     /// The statistics as a JSON object.
-    pub fn to_json(&self, dtype: DataType) -> Value {
+    pub(crate) fn to_json(&self, dtype: DataType) -> Value {
         json!({
             "of": match self.of { Of::Value => "value", Of::Abs => "abs" },
             "min": json_num(self.min, dtype),

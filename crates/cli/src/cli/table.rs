@@ -3,7 +3,7 @@
 
 /// How a column's cells line up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Align {
+pub(crate) enum Align {
     /// Flush left (names, dtypes, shapes).
     Left,
     /// Flush right (numbers).
@@ -12,7 +12,7 @@ pub enum Align {
 
 /// A table: a header row, then rows of cells.
 #[derive(Debug, Clone)]
-pub struct Table {
+pub(crate) struct Table {
     headers: Vec<String>,
     aligns: Vec<Align>,
     rows: Vec<Vec<String>>,
@@ -20,7 +20,7 @@ pub struct Table {
 
 impl Table {
     /// A table with these columns.
-    pub fn new(columns: &[(&str, Align)]) -> Self {
+    pub(crate) fn new(columns: &[(&str, Align)]) -> Self {
         Self {
             headers: columns.iter().map(|(h, _)| h.to_string()).collect(),
             aligns: columns.iter().map(|(_, a)| *a).collect(),
@@ -29,7 +29,7 @@ impl Table {
     }
 
     /// Adds a row; missing cells are blank, extra cells are dropped.
-    pub fn row(&mut self, cells: Vec<String>) {
+    pub(crate) fn row(&mut self, cells: Vec<String>) {
         let mut cells = cells;
         cells.resize(self.headers.len(), String::new());
         self.rows.push(cells);
@@ -37,13 +37,13 @@ impl Table {
 
     /// The number of rows (not counting the header).
     #[cfg(test)]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.rows.len()
     }
 
     /// The table as text, each line starting with `indent` and ending with a newline; no
     /// trailing spaces.
-    pub fn render(&self, indent: &str) -> String {
+    pub(crate) fn render(&self, indent: &str) -> String {
         let width = |s: &str| s.chars().count();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| width(h)).collect();
         for row in &self.rows {

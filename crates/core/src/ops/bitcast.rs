@@ -1,5 +1,11 @@
 //! TensorFlow's `Bitcast` op: the same bytes read as another dtype, without copying.
 //!
+//! One family: [`Tensor::bitcast_from`] (TensorFlow's `BitcastFrom`: any dtype and shape with the
+//! same byte count) is the only code that re-types a buffer; [`Tensor::bitcast_to`] is it as a
+//! function, and the `Bitcast` op here and Ascend TIK's
+//! [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to) only decide the shape
+//! (each by its own rules) and call `bitcast_to`.
+//!
 //! The rules (TensorFlow's `tensorflow/c/kernels/bitcast_op.cc` and its op registration, as
 //! observed in TensorFlow 2.21):
 //!
@@ -100,14 +106,6 @@ pub(crate) fn shape_from_parts(prefix: &[i64], last: Option<i64>) -> Result<Tens
     TensorShape::make_shape(&dims[..n])
 }
 
-/// A tensor sharing `input`'s buffer as `dtype` with `shape`: [`Tensor::bitcast_from`] into a
-/// scalar placeholder, which (unlike [`Tensor::empty`]) allocates nothing.
-pub(crate) fn share_as(input: &Tensor, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
-    let mut t = Tensor::unallocated(dtype, &TensorShape::scalar());
-    t.bitcast_from(input, dtype, shape)?;
-    Ok(t)
-}
-
 /// TensorFlow's `Bitcast` on validated dtypes: the new shape (`None`: the input's own), or the
 /// `Cannot bitcast` error.
 fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> {
@@ -162,8 +160,8 @@ pub fn bitcast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_attr("T", input.dtype())?;
     check_attr("type", dtype)?;
     match output_shape(input, dtype)? {
-        Some(shape) => share_as(input, dtype, &shape),
-        None => share_as(input, dtype, input.shape()),
+        Some(shape) => input.bitcast_to(dtype, &shape),
+        None => input.bitcast_to(dtype, input.shape()),
     }
 }
 

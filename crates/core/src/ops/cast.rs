@@ -25,7 +25,7 @@
 //!   machine's CPU (every element of 4,200 recorded casts matches); a TensorFlow built for
 //!   other vector instructions could differ. NaN never panics and nothing here is undefined
 //!   behaviour. For results defined on every machine, use
-//!   [`crate::ops::cast_saturating::cast_saturating`], which saturates (NaN becomes 0).
+//!   [`crate::ops::cast_saturating::cast_clamped`], which saturates (NaN becomes 0).
 //! - **Denormals**: TensorFlow runs its kernels with the SSE flags DAZ and FTZ set, so
 //!   `float` to `double` reads a subnormal as zero, `double` to `float` (and to `bfloat16`,
 //!   through `float`) flushes a subnormal result to zero, and `x != 0` (to `bool`) is false
@@ -189,17 +189,8 @@ impl Tensor {
 /// `float` to `bfloat16` bits, rounding to nearest even; every NaN becomes `0x7FC0` (a quiet
 /// NaN, as TensorFlow's vectorised conversion gives; its scalar code keeps the sign).
 /// Branch-free, so loops over it vectorise.
-///
-/// ```
-/// use tensorcast_core::ops::cast::f32_to_bf16_bits;
-/// assert_eq!(f32_to_bf16_bits(1.0), 0x3f80);
-/// assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f80_8000)), 0x3f80); // tie: to even
-/// assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f81_8000)), 0x3f82); // tie: to even
-/// assert_eq!(f32_to_bf16_bits(f32::MAX), 0x7f80); // overflow to infinity
-/// assert_eq!(f32_to_bf16_bits(-f32::NAN), 0x7fc0);
-/// ```
 #[inline(always)]
-pub fn f32_to_bf16_bits(x: f32) -> u16 {
+pub(crate) fn f32_to_bf16_bits(x: f32) -> u16 {
     let b = x.to_bits();
     // Adding 0x7FFF plus the lowest kept bit carries into the kept bits exactly when the
     // dropped half is above one half, or exactly one half with an odd kept part. No finite
@@ -1106,6 +1097,15 @@ fn from_f16(src: &[f16], dst: Kind, w: &mut Writer<'_>, head: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn f32_to_bf16_bits_rounds_to_even_and_quiets_nan() {
+        assert_eq!(f32_to_bf16_bits(1.0), 0x3f80);
+        assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f80_8000)), 0x3f80);
+        assert_eq!(f32_to_bf16_bits(f32::from_bits(0x3f81_8000)), 0x3f82);
+        assert_eq!(f32_to_bf16_bits(f32::MAX), 0x7f80);
+        assert_eq!(f32_to_bf16_bits(-f32::NAN), 0x7fc0);
+    }
 
     #[test]
     fn bf16_bits_match_half_crate_except_nan() {

@@ -1,12 +1,28 @@
-//! [`cast_saturating`]: `Cast` with defined results where TensorFlow's are platform-defined.
+//! [`cast_saturating`]: TensorFlow's `tf.dtypes.saturate_cast`, and [`cast_clamped`], a cast
+//! whose float-to-integer results are the same on every machine.
 //!
-//! TensorFlow converts a float to an integer with whatever the CPU's conversion instruction
-//! gives for NaN, infinities and out-of-range values; [`crate::ops::cast::cast`] reproduces
-//! TensorFlow 2.21 on x86-64 exactly (its conformance vectors require it). Code that must give
-//! the same answer on every machine can use this function instead: float (and complex, by its
-//! real part) to integer **saturates** — values beyond the target's range become its minimum or
-//! maximum, NaN becomes 0, finite values truncate toward zero — which is Rust's `as`. Every
-//! other pair converts exactly as [`crate::ops::cast::cast`] does.
+//! **`cast_saturating`** is `saturate_cast` of TensorFlow 2.21 for every pair of dtypes, as
+//! recorded from it (`tests/tf_observed/saturate_cast.jsonl`): the input is clipped
+//! (`ClipByValue`) to limits computed the way TensorFlow's Python computes them, then cast with
+//! [`crate::ops::cast::cast`]. So:
+//! - a complex input cast to a real type keeps its real part; complex128 -> complex64 clips
+//!   both parts to float's range;
+//! - float -> float clips infinities to the narrower type's finite range, and double -> float
+//!   (or complex128 -> complex64) to +-3.4028235e38 rather than overflowing to infinity;
+//! - a limit not representable in the input type moves one step toward zero (float -> int32
+//!   clips to 2147483520);
+//! - NaN passes the clip and casts as [`crate::ops::cast::cast`] casts it;
+//! - TensorFlow's quirks are kept: its upper limit for an int64 input is `float(2**63 - 1)`
+//!   converted back to int64, which overflows to `-2**63`, so int64 -> int64, double, float
+//!   and bfloat16 give `-2**63` for every element, and int64 -> uint64 gives 0;
+//! - refusals are TensorFlow's: bool on either side (`Cannot find minimum value of ...`), an
+//!   input `ClipByValue` does not take (float8, int4, ...: its type-list message), uint32 and
+//!   uint64 inputs (no `ClipByValue` kernel), and pairs `Cast` does not take.
+//!
+//! **`cast_clamped`**: float (and complex, by its real part) to integer **saturates** - values
+//! beyond the target's range become its minimum or maximum, NaN becomes 0, finite values
+//! truncate toward zero (Rust's `as`) - where TensorFlow's `Cast` gives whatever the CPU's
+//! conversion instruction gives. Every other pair converts exactly as `cast` does.
 
 use half::{bf16, f16};
 use num_complex::Complex;
@@ -60,18 +76,22 @@ fn to_integer<D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Result<Tensor
     }
 }
 
-/// `Cast` with saturating float-to-integer conversion (see the module docs); every other pair
-/// is exactly [`crate::ops::cast::cast`].
+/// `Cast` with float-to-integer conversion that saturates the same way on every machine (see
+/// the module docs); every other pair is exactly [`crate::ops::cast::cast`].
+///
+/// # Errors
+/// As [`crate::ops::cast::cast`].
 ///
 /// ```
-/// use tensorcast_core::{ops::cast_saturating::cast_saturating, DataType, Tensor};
+/// use tensorcast_core::{ops::cast_saturating::cast_clamped, DataType, Tensor};
 /// let x = Tensor::vector(&[1.9f32, -2.7, f32::NAN, f32::INFINITY, -1e10, 300.0]);
-/// let i = cast_saturating(&x, DataType::INT32).unwrap();
-/// assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, -2, 0, i32::MAX, i32::MIN, 300]);
-/// let u = cast_saturating(&x, DataType::UINT8).unwrap();
-/// assert_eq!(u.to_vec::<u8>().unwrap(), vec![1, 0, 0, 255, 0, 255]);
+/// let i = cast_clamped(&x, DataType::INT32)?;
+/// assert_eq!(i.to_vec::<i32>()?, vec![1, -2, 0, i32::MAX, i32::MIN, 300]);
+/// let u = cast_clamped(&x, DataType::UINT8)?;
+/// assert_eq!(u.to_vec::<u8>()?, vec![1, 0, 0, 255, 0, 255]);
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
-pub fn cast_saturating(input: &Tensor, dtype: DataType) -> Result<Tensor> {
+pub fn cast_clamped(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     let float_source = matches!(
         input.dtype(),
         DataType::FLOAT
@@ -99,10 +119,42 @@ pub fn cast_saturating(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     }
 }
 
+/// TensorFlow's `tf.dtypes.saturate_cast(input, dtype)`: clip to the limits TensorFlow
+/// computes, then `Cast` (see the module docs for the rules, quirks included).
+///
+/// # Errors
+/// TensorFlow's refusals: [`crate::Error::NoRange`] for bool on either side,
+/// [`crate::Error::NotInTypeList`] for an input `ClipByValue` does not take, [`crate::Error::NoKernel`] for
+/// uint32/uint64/quantized inputs, and [`crate::ops::cast::cast`]'s errors.
+///
+/// ```
+/// use tensorcast_core::{ops::cast_saturating::cast_saturating, DataType, Tensor};
+/// let x = Tensor::vector(&[f64::INFINITY, -1e300, 1.5, 3e9]);
+/// let f = cast_saturating(&x, DataType::FLOAT)?;
+/// assert_eq!(f.to_vec::<f32>()?, vec![f32::MAX, f32::MIN, 1.5, 3e9]);
+/// let i = cast_saturating(&Tensor::vector(&[3e9f32, -1.0]), DataType::INT32)?;
+/// assert_eq!(i.to_vec::<i32>()?, vec![2147483520, -1]);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn cast_saturating(input: &Tensor, dtype: DataType) -> Result<Tensor> {
+    super::saturate::saturate_cast(input, dtype)
+}
+
 impl Tensor {
-    /// [`cast_saturating`] as a method.
+    /// [`cast_saturating`] as a method: TensorFlow's `saturate_cast`.
+    ///
+    /// # Errors
+    /// As [`cast_saturating`].
     pub fn cast_saturating(&self, dtype: DataType) -> Result<Tensor> {
         cast_saturating(self, dtype)
+    }
+
+    /// [`cast_clamped`] as a method.
+    ///
+    /// # Errors
+    /// As [`cast_clamped`].
+    pub fn cast_clamped(&self, dtype: DataType) -> Result<Tensor> {
+        cast_clamped(self, dtype)
     }
 }
 
@@ -120,11 +172,11 @@ mod tests {
             DataType::BFLOAT16,
         ] {
             let xs = crate::ops::cast::cast(&x, src).unwrap();
-            let y = cast_saturating(&xs, DataType::INT16).unwrap();
+            let y = cast_clamped(&xs, DataType::INT16).unwrap();
             // In half, 1e30 is already infinity: it saturates the same way.
             let want = vec![0, i16::MAX, i16::MIN, i16::MAX, i16::MIN, 7];
             assert_eq!(y.to_vec::<i16>().unwrap(), want, "{src}");
-            let u = cast_saturating(&xs, DataType::UINT64).unwrap();
+            let u = cast_clamped(&xs, DataType::UINT64).unwrap();
             assert_eq!(
                 u.to_vec::<u64>().unwrap(),
                 vec![0, u64::MAX, 0, u64::MAX, 0, 7],
@@ -136,14 +188,14 @@ mod tests {
     #[test]
     fn complex_uses_the_real_part_and_other_pairs_match_cast() {
         let z = Tensor::vector(&[Complex::new(-3.5f32, 9.0), Complex::new(1e20, 0.0)]);
-        let y = cast_saturating(&z, DataType::INT8).unwrap();
+        let y = cast_clamped(&z, DataType::INT8).unwrap();
         assert_eq!(y.to_vec::<i8>().unwrap(), vec![-3, 127]);
         let i = Tensor::vector(&[300i32, -5]);
         assert_eq!(
-            cast_saturating(&i, DataType::UINT8).unwrap(),
+            cast_clamped(&i, DataType::UINT8).unwrap(),
             crate::ops::cast::cast(&i, DataType::UINT8).unwrap()
         );
         let s = Tensor::vector(&[crate::TString::from("x")]);
-        assert!(cast_saturating(&s, DataType::INT32).is_err());
+        assert!(cast_clamped(&s, DataType::INT32).is_err());
     }
 }

@@ -10,5 +10,6 @@ pub mod cast_saturating;
 pub mod elementwise;
 pub mod equal;
 pub mod reinterpret;
+mod saturate;
 
 pub use broadcast::broadcast_shapes;

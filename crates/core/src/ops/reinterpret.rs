@@ -39,7 +39,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::ops::bitcast::{shape_from_parts, share_as};
+use crate::ops::bitcast::shape_from_parts;
 use crate::{DataType, Tensor, TensorShape};
 
 /// The message TIK reports when the last dimension times the factor is not an integer.
@@ -109,10 +109,10 @@ pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_dtype("reinterpret_cast_to (source)", input.dtype())?;
     check_dtype("reinterpret_cast_to (target)", dtype)?;
     if input.dtype().size() == dtype.size() {
-        return share_as(input, dtype, input.shape());
+        return input.bitcast_to(dtype, input.shape());
     }
     let shape = output_shape(input.shape(), input.dtype(), dtype)?;
-    share_as(input, dtype, &shape)
+    input.bitcast_to(dtype, &shape)
 }
 
 impl Tensor {

@@ -4,8 +4,8 @@
 //!   `f64`), and if that text does not read back as the same value, `%.9g` (`%.17g`).
 //!   [`format_f32`] and [`format_f64`] do this; [`format_g`] is the underlying exact
 //!   emulation of glibc's `%.{precision}g`.
-//! - Strings use abseil's `Utf8SafeCEscape`: [`c_escape_utf8_safe_bytes`] (exact bytes) and
-//!   [`c_escape_utf8_safe`] (a `String` convenience).
+//! - Strings use abseil's `Utf8SafeCEscape`: [`c_escape_utf8_safe_bytes`], as exact bytes
+//!   (the escape passes invalid UTF-8 through unchanged).
 //!
 //! `format_g` relies on Rust's `{:.N$e}` formatting, which renders the exact binary value
 //! correctly rounded to N+1 significant decimal digits, breaking exact ties to even, exactly
@@ -19,7 +19,7 @@
 /// exponent notation with at least two exponent digits (`1e+05`, `1.5e-07`, `1e+100`). Trailing
 /// zeros, and then a trailing decimal point, are removed. `-0.0` prints `-0`; NaN prints
 /// `nan` or `-nan` by its sign bit; infinities print `inf` / `-inf`.
-pub fn format_g(v: f64, precision: usize) -> String {
+pub(crate) fn format_g(v: f64, precision: usize) -> String {
     let negative = v.is_sign_negative();
     let mut out = String::new();
     if negative {
@@ -93,7 +93,7 @@ fn push_fraction(out: &mut String, frac: &[u8]) {
 ///
 /// `half`, `bfloat16` and the float8/float4 types that TensorFlow prints are converted to
 /// `f32` first and printed with this.
-pub fn format_f32(v: f32) -> String {
+pub(crate) fn format_f32(v: f32) -> String {
     if v.is_nan() {
         return if v.is_sign_negative() { "-nan" } else { "nan" }.to_string();
     }
@@ -108,7 +108,7 @@ pub fn format_f32(v: f32) -> String {
 /// TensorFlow's printing of an `f64` element (tsl `LegacyPrecision` / `DoubleToBuffer`):
 /// `%.15g`, or `%.17g` when the `%.15g` text does not parse back to exactly `v`.
 /// NaN prints `nan` or `-nan` by its sign bit; infinities `inf` / `-inf`.
-pub fn format_f64(v: f64) -> String {
+pub(crate) fn format_f64(v: f64) -> String {
     if v.is_nan() {
         return if v.is_sign_negative() { "-nan" } else { "nan" }.to_string();
     }
@@ -126,7 +126,7 @@ pub fn format_f64(v: f64) -> String {
 /// 0x20, and 0x7f, becomes a three-digit octal escape (`\000`, `\177`); printable ASCII is
 /// copied; bytes >= 0x80 are copied unchanged (so UTF-8 text stays readable, and invalid
 /// UTF-8 stays invalid).
-pub fn c_escape_utf8_safe_into(bytes: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn c_escape_utf8_safe_into(bytes: &[u8], out: &mut Vec<u8>) {
     out.reserve(bytes.len());
     for &b in bytes {
         match b {
@@ -149,26 +149,20 @@ pub fn c_escape_utf8_safe_into(bytes: &[u8], out: &mut Vec<u8>) {
 
 /// abseil's `Utf8SafeCEscape` as exact bytes (see [`c_escape_utf8_safe_into`]). The result is
 /// valid UTF-8 exactly when the input is.
-pub fn c_escape_utf8_safe_bytes(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn c_escape_utf8_safe_bytes(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
     c_escape_utf8_safe_into(bytes, &mut out);
     out
 }
 
-/// abseil's `Utf8SafeCEscape` as a `String`: identical to [`c_escape_utf8_safe_bytes`] when
-/// the input is valid UTF-8; otherwise each invalid sequence of bytes >= 0x80 (which the
-/// escape passes through unchanged) is replaced by U+FFFD, so use the bytes version where
-/// the exact TensorFlow output matters.
-pub fn c_escape_utf8_safe(bytes: &[u8]) -> String {
-    match String::from_utf8(c_escape_utf8_safe_bytes(bytes)) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The escape as a `String`, invalid UTF-8 shown as U+FFFD.
+    fn c_escape_utf8_safe(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(&c_escape_utf8_safe_bytes(bytes)).into_owned()
+    }
 
     #[test]
     fn format_f32_tensorflow_examples_exact() {

@@ -13,7 +13,7 @@
 //! fnuz float8 types print `?` for every element, resource handles and variants their summary
 //! in `<...>`: TensorFlow's "irregular" cases.
 
-pub mod format;
+pub(crate) mod format;
 
 use half::{bf16, f16};
 

@@ -161,7 +161,7 @@ impl fmt::Debug for VariantTensorData {
 }
 
 /// The type name TensorFlow gives a `Tensor` held in a variant.
-pub const TENSOR_VARIANT_TYPE_NAME: &str = "tensorflow::Tensor";
+pub(crate) const TENSOR_VARIANT_TYPE_NAME: &str = "tensorflow::Tensor";
 
 /// One element of a `variant` tensor: a type-erased value. tensorcast knows one value type
 /// natively, a nested [`Tensor`] (as TensorFlow's `Variant(Tensor)`); values of other types are

@@ -6,24 +6,26 @@ use tensorcast_core::{ops, DataType, Tensor, TensorShape};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
+use crate::graph::Node;
+use crate::shape;
+
+use tensorcast_core::Error as CoreError;
 
 fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
         node: String::new(),
-        source,
+        location: Box::default(),
+        source: Box::new(source),
     })
 }
 
-fn invalid(msg: String) -> Error {
+/// A kernel's own argument check failing.
+fn invalid(e: tensorcast_core::Error) -> Error {
     Error::Kernel {
         node: String::new(),
-        source: tensorcast_core::Error::invalid(msg),
+        location: Box::default(),
+        source: Box::new(e),
     }
-}
-
-/// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
-pub(crate) fn is_elementwise_binary(op: &str) -> bool {
-    BinaryOp::from_name(op).is_some()
 }
 
 /// `Equal`/`NotEqual`'s `incompatible_shape_error` (true for the other ops, which ignore it).
@@ -31,55 +33,169 @@ pub(crate) fn incompatible_shape_error(attrs: &Attrs) -> bool {
     attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true)
 }
 
-/// Runs `op` on `inputs` (not for Placeholder, which is fed).
-pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    let x = |i: usize| {
-        inputs
-            .get(i)
-            .ok_or_else(|| Error::Internal(format!("{op}: missing input {i}")))
-    };
-    let out = match op {
-        "Const" => {
-            let proto = attr::get_tensor(attrs, "value")
-                .ok_or_else(|| Error::Internal("Const without value".into()))?;
-            let t = tensorcast_proto::tensor_from_proto(proto)?;
-            let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
-            if t.dtype() != dtype {
-                return Err(Error::ConstTypeMismatch {
-                    node: String::new(),
-                    value: t.dtype(),
+/// A node's computation, resolved once when a run's plan is built (TensorFlow builds its
+/// `OpKernel`s once per executor): attrs read, a `Const`'s value decoded, an op without a kernel
+/// turned into the error running it gives. Running it reads no attrs and no op names.
+#[derive(Debug)]
+pub(crate) enum Kernel {
+    /// `Const`: its decoded value.
+    Const(Tensor),
+    /// Running the node fails with this error (already attributed to the node).
+    Fail(Error),
+    /// `Identity`.
+    Identity,
+    /// `Cast`.
+    Cast {
+        /// `DstT`.
+        dst: DataType,
+        /// `Truncate`.
+        truncate: bool,
+    },
+    /// `Shape`.
+    Shape {
+        /// `out_type`.
+        out_type: DataType,
+    },
+    /// `Bitcast`.
+    Bitcast {
+        /// `type`.
+        dst: DataType,
+    },
+    /// `BroadcastTo`.
+    BroadcastTo,
+    /// `Reshape`.
+    Reshape,
+    /// An element-wise binary op.
+    Binary {
+        /// The op.
+        op: BinaryOp,
+        /// `incompatible_shape_error` (true for the ops without the attr).
+        incompatible_shape_error: bool,
+    },
+}
+
+impl Kernel {
+    /// The kernel of `node` (`Fail` with the run-time error for a placeholder, which must be fed,
+    /// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
+    pub(crate) fn resolve(node: &Node) -> Kernel {
+        let attrs = &node.attrs;
+        let kernel = match node.op.as_str() {
+            "Placeholder" => {
+                let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
+                let s = node.output_shapes.first().cloned().unwrap_or(None);
+                return Kernel::Fail(Error::MissingFeed {
+                    name: node.name.clone(),
+                    location: crate::error::node_location(node).into(),
                     dtype,
+                    shape: s.as_ref().map(|_| shape::debug(&s)),
                 });
             }
-            t
+            _ if !node.registered => {
+                return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
+            }
+            op => Kernel::for_op(op, attrs),
+        };
+        match kernel {
+            Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
+            k => k,
         }
-        "Identity" => x(0)?.clone(),
-        "Cast" => {
-            let dst = attr::get_type(attrs, "DstT").unwrap_or(DataType::INVALID);
-            let truncate = attr::get_bool(attrs, "Truncate").unwrap_or(false);
-            cast(x(0)?, dst, truncate)?
-        }
-        "Shape" => {
-            let out_type = attr::get_type(attrs, "out_type").unwrap_or(DataType::INT32);
-            shape_of(x(0)?, out_type)?
-        }
-        "Bitcast" => {
-            let dst = attr::get_type(attrs, "type").unwrap_or(DataType::INVALID);
-            kernel(ops::bitcast::bitcast(x(0)?, dst))?
-        }
-        "BroadcastTo" => kernel(ops::broadcast::broadcast_to_op(x(0)?, x(1)?))?,
-        "Reshape" => reshape(x(0)?, x(1)?)?,
-        _ => match BinaryOp::from_name(op) {
-            Some(bop) => kernel(binary(bop, x(0)?, x(1)?, incompatible_shape_error(attrs)))?,
-            None => {
-                return Err(Error::NoKernel {
+    }
+
+    /// The kernel of a registered op with `attrs` (not a placeholder).
+    fn for_op(op: &str, attrs: &Attrs) -> Kernel {
+        match op {
+            "Const" => match const_value(attrs) {
+                Ok(t) => Kernel::Const(t),
+                Err(e) => Kernel::Fail(e),
+            },
+            "Identity" => Kernel::Identity,
+            "Cast" => Kernel::Cast {
+                dst: attr::get_type(attrs, "DstT").unwrap_or(DataType::INVALID),
+                truncate: attr::get_bool(attrs, "Truncate").unwrap_or(false),
+            },
+            "Shape" => Kernel::Shape {
+                out_type: attr::get_type(attrs, "out_type").unwrap_or(DataType::INT32),
+            },
+            "Bitcast" => Kernel::Bitcast {
+                dst: attr::get_type(attrs, "type").unwrap_or(DataType::INVALID),
+            },
+            "BroadcastTo" => Kernel::BroadcastTo,
+            "Reshape" => Kernel::Reshape,
+            op => match BinaryOp::from_name(op) {
+                Some(op) => Kernel::Binary {
+                    op,
+                    incompatible_shape_error: incompatible_shape_error(attrs),
+                },
+                None => Kernel::Fail(Error::NoKernel {
                     op: op.to_string(),
                     node: String::new(),
-                })
-            }
-        },
-    };
-    Ok(vec![out])
+                    location: Box::default(),
+                }),
+            },
+        }
+    }
+
+    /// True for the kernels that can take a lazy broadcast as input without materialising it.
+    pub(crate) fn reads_lazy(&self) -> bool {
+        matches!(
+            self,
+            Kernel::Binary { .. }
+                | Kernel::Identity
+                | Kernel::Cast { .. }
+                | Kernel::BroadcastTo
+                | Kernel::Bitcast { .. }
+        )
+    }
+
+    /// Runs the kernel on `inputs` (as many as the node has; checked by the plan).
+    pub(crate) fn compute(&self, inputs: &[Tensor]) -> Result<Tensor> {
+        let x = |i: usize| {
+            inputs
+                .get(i)
+                .ok_or_else(|| Error::Internal(format!("missing input {i}")))
+        };
+        Ok(match self {
+            Kernel::Const(t) => t.clone(),
+            Kernel::Fail(e) => return Err(e.clone()),
+            Kernel::Identity => x(0)?.clone(),
+            Kernel::Cast { dst, truncate } => cast(x(0)?, *dst, *truncate)?,
+            Kernel::Shape { out_type } => shape_of(x(0)?, *out_type)?,
+            Kernel::Bitcast { dst } => kernel(ops::bitcast::bitcast(x(0)?, *dst))?,
+            Kernel::BroadcastTo => kernel(ops::broadcast::broadcast_to_op(x(0)?, x(1)?))?,
+            Kernel::Reshape => reshape(x(0)?, x(1)?)?,
+            Kernel::Binary {
+                op,
+                incompatible_shape_error,
+            } => kernel(binary(*op, x(0)?, x(1)?, *incompatible_shape_error))?,
+        })
+    }
+}
+
+/// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
+pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+    Ok(vec![Kernel::for_op(op, attrs).compute(inputs)?])
+}
+
+/// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
+pub(crate) fn is_elementwise_binary(op: &str) -> bool {
+    BinaryOp::from_name(op).is_some()
+}
+
+/// A `Const`'s value, checked against its `dtype` attr.
+fn const_value(attrs: &Attrs) -> Result<Tensor> {
+    let proto = attr::get_tensor(attrs, "value")
+        .ok_or_else(|| Error::Internal("Const without value".into()))?;
+    let t = tensorcast_proto::tensor_from_proto(proto)?;
+    let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
+    if t.dtype() != dtype {
+        return Err(Error::ConstTypeMismatch {
+            node: String::new(),
+            location: Box::default(),
+            value: t.dtype(),
+            dtype,
+        });
+    }
+    Ok(t)
 }
 
 /// `Cast`, with `Truncate` for float/double to bfloat16 (drop the low bits instead of rounding).
@@ -109,10 +225,10 @@ fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
     let mut v = Vec::with_capacity(dims.len());
     for &d in dims {
         v.push(i32::try_from(d).map_err(|_| {
-            invalid(format!(
-                "Shape output type is 32-bit but dim {} is {d}",
-                v.len()
-            ))
+            invalid(CoreError::ShapeOutput32 {
+                index: v.len(),
+                dim: d,
+            })
         })?);
     }
     Ok(Tensor::vector(&v))
@@ -121,10 +237,9 @@ fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
 /// The int values of a shape operand (int32/int64; a vector or a scalar).
 fn shape_values(sizes: &Tensor) -> Result<Vec<i64>> {
     if sizes.dims() > 1 {
-        return Err(invalid(format!(
-            "sizes input must be 1-D, not {}",
-            sizes.shape()
-        )));
+        return Err(invalid(CoreError::ReshapeSizesRank {
+            shape: sizes.shape().clone(),
+        }));
     }
     match sizes.dtype() {
         DataType::INT32 => Ok(kernel(sizes.as_slice::<i32>())?
@@ -132,10 +247,7 @@ fn shape_values(sizes: &Tensor) -> Result<Vec<i64>> {
             .map(|&v| i64::from(v))
             .collect()),
         DataType::INT64 => Ok(kernel(sizes.as_slice::<i64>())?.to_vec()),
-        d => Err(invalid(format!(
-            "sizes input must be int32 or int64, not {}",
-            d.name()
-        ))),
+        dtype => Err(invalid(CoreError::ReshapeSizesDtype { dtype })),
     }
 }
 
@@ -149,23 +261,22 @@ pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
     for (d, &size) in values.iter().enumerate() {
         if size == -1 {
             if let Some(u) = unknown {
-                return Err(invalid(format!(
-                    "Only one input size may be -1, not both {u} and {d}"
-                )));
+                return Err(invalid(CoreError::ReshapeTwoUnknown {
+                    first: u,
+                    second: d,
+                }));
             }
             unknown = Some(d);
             dims.push(1);
         } else if size < 0 {
-            return Err(invalid(format!(
-                "Size {d} must be non-negative, not {size}"
-            )));
+            return Err(invalid(CoreError::ReshapeNegativeSize { index: d, size }));
         } else if size == 0 {
             has_zero = true;
             dims.push(0);
         } else {
-            product = product.checked_mul(size).ok_or_else(|| {
-                invalid("Reshape would create a tensor with too many elements".to_string())
-            })?;
+            product = product
+                .checked_mul(size)
+                .ok_or_else(|| invalid(CoreError::ReshapeTooManyElements))?;
             dims.push(size);
         }
     }
@@ -182,18 +293,19 @@ pub(crate) fn reshape(input: &Tensor, sizes: &Tensor) -> Result<Tensor> {
         }
         let missing = input_n / product;
         if !input_zero && product * missing != input_n {
-            return Err(invalid(format!(
-                "Input to reshape is a tensor with {n} values, but the requested shape requires a multiple of {product}"
-            )));
+            return Err(invalid(CoreError::ReshapeNotMultiple {
+                elements: n,
+                product,
+            }));
         }
         dims[u] = missing;
     }
     let shape = kernel(TensorShape::new(&dims))?;
     if shape.num_elements() != n {
-        return Err(invalid(format!(
-            "Input to reshape is a tensor with {n} values, but the requested shape has {}",
-            shape.num_elements()
-        )));
+        return Err(invalid(CoreError::ReshapeSizes {
+            elements: n,
+            requested: shape.num_elements(),
+        }));
     }
     kernel(input.reshape(&shape))
 }

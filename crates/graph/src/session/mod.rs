@@ -1,50 +1,138 @@
 //! [`Session`]: runs a graph on tensorcast's kernels (`run(feeds, fetches, targets)` with
 //! `"op:k"` names, TensorFlow's messages).
 //!
-//! The executor runs only the nodes the fetches and targets need, in dependency order, and frees
-//! each intermediate after its last consumer. With [`SessionOptions::optimize`] on (the default) a
+//! The first run of a (feeds, fetches, targets) signature builds a plan (`plan.rs`): only the
+//! nodes the fetches and targets need, in dependency order, each kernel resolved once, value
+//! slots with last-use moves so each intermediate is freed after its last consumer. Later runs
+//! of the signature reuse it. With [`SessionOptions::optimize`] on (the default) a
 //! `BroadcastTo` whose consumers can read it in place is never materialised: element-wise
 //! consumers read the small input through broadcasting, `Cast` and same-size `Bitcast` run on
 //! the small input (`Cast(BroadcastTo(x))` = `BroadcastTo(Cast(x))`), chains of `BroadcastTo`
-//! and `Identity` collapse, and a `BroadcastTo` to its input's own shape is its input. Results
-//! and error messages are the same either way.
+//! and `Identity` collapse, and a `BroadcastTo` to its input's own shape is its input. With
+//! [`SessionOptions::parallel`] on (the default) independent branches of big nodes run
+//! concurrently (`parallel.rs`). Results and error messages are the same either way; a run-time
+//! error carries its node ([`Error::node`]) and TensorFlow's node-context text
+//! ([`Error::full_message`]).
 
 mod executor;
 pub(crate) mod kernels;
+mod parallel;
+mod plan;
+
+use std::sync::{Arc, Mutex};
 
 use tensorcast_core::Tensor;
 
 use crate::error::{Error, Result};
 use crate::graph::{Endpoint, Graph, Node};
 use crate::operation::Output;
+use parallel::Parallel;
+use plan::Plan;
 
 /// Options of a [`Session`].
 #[derive(Debug, Clone, Copy)]
 pub struct SessionOptions {
     /// Run the optimization pass (lazy `BroadcastTo`); default true.
     pub optimize: bool,
+    /// Run independent branches concurrently on the rayon pool when their steps are big enough
+    /// (see [`SessionOptions::parallel_min_elements`]); default true. Results and errors are the
+    /// same either way; with several failing branches the error is the one of the failing node
+    /// that comes first in the run's dependency order (the one a one-at-a-time run reports).
+    pub parallel: bool,
+    /// A node whose inputs hold at least this many elements in all may run concurrently with
+    /// other such nodes; smaller ones run at once on the calling thread. Default 32768.
+    pub parallel_min_elements: u64,
 }
 
 impl Default for SessionOptions {
     fn default() -> Self {
-        SessionOptions { optimize: true }
+        SessionOptions {
+            optimize: true,
+            parallel: true,
+            parallel_min_elements: 1 << 15,
+        }
+    }
+}
+
+/// What one [`Session::run_with_stats`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunStats {
+    /// Nodes whose kernel ran.
+    pub nodes_run: usize,
+    /// The most nodes whose kernels were running at the same moment.
+    pub max_concurrent_nodes: usize,
+    /// Rounds in which two or more nodes were handed to the pool together.
+    pub parallel_rounds: usize,
+}
+
+/// The plans built so far, by run signature (at most [`MAX_PLANS`]; then the cache starts over).
+#[derive(Default)]
+struct PlanCache {
+    entries: Vec<CachedPlan>,
+}
+
+struct CachedPlan {
+    feeds: Vec<String>,
+    fetches: Vec<String>,
+    targets: Vec<String>,
+    plan: Arc<Plan>,
+}
+
+const MAX_PLANS: usize = 64;
+
+impl PlanCache {
+    fn get(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Option<Arc<Plan>> {
+        self.entries
+            .iter()
+            .find(|c| {
+                c.feeds
+                    .iter()
+                    .map(String::as_str)
+                    .eq(feeds.iter().map(|(n, _)| *n))
+                    && c.fetches
+                        .iter()
+                        .map(String::as_str)
+                        .eq(fetches.iter().copied())
+                    && c.targets
+                        .iter()
+                        .map(String::as_str)
+                        .eq(targets.iter().copied())
+            })
+            .map(|c| c.plan.clone())
     }
 }
 
 /// Runs a graph. Cheap to create; holds a handle to the graph (nodes added later are runnable).
-#[derive(Debug, Clone)]
+///
+/// The first run of each (feeds, fetches, targets) signature builds a plan of the nodes to run
+/// - pruned, ordered, kernels resolved (a `Const` decoded once), value slots assigned - which
+///   later runs of the same signature reuse, as TensorFlow's `DirectSession` caches an executor
+///   per signature. Clones of a session share its plans.
+#[derive(Clone)]
 pub struct Session {
     graph: Graph,
     options: SessionOptions,
+    plans: Arc<Mutex<PlanCache>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("graph", &self.graph)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Session {
     /// A session over `graph` with default options.
     pub fn new(graph: &Graph) -> Session {
-        Session {
-            graph: graph.clone(),
-            options: SessionOptions::default(),
-        }
+        Session::with_options(graph, SessionOptions::default())
     }
 
     /// A session with `options`.
@@ -52,6 +140,7 @@ impl Session {
         Session {
             graph: graph.clone(),
             options,
+            plans: Arc::default(),
         }
     }
 
@@ -60,19 +149,60 @@ impl Session {
     ///
     /// # Errors
     /// TensorFlow's messages: unknown names, a placeholder not fed, a fed dtype or shape that
-    /// does not fit, and any kernel's error (with [`Error::node`] naming the node).
+    /// does not fit, and any kernel's error (with [`Error::node`] naming the node and
+    /// [`Error::full_message`] giving TensorFlow's text with the node-context suffix).
     pub fn run(
         &self,
         feeds: &[(&str, Tensor)],
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<Vec<Tensor>> {
+        self.run_with_stats(feeds, fetches, targets)
+            .map(|(out, _)| out)
+    }
+
+    /// [`Session::run`], also returning what the run did (nodes run, how many ran at once).
+    ///
+    /// # Errors
+    /// As [`Session::run`].
+    pub fn run_with_stats(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<(Vec<Tensor>, RunStats)> {
+        let plan = self.plan(feeds, fetches, targets)?;
+        let tensors: Vec<Tensor> = feeds.iter().map(|(_, t)| t.clone()).collect();
+        let parallel = Parallel {
+            min_elements: self.options.parallel_min_elements,
+        };
+        let mut stats = RunStats::default();
+        let out = executor::run(
+            &plan,
+            tensors,
+            self.options.parallel.then_some(&parallel),
+            &mut stats,
+        )?;
+        Ok((out, stats))
+    }
+
+    /// The plan of a signature: cached, or built (and cached) from the graph as it is now.
+    fn plan(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<Arc<Plan>> {
+        let mut cache = self.plans.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = cache.get(feeds, fetches, targets) {
+            return Ok(p);
+        }
         let g = self.graph.read();
         let nodes = g.nodes.clone();
         let by_name = |name: &str| g.by_name.get(name).copied();
         let mut feed_eps = Vec::with_capacity(feeds.len());
-        for (name, t) in feeds {
-            feed_eps.push((resolve(&nodes, &by_name, name)?, t.clone()));
+        for (name, _) in feeds {
+            feed_eps.push(resolve(&nodes, &by_name, name)?);
         }
         let mut fetch_eps = Vec::with_capacity(fetches.len());
         for name in fetches {
@@ -84,7 +214,23 @@ impl Session {
             target_ids.push(by_name(op).ok_or_else(|| Error::UnknownOperation(op.to_string()))?);
         }
         drop(g);
-        executor::run(&nodes, feed_eps, &fetch_eps, &target_ids, self.options)
+        let plan = Arc::new(Plan::build(
+            &nodes,
+            &feed_eps,
+            &fetch_eps,
+            &target_ids,
+            self.options.optimize,
+        )?);
+        if cache.entries.len() >= MAX_PLANS {
+            cache.entries.clear();
+        }
+        cache.entries.push(CachedPlan {
+            feeds: feeds.iter().map(|(n, _)| n.to_string()).collect(),
+            fetches: fetches.iter().map(|n| n.to_string()).collect(),
+            targets: targets.iter().map(|n| n.to_string()).collect(),
+            plan: plan.clone(),
+        });
+        Ok(plan)
     }
 
     /// [`Session::run`] with [`Output`] handles instead of names.

@@ -62,7 +62,7 @@ fn check_round_trips(t: &Tensor) {
         assert_eq!(tensor_from_proto(&back).unwrap(), *t, "{what}: via wire");
     }
     // SerializeTensor and the aligned encoding: same bytes, and they decode back.
-    let ser = serialize_tensor(t);
+    let ser = serialize_tensor(t).unwrap();
     let enc = encode_tensor(t).unwrap();
     assert_eq!(
         enc.as_ref(),
@@ -148,6 +148,39 @@ fn uninitialized_tensor_gets_dtype_and_shape_only() {
     assert_eq!(
         tensor_from_proto(&p).unwrap().as_slice::<f32>().unwrap(),
         [0.0; 3]
+    );
+}
+
+#[test]
+fn serialize_uninitialized_tensor_is_refused_not_written_as_zeros() {
+    for dtype in [DataType::FLOAT, DataType::STRING, DataType::VARIANT] {
+        let t = Tensor::unallocated(dtype, &tensorcast_core::TensorShape::new(&[3]).unwrap());
+        let err = serialize_tensor(&t).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                tensorcast_proto::ProtoError::Tensor(tensorcast_core::Error::Uninitialized {
+                    op: "SerializeTensor",
+                    elements: 3,
+                    ..
+                })
+            ),
+            "{dtype}: {err:?}"
+        );
+        let mut out = b"kept".to_vec();
+        assert!(tensorcast_proto::serialize_tensor_into(&t, &mut out).is_err());
+        assert_eq!(out, b"kept");
+        assert!(tensorcast_proto::serialize_tensor_header(&t).is_err());
+        assert!(encode_tensor(&t).is_err());
+    }
+    // No elements: nothing is missing, so it serializes (dtype and shape only).
+    let empty = Tensor::unallocated(
+        DataType::FLOAT,
+        &tensorcast_core::TensorShape::new(&[0]).unwrap(),
+    );
+    assert_eq!(
+        decode_tensor(serialize_tensor(&empty).unwrap().into()).unwrap(),
+        empty
     );
 }
 

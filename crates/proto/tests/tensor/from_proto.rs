@@ -136,20 +136,18 @@ fn narrow_types_take_the_low_bits() {
         bytes_of(&tensor_from_proto(&p).unwrap()),
         [0xff, 0x2c, 0x7f]
     );
-    // int4 keeps the whole low byte (TensorFlow 2.21: int_val [-3, 7, 300] -> fd 07 2c).
-    for dt in [
-        DataType::INT4,
-        DataType::UINT4,
-        DataType::INT2,
-        DataType::UINT2,
+    // The sub-byte integers keep their value bits (TensorFlow 2.21 keeps the whole low byte,
+    // int_val [-3, 7, 300] -> fd 07 2c, which holds the same values; tensorcast stores the
+    // canonical byte, `DataType::sub_byte_mask`).
+    for (dt, want) in [
+        (DataType::INT4, [0x0d, 0x07, 0x0c]),
+        (DataType::UINT4, [0x0d, 0x07, 0x0c]),
+        (DataType::INT2, [0x01, 0x03, 0x00]),
+        (DataType::UINT2, [0x01, 0x03, 0x00]),
     ] {
         let mut p = proto(dt, &[3]);
         p.int_val = vec![-3, 7, 300];
-        assert_eq!(
-            bytes_of(&tensor_from_proto(&p).unwrap()),
-            [0xfd, 0x07, 0x2c],
-            "{dt}"
-        );
+        assert_eq!(bytes_of(&tensor_from_proto(&p).unwrap()), want, "{dt}");
     }
     // half: low 16 bits of half_val (TensorFlow 2.21: [0x13c00, -1] -> 003c ffff).
     let mut p = proto(DataType::HALF, &[2]);
@@ -345,11 +343,42 @@ fn allocation_failure_is_an_error_not_an_abort() {
         .unwrap();
     p.tensor_content = backing.slice(start..start + 16);
     assert!(tensor_from_proto_with(&p, &failing).is_err());
-    // Strings are Rust objects that do not come from the tensor allocator (a difference from
-    // TensorFlow, whose test expects a string FromProto to fail here too).
+    // String, resource and variant elements are placed in a block from the allocator too, so
+    // FromProto fails for them as TensorFlow's test expects, through every field.
     let mut p = proto(DataType::STRING, &[2]);
     p.string_val = vec![Bytes::from_static(b"a")];
-    assert!(tensor_from_proto_with(&p, &failing).is_ok());
+    let e = tensor_from_proto_with(&p, &failing).unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e}");
+    let mut p = proto(DataType::STRING, &[2]);
+    p.tensor_content = Bytes::from_static(b"\x01\x01ab");
+    assert!(tensor_from_proto_with(&p, &failing).is_err());
+    for dt in [DataType::RESOURCE, DataType::VARIANT] {
+        assert!(
+            tensor_from_proto_with(&proto(dt, &[3]), &failing).is_err(),
+            "{dt}"
+        );
+    }
+}
+
+#[test]
+fn object_elements_are_accounted_by_the_decoders_allocator() {
+    let tracking: Arc<dyn tensorcast_buffer::Allocator> = Arc::new(
+        tensorcast_buffer::TrackingAllocator::new(Arc::new(tensorcast_buffer::CpuAllocator::new())),
+    );
+    let options = DecodeOptions::new().with_allocator(tracking.clone());
+    let mut p = proto(DataType::STRING, &[1000]);
+    p.string_val = vec![Bytes::from_static(b"x"), Bytes::from_static(b"yz")];
+    let t = tensor_from_proto_with(&p, &options).unwrap();
+    let slot = std::mem::size_of::<tensorcast_core::TString>() as u64;
+    assert_eq!(tracking.stats().unwrap().bytes_in_use, 1000 * slot);
+    // Repeat-last fill, as for numbers: the 998 missing elements are the last value.
+    let s = t.as_slice::<tensorcast_core::TString>().unwrap();
+    assert_eq!(
+        (s[0].as_bytes(), s[1].as_bytes(), s[999].as_bytes()),
+        (&b"x"[..], &b"yz"[..], &b"yz"[..])
+    );
+    drop(t);
+    assert_eq!(tracking.stats().unwrap().bytes_in_use, 0);
 }
 
 #[test]

@@ -146,7 +146,7 @@ fn deeply_nested_variants_are_refused_not_a_stack_overflow() {
     for _ in 0..(MAX_NESTING_DEPTH + 5) {
         t = Tensor::from(Variant::from(t));
     }
-    let wire = Bytes::from(tensorcast_proto::serialize_tensor(&t));
+    let wire = Bytes::from(tensorcast_proto::serialize_tensor(&t).unwrap());
     let e = decode_tensor_with(wire, &DecodeOptions::new()).unwrap_err();
     assert_eq!(e, ProtoError::TooDeep(MAX_NESTING_DEPTH));
     // Within the limit it decodes.
@@ -154,7 +154,7 @@ fn deeply_nested_variants_are_refused_not_a_stack_overflow() {
     for _ in 0..MAX_NESTING_DEPTH {
         t = Tensor::from(Variant::from(t));
     }
-    let wire = Bytes::from(tensorcast_proto::serialize_tensor(&t));
+    let wire = Bytes::from(tensorcast_proto::serialize_tensor(&t).unwrap());
     assert_eq!(decode_tensor(wire).unwrap(), t);
 }
 

@@ -7,4 +7,5 @@ mod from_proto;
 mod limits;
 mod props;
 mod samples;
+mod sub_byte;
 mod zero_copy;

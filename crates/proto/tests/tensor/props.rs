@@ -53,7 +53,7 @@ proptest! {
 
     #[test]
     fn serialize_then_decode_is_identity(t in tensor_strategy()) {
-        let wire = serialize_tensor(&t);
+        let wire = serialize_tensor(&t).unwrap();
         prop_assert_eq!(decode_tensor(Bytes::from(wire.clone())).unwrap(), t.clone());
         let enc = encode_tensor(&t).unwrap();
         prop_assert_eq!(enc.as_ref(), wire.as_slice());
@@ -73,7 +73,7 @@ proptest! {
 
     #[test]
     fn truncated_or_corrupted_bytes_never_panic(t in tensor_strategy(), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
-        let wire = serialize_tensor(&t);
+        let wire = serialize_tensor(&t).unwrap();
         let k = cut.index(wire.len() + 1);
         let _ = decode_tensor(Bytes::copy_from_slice(&wire[..k]));
         let mut bad = wire.clone();

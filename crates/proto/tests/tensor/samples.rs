@@ -21,16 +21,12 @@ pub fn proto(dtype: DataType, dims: &[i64]) -> TensorProto {
     }
 }
 
-/// Makes arbitrary bytes a valid value of `dtype`, as TensorFlow itself would store it: bool
-/// 0/1, int4/int2 sign-extended, uint4/uint2 masked.
+/// Makes arbitrary bytes a valid value of `dtype` in tensorcast's canonical form: bool 0/1,
+/// the sub-byte integers' value bits only (`DataType::sub_byte_mask`).
 pub fn canonical_byte(dtype: DataType, b: u8) -> u8 {
     match dtype {
         DataType::BOOL => b & 1,
-        DataType::INT4 => ((b << 4) as i8 >> 4) as u8,
-        DataType::UINT4 => b & 0x0f,
-        DataType::INT2 => ((b << 6) as i8 >> 6) as u8,
-        DataType::UINT2 => b & 0x03,
-        _ => b,
+        _ => b & dtype.sub_byte_mask().unwrap_or(0xff),
     }
 }
 

@@ -49,59 +49,17 @@ pub fn str_field<'a>(record: &'a serde_json::Value, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("record has no string {key:?}: {record}"))
 }
 
-/// A global allocator that remembers, per thread, the largest single allocation request, so a
-/// test can check that decoding a tiny input never asks for a huge block.
+/// The largest single allocation a closure makes on this thread, through the buffer crate's
+/// counting allocator (so this test binary holds no `unsafe` of its own).
 pub mod alloc_probe {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::cell::Cell;
-
-    struct Probe;
-
-    thread_local! {
-        // `const` init: no lazy initialisation and no destructor, so touching it from inside the
-        // allocator cannot allocate or recurse.
-        static LARGEST: Cell<usize> = const { Cell::new(0) };
-    }
-
-    fn note(size: usize) {
-        // `try_with` fails only during thread teardown; then there is nothing to record.
-        let _ = LARGEST.try_with(|l| l.set(l.get().max(size)));
-    }
-
-    // SAFETY: every method forwards to `System` with the caller's arguments unchanged, so
-    // `System`'s guarantees are ours; the bookkeeping only reads `layout`/`new_size`.
-    unsafe impl GlobalAlloc for Probe {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            note(layout.size());
-            // SAFETY: our caller upholds `GlobalAlloc::alloc`'s contract, which we forward.
-            unsafe { System.alloc(layout) }
-        }
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            note(layout.size());
-            // SAFETY: as for `alloc`.
-            unsafe { System.alloc_zeroed(layout) }
-        }
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: `ptr` was allocated by `System` (every allocation above goes there) with
-            // `layout`, as the caller guarantees.
-            unsafe { System.dealloc(ptr, layout) }
-        }
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            note(new_size);
-            // SAFETY: `ptr`/`layout` come from `System` as for `dealloc`; the caller upholds
-            // `realloc`'s contract on `new_size`.
-            unsafe { System.realloc(ptr, layout, new_size) }
-        }
-    }
+    use tensorcast_buffer::testing::CountingGlobalAlloc;
 
     #[global_allocator]
-    static PROBE: Probe = Probe;
+    static COUNTER: CountingGlobalAlloc = CountingGlobalAlloc::new();
 
     /// Runs `f` and returns its result with the largest single allocation (bytes) it made on
     /// this thread.
     pub fn largest_allocation<R>(f: impl FnOnce() -> R) -> (R, usize) {
-        LARGEST.with(|l| l.set(0));
-        let r = f();
-        (r, LARGEST.with(Cell::get))
+        COUNTER.largest_request(f)
     }
 }

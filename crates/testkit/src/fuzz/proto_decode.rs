@@ -15,7 +15,7 @@ pub fn run(data: &[u8]) {
     let Ok(t) = decode_tensor_with(Bytes::copy_from_slice(data), &options) else {
         return;
     };
-    let wire = serialize_tensor(&t);
+    let wire = serialize_tensor(&t).expect("a decoded tensor is initialised");
     // The serialized form carries every value, so it needs no fill at all: the budget left is
     // only what its object elements and their message structs are charged (a few hundred
     // bytes per element at most, and every element takes at least one wire byte).
@@ -26,7 +26,7 @@ pub fn run(data: &[u8]) {
         // Tensors nested in variants are written in field form, which normalises sub-byte
         // integers with stray high bits (as TensorFlow's does); after one round it is stable.
         assert_eq!(
-            serialize_tensor(&again),
+            serialize_tensor(&again).expect("a decoded tensor is initialised"),
             wire,
             "variant serialization is not stable"
         );

@@ -7,7 +7,7 @@ use crate::cli::EXIT_OK;
 
 /// Arguments of `graph dot`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The GraphDef file.
     pub file: FileArg,
 }
@@ -18,7 +18,7 @@ fn quote(s: &str) -> String {
 }
 
 /// Runs `graph dot`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let graph = super::load(&args.file)?;
     let mut out = String::from(
         "digraph tensorcast {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n",

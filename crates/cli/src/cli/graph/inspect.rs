@@ -9,7 +9,7 @@ use crate::cli::EXIT_OK;
 
 /// Arguments of `graph inspect`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The GraphDef file (binary, as `tf.io.write_graph(..., as_text=False)` writes it).
     pub file: FileArg,
     /// Print JSON instead of a table.
@@ -18,7 +18,7 @@ pub struct Args {
 }
 
 /// Runs `graph inspect`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let graph = super::load(&args.file)?;
     let nodes = graph.nodes();
     if args.json {

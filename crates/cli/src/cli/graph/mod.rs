@@ -1,10 +1,10 @@
 //! `tensorcast graph inspect|run|optimize|dot FILE.pb`: GraphDefs (as `tf.io.write_graph`
 //! writes them) looked at, run on tensorcast's kernels, optimized, drawn.
 
-pub mod dot;
-pub mod inspect;
-pub mod optimize;
-pub mod run;
+pub(crate) mod dot;
+pub(crate) mod inspect;
+pub(crate) mod optimize;
+pub(crate) mod run;
 
 use std::path::{Path, PathBuf};
 
@@ -13,14 +13,14 @@ use tensorcast::graph::{import_graph_def_bytes, Graph};
 
 /// Arguments of `graph`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     pub command: Command,
 }
 
 /// The `graph` subcommands.
 #[derive(clap::Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Nodes with op, inputs, attrs, and each output's dtype and inferred shape.
     Inspect(inspect::Args),
     /// Run the graph: feed tensor files, fetch outputs, write them to a tensor file.
@@ -33,7 +33,7 @@ pub enum Command {
 }
 
 /// Runs `graph`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     match &args.command {
         Command::Inspect(a) => inspect::run(a),
         Command::Run(a) => run::run(a),
@@ -43,7 +43,7 @@ pub fn run(args: &Args) -> Result<i32> {
 }
 
 /// Reads and imports a GraphDef file; errors name the file.
-pub fn load(path: &Path) -> Result<Graph> {
+pub(crate) fn load(path: &Path) -> Result<Graph> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).with_context(|| name.clone())?;
     let graph = Graph::new();
@@ -52,4 +52,4 @@ pub fn load(path: &Path) -> Result<Graph> {
 }
 
 /// A path argument.
-pub type FileArg = PathBuf;
+pub(crate) type FileArg = PathBuf;

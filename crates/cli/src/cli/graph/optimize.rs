@@ -9,7 +9,7 @@ use crate::cli::EXIT_OK;
 
 /// Arguments of `graph optimize`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The GraphDef file.
     pub file: FileArg,
     /// Where to write the optimized GraphDef (replaced atomically).
@@ -21,7 +21,7 @@ pub struct Args {
 }
 
 /// Runs `graph optimize`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let name = args.file.display().to_string();
     let bytes = std::fs::read(&args.file).with_context(|| name.clone())?;
     let gd =

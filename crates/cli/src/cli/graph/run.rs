@@ -10,7 +10,7 @@ use crate::cli::EXIT_OK;
 
 /// Arguments of `graph run`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The GraphDef file.
     pub file: FileArg,
     /// `NAME=FILE`: feed tensor NAME (`x` or `x:0`) from FILE (any format the CLI reads; a
@@ -56,7 +56,7 @@ fn load_feed(spec: &str) -> Result<(String, Tensor)> {
 }
 
 /// Runs `graph run`.
-pub fn run(args: &Args) -> Result<i32> {
+pub(crate) fn run(args: &Args) -> Result<i32> {
     let graph = super::load(&args.file)?;
     let name = args.file.display().to_string();
     let feeds: Vec<(String, Tensor)> = args
@@ -71,6 +71,7 @@ pub fn run(args: &Args) -> Result<i32> {
         &graph,
         SessionOptions {
             optimize: !args.no_optimize,
+            ..SessionOptions::default()
         },
     );
     let out = session

@@ -40,7 +40,7 @@
 //!
 //! ```
 //! use tensorcast_core::{ops::broadcast::broadcast_to_op, Tensor, TensorShape};
-//! // The seed's example: [[1, 2, 3]] (shape [1, 3]) broadcast to [2, 3].
+//! // TensorFlow's documented example: [[1, 2, 3]] (shape [1, 3]) broadcast to [2, 3].
 //! let x = Tensor::from_slice(&[1i32, 2, 3], &TensorShape::new(&[1, 3]).unwrap()).unwrap();
 //! let y = broadcast_to_op(&x, &Tensor::vector(&[2i32, 3])).unwrap();
 //! assert_eq!(y.shape().to_string(), "[2,3]");
@@ -168,12 +168,12 @@ fn broadcast_objects<T: Element>(input: &Tensor, shape: &TensorShape) -> Result<
     let view = view.array::<T>()?;
     let n = shape.num_elements_usize();
     let mut values = Vec::new();
-    values.try_reserve_exact(n).map_err(|_| {
-        Error::ResourceExhausted(format!(
-            "cannot allocate {n} {} elements for BroadcastTo",
-            T::DTYPE.name()
-        ))
-    })?;
+    values
+        .try_reserve_exact(n)
+        .map_err(|_| Error::OutOfMemory {
+            dtype: T::DTYPE,
+            elements: n as u64,
+        })?;
     values.extend(view.iter().cloned());
     Tensor::from_vec(values, shape)
 }
@@ -188,12 +188,10 @@ fn broadcast_bytes(
     let es = input.dtype().size();
     let src = input.tensor_data()?;
     if es == 0 || src.len() != input.shape().num_elements_usize() * es {
-        return Err(Error::invalid(format!(
-            "BroadcastTo: the {} input holds {} bytes for {} elements",
-            input.dtype().name(),
-            src.len(),
-            input.num_elements()
-        )));
+        return Err(Error::ByteCount {
+            actual: src.len(),
+            expected: input.num_elements() as u128 * es as u128,
+        });
     }
     let plan = Plan::new(src, es, input.shape().dim_sizes(), shape.dim_sizes());
     Tensor::from_writer(allocator, input.dtype(), shape, |w| plan.write(w))

@@ -66,29 +66,28 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
 /// ```
 pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
     if shape.dims() != 1 {
-        return Err(Error::invalid(format!(
-            "shape must be a vector of {{int32,int64}}, got shape {}",
-            shape.shape()
-        )));
+        return Err(Error::ShapeOperandNotVector {
+            shape: shape.shape().clone(),
+        });
     }
     let width = match shape.dtype() {
         DataType::INT32 => 4,
         DataType::INT64 => 8,
-        _ => return Err(Error::invalid("shape must be a vector of {int32,int64}.")),
+        dtype => return Err(Error::ShapeOperandDtype { dtype }),
     };
     // TensorShapeUtils::MakeShape checks the count before reading any value; checking it here
     // also bounds what is read.
     let n = shape.shape().num_elements_usize();
     if n > MAX_DIMENSIONS {
-        return Err(Error::invalid("Too many dimensions"));
+        return Err(Error::TooManyDimensions { in_tensor: false });
     }
     shape.check_initialized()?;
     let bytes = shape.tensor_data()?;
     if bytes.len() != n * width {
-        return Err(Error::invalid(format!(
-            "shape tensor holds {} bytes for {n} elements",
-            bytes.len()
-        )));
+        return Err(Error::ByteCount {
+            actual: bytes.len(),
+            expected: n as u128 * width as u128,
+        });
     }
     let dims: Vec<i64> = if width == 4 {
         bytes
@@ -131,20 +130,20 @@ pub fn check_broadcast_to(input: &TensorShape, output: &TensorShape) -> Result<(
         return Ok(());
     }
     if input.rank() > output.rank() {
-        return Err(Error::invalid(format!(
-            "Rank of input ({}) must be no greater than rank of output shape ({}).",
-            input.rank(),
-            output.rank()
-        )));
+        return Err(Error::BroadcastRank {
+            input: input.rank(),
+            output: output.rank(),
+        });
     }
     if input.rank() == 0 {
         return Ok(());
     }
     let result = broadcast_shapes(input, output)?;
     if result != *output {
-        return Err(Error::invalid(format!(
-            "Unable to broadcast tensor of shape {input} to tensor of shape {output}"
-        )));
+        return Err(Error::BroadcastToShape {
+            input: Box::new(input.clone()),
+            output: Box::new(output.clone()),
+        });
     }
     Ok(())
 }

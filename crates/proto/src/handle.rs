@@ -1,13 +1,10 @@
-//! Resource handles and variants <-> their protos.
+//! Resource handles <-> their protos (`ResourceHandle::FromProto` and `AsProto`). Variants,
+//! which hold tensors, convert in `decode` and `encode` beside the tensors themselves, so that
+//! neither module depends on the other.
 
-use tensorcast_core::{DataType, ResourceHandle, Variant};
+use tensorcast_core::{DataType, ResourceHandle};
 
-use crate::decode::Decoder;
-use crate::encode::as_proto_field;
-use crate::messages::{
-    resource_handle_proto::DtypeAndShape, ResourceHandleProto, VariantTensorDataProto,
-};
-use crate::options::DecodeOptions;
+use crate::messages::{resource_handle_proto::DtypeAndShape, ResourceHandleProto};
 use crate::shape::{partial_shape_from_proto, partial_shape_to_proto, shape_proto_debug_string};
 use crate::ProtoError;
 
@@ -86,36 +83,10 @@ pub fn resource_handle_to_proto(h: &ResourceHandle) -> ResourceHandleProto {
     }
 }
 
-/// A variant value from its proto ([`Variant::decode`] of the decoded `VariantTensorData`),
-/// with the default [`DecodeOptions`] for its nested tensors. Any type name is accepted: values
-/// tensorcast does not know natively stay in their encoded form.
-pub fn variant_from_proto(p: &VariantTensorDataProto) -> Result<Variant, ProtoError> {
-    variant_from_proto_with(p, &DecodeOptions::default())
-}
-
-/// [`variant_from_proto`] with options for the nested tensors.
-pub fn variant_from_proto_with(
-    p: &VariantTensorDataProto,
-    options: &DecodeOptions,
-) -> Result<Variant, ProtoError> {
-    Decoder::new(options).variant(p)
-}
-
-/// The proto of a variant value: [`Variant::encode`], nested tensors in their typed-field form
-/// (TensorFlow's `VariantTensorData::ToProto` uses `AsProtoField`).
-pub fn variant_to_proto(v: &Variant) -> VariantTensorDataProto {
-    let data = v.encode();
-    VariantTensorDataProto {
-        type_name: data.type_name,
-        metadata: data.metadata,
-        tensors: data.tensors.iter().map(as_proto_field).collect(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tensorcast_core::{PartialTensorShape, Tensor};
+    use tensorcast_core::PartialTensorShape;
 
     #[test]
     fn resource_handles_round_trip() {
@@ -149,16 +120,6 @@ mod tests {
             "Could not decode resource handle from proto \"name: \"a\" dtypes_and_shapes { \
              dtype: float shape: [-7] }\", returned status: Shape [-7] has dimensions with \
              values below -1 (where -1 means unknown)"
-        );
-    }
-
-    #[test]
-    fn variants_round_trip() {
-        let v = Variant::from(Tensor::from(42.0f32));
-        assert_eq!(variant_from_proto(&variant_to_proto(&v)).unwrap(), v);
-        assert_eq!(
-            variant_from_proto(&variant_to_proto(&Variant::Empty)).unwrap(),
-            Variant::Empty
         );
     }
 }

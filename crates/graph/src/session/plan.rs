@@ -1,0 +1,284 @@
+//! A run's plan, built once per (feeds, fetches, targets) signature and cached by the session (as
+//! TensorFlow caches an executor per signature): the nodes to run in a fixed dependency order,
+//! each with its resolved kernel, the value slots its inputs read (and whether that read is the
+//! value's last use, so it is moved out rather than shared), and the slot its output goes to.
+//! Running a plan formats no names, hashes nothing and reads no attrs.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tensorcast_core::DataType;
+
+use super::kernels::Kernel;
+use crate::error::{Error, Result};
+use crate::graph::{Endpoint, Node};
+use crate::shape::PShape;
+
+/// One read of a value slot.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Read {
+    /// The slot read.
+    pub(crate) slot: usize,
+    /// True when no later step or fetch (in plan order) reads the slot: the value is moved out.
+    pub(crate) last: bool,
+}
+
+/// One node to run.
+#[derive(Debug)]
+pub(crate) struct Step {
+    /// The node (its name attributes errors).
+    pub(crate) node: Arc<Node>,
+    /// What running it computes.
+    pub(crate) kernel: Kernel,
+    /// Its data inputs, in order.
+    pub(crate) inputs: Vec<Read>,
+    /// The slot of output 0 when something reads it.
+    pub(crate) output: Option<usize>,
+    /// Every consumer reads lazy values and nothing fetches the output: a `BroadcastTo` may
+    /// stay unmaterialised.
+    pub(crate) may_stay_lazy: bool,
+    /// The steps that wait for this one (data and control edges; by step index).
+    pub(crate) consumers: Vec<usize>,
+    /// How many steps this one waits for.
+    pub(crate) waits_for: usize,
+}
+
+/// One fed tensor, checked on every run.
+#[derive(Debug)]
+pub(crate) struct Feed {
+    /// The slot the tensor goes to.
+    pub(crate) slot: usize,
+    /// The node fed and the output index (for messages).
+    pub(crate) node: Arc<Node>,
+    /// The output index.
+    pub(crate) index: usize,
+    /// The dtype the graph's tensor has, when known.
+    pub(crate) dtype: Option<DataType>,
+    /// The (partial) shape it has, when known.
+    pub(crate) shape: Option<PShape>,
+    /// The same tensor was fed earlier in the list.
+    pub(crate) duplicate: bool,
+}
+
+/// One fetched tensor.
+#[derive(Debug)]
+pub(crate) struct Fetch {
+    /// The slot read.
+    pub(crate) read: Read,
+    /// The node that produced it (attributes a failed materialisation).
+    pub(crate) node: Arc<Node>,
+}
+
+/// The plan of one run signature.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) feeds: Vec<Feed>,
+    pub(crate) steps: Vec<Step>,
+    pub(crate) fetches: Vec<Fetch>,
+    /// Number of value slots.
+    pub(crate) num_slots: usize,
+    /// Reads of each slot (steps and fetches), for runs that count uses instead of following
+    /// the plan's order.
+    pub(crate) reads: Vec<usize>,
+    /// Two steps that are not `Const`s or placeholders can be ready at the same time: running
+    /// ready steps concurrently may pay.
+    pub(crate) has_parallel_branches: bool,
+}
+
+impl Plan {
+    /// Prunes `nodes` to what `fetches` and `targets` need (stopping at fed tensors), orders it
+    /// (Kahn's algorithm with a stack, iteratively: deep graphs need no stack), resolves the
+    /// kernels and assigns value slots.
+    pub(crate) fn build(
+        nodes: &[Arc<Node>],
+        feeds: &[Endpoint],
+        fetches: &[Endpoint],
+        targets: &[usize],
+        optimize: bool,
+    ) -> Result<Plan> {
+        let mut slot_of: HashMap<Endpoint, usize> = HashMap::new();
+        let new_slot = |ep: Endpoint, slot_of: &mut HashMap<Endpoint, usize>| {
+            let n = slot_of.len();
+            *slot_of.entry(ep).or_insert(n)
+        };
+        let mut fed: HashMap<Endpoint, ()> = HashMap::new();
+        let mut plan_feeds = Vec::with_capacity(feeds.len());
+        for &ep in feeds {
+            let n = &nodes[ep.node];
+            plan_feeds.push(Feed {
+                slot: new_slot(ep, &mut slot_of),
+                node: n.clone(),
+                index: ep.index,
+                dtype: n.output_types.get(ep.index).copied(),
+                shape: n.output_shapes.get(ep.index).cloned(),
+                duplicate: fed.insert(ep, ()).is_some(),
+            });
+        }
+        // Needed nodes.
+        let mut needed = vec![false; nodes.len()];
+        let mut stack: Vec<usize> = targets.to_vec();
+        stack.extend(
+            fetches
+                .iter()
+                .filter(|ep| !fed.contains_key(ep))
+                .map(|ep| ep.node),
+        );
+        while let Some(id) = stack.pop() {
+            if needed[id] {
+                continue;
+            }
+            needed[id] = true;
+            let n = &nodes[id];
+            stack.extend(
+                n.inputs
+                    .iter()
+                    .filter(|ep| !fed.contains_key(ep))
+                    .map(|ep| ep.node),
+            );
+            stack.extend(n.control_inputs.iter().copied());
+        }
+        // Kahn's order.
+        let mut pending = vec![0usize; nodes.len()];
+        let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut lazy_ok = vec![true; nodes.len()];
+        let mut kernels: Vec<Option<Kernel>> = (0..nodes.len()).map(|_| None).collect();
+        for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
+            let k = Kernel::resolve(n);
+            for ep in &n.inputs {
+                if !k.reads_lazy() {
+                    lazy_ok[ep.node] = false;
+                }
+                if !fed.contains_key(ep) {
+                    pending[id] += 1;
+                    consumers[ep.node].push(id);
+                }
+            }
+            for &c in &n.control_inputs {
+                pending[id] += 1;
+                consumers[c].push(id);
+            }
+            kernels[id] = Some(k);
+        }
+        for ep in fetches {
+            lazy_ok[ep.node] = false;
+        }
+        let mut ready: Vec<usize> = (0..nodes.len())
+            .filter(|&i| needed[i] && pending[i] == 0)
+            .collect();
+        ready.reverse();
+        let mut order = Vec::new();
+        while let Some(id) = ready.pop() {
+            order.push(id);
+            for &c in &consumers[id] {
+                pending[c] -= 1;
+                if pending[c] == 0 {
+                    ready.push(c);
+                }
+            }
+        }
+        let mut step_of = vec![usize::MAX; nodes.len()];
+        for (i, &id) in order.iter().enumerate() {
+            step_of[id] = i;
+        }
+        // Slots: fed tensors first (above), then every output something reads.
+        let mut steps = Vec::with_capacity(order.len());
+        for &id in &order {
+            let n = &nodes[id];
+            let inputs = n
+                .inputs
+                .iter()
+                .map(|&ep| Read {
+                    slot: new_slot(ep, &mut slot_of),
+                    last: false,
+                })
+                .collect();
+            let mut step_consumers: Vec<usize> = consumers[id]
+                .iter()
+                .map(|&c| step_of[c])
+                .filter(|&c| c != usize::MAX)
+                .collect();
+            step_consumers.sort_unstable();
+            let waits_for =
+                n.inputs.iter().filter(|ep| !fed.contains_key(ep)).count() + n.control_inputs.len();
+            steps.push(Step {
+                node: n.clone(),
+                kernel: kernels[id]
+                    .take()
+                    .ok_or_else(|| Error::Internal(format!("{} not resolved", n.name)))?,
+                inputs,
+                output: None,
+                may_stay_lazy: optimize && lazy_ok[id],
+                consumers: step_consumers,
+                waits_for,
+            });
+        }
+        let mut plan_fetches = Vec::with_capacity(fetches.len());
+        for &ep in fetches {
+            plan_fetches.push(Fetch {
+                read: Read {
+                    slot: new_slot(ep, &mut slot_of),
+                    last: false,
+                },
+                node: nodes[ep.node].clone(),
+            });
+        }
+        for s in &mut steps {
+            let ep = Endpoint {
+                node: s.node.id,
+                index: 0,
+            };
+            s.output = slot_of.get(&ep).copied();
+        }
+        // Last uses, in plan order (fetches read after every step).
+        let num_slots = slot_of.len();
+        let mut reads = vec![0usize; num_slots];
+        let mut seen = vec![false; num_slots];
+        for f in plan_fetches.iter_mut().rev() {
+            reads[f.read.slot] += 1;
+            f.read.last = !std::mem::replace(&mut seen[f.read.slot], true);
+        }
+        for s in steps.iter_mut().rev() {
+            for r in s.inputs.iter_mut().rev() {
+                reads[r.slot] += 1;
+                r.last = !std::mem::replace(&mut seen[r.slot], true);
+            }
+        }
+        let has_parallel_branches = has_parallel_branches(&steps);
+        Ok(Plan {
+            feeds: plan_feeds,
+            steps,
+            fetches: plan_fetches,
+            num_slots,
+            reads,
+            has_parallel_branches,
+        })
+    }
+}
+
+/// True when two steps with inputs can be ready at once (simulating the run in waves of every
+/// ready step; steps without inputs - constants, failing placeholders - do not count).
+fn has_parallel_branches(steps: &[Step]) -> bool {
+    let mut pending: Vec<usize> = steps.iter().map(|s| s.waits_for).collect();
+    let mut wave: Vec<usize> = (0..steps.len()).filter(|&i| pending[i] == 0).collect();
+    while !wave.is_empty() {
+        if wave
+            .iter()
+            .filter(|&&i| !steps[i].inputs.is_empty())
+            .count()
+            > 1
+        {
+            return true;
+        }
+        let mut next = Vec::new();
+        for &i in &wave {
+            for &c in &steps[i].consumers {
+                pending[c] -= 1;
+                if pending[c] == 0 {
+                    next.push(c);
+                }
+            }
+        }
+        wave = next;
+    }
+    false
+}
