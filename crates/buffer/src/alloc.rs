@@ -184,14 +184,16 @@ fn padded_alloc(layout: Layout, outer: Layout) -> Option<NonNull<u8>> {
     // block's `size` bytes end within the `size + align` allocated.
     let offset = layout.align() - base.as_ptr().addr() % layout.align();
     debug_assert!((SYSTEM_MIN_ALIGN..=layout.align()).contains(&offset));
-    // SAFETY: `offset <= align`, so `base + offset` and the byte before it lie within the
-    // `size + align` bytes just allocated (in bounds of one allocation); the offset fits a `u8`
+    // SAFETY: `offset <= align`, so `base + offset` lies within (or one past) the `size +
+    // align` bytes just allocated: in bounds of one allocation.
+    let p = unsafe { base.add(offset) };
+    // SAFETY: the byte before `p` is `base + offset - 1` with `offset >= 16`: inside the
+    // allocation, and not part of the block handed out.
+    let slot = unsafe { p.sub(1) };
+    // SAFETY: `slot` is valid for a one-byte write (just above). The offset fits a `u8`
     // (align <= 128, checked in `padded`).
-    unsafe {
-        let p = base.as_ptr().add(offset);
-        p.sub(1).write(offset as u8);
-        Some(NonNull::new_unchecked(p))
-    }
+    unsafe { slot.write(offset as u8) };
+    Some(p)
 }
 
 /// Frees a block from [`padded_alloc`].
@@ -199,13 +201,15 @@ fn padded_alloc(layout: Layout, outer: Layout) -> Option<NonNull<u8>> {
 /// # Safety
 /// `ptr` must come from `padded_alloc` with this `outer` layout and not be used afterwards.
 unsafe fn padded_dealloc(ptr: NonNull<u8>, outer: Layout) {
-    // SAFETY: `padded_alloc` wrote the block's offset from its base in the byte before it
-    // (within the same allocation, never handed out), and the base is `ptr - offset`, the
-    // pointer `std::alloc::alloc(outer)` returned.
-    unsafe {
-        let offset = usize::from(ptr.as_ptr().sub(1).read());
-        std::alloc::dealloc(ptr.as_ptr().sub(offset), outer);
-    }
+    // SAFETY: the byte before the block is in the same allocation (`padded_alloc`'s offset
+    // is at least 16).
+    let slot = unsafe { ptr.sub(1) };
+    // SAFETY: `padded_alloc` wrote the block's offset from its base there.
+    let offset = usize::from(unsafe { slot.read() });
+    // SAFETY: the base is `ptr - offset`, in the same allocation.
+    let base = unsafe { ptr.sub(offset) };
+    // SAFETY: `base` is the pointer `std::alloc::alloc(outer)` returned, freed once here.
+    unsafe { std::alloc::dealloc(base.as_ptr(), outer) };
 }
 
 /// Blocks below this size go straight to the system allocator (which pools small blocks well
