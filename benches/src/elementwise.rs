@@ -9,6 +9,7 @@
 //! - `add_same_256MiB`: AddV2 of two f32 [4096,16384] (reads twice as much)
 //! - `mul_bf16_scalar_128MiB`: Mul bf16 [64M] * scalar
 //! - `add_f32_3`: AddV2 of two f32 [3], per call
+//! - `read_256MiB`: the bandwidth of reading the 256 MiB input alone (every core, no output)
 
 use super::Runner;
 use tensorcast_core::ops::elementwise::{add, equal, mul};
@@ -28,6 +29,23 @@ fn f32_tensor(dims: &[i64], scale: f32) -> Tensor {
     .expect("input tensor")
 }
 
+/// Reads every word of `t` once, split over the available cores; returns their wrapping sum.
+fn read_all(t: &Tensor) -> u32 {
+    let words = t.as_slice::<f32>().unwrap_or(&[]);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = words.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = words
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().fold(0u32, |a, w| a.wrapping_add(w.to_bits()))))
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| p.join().unwrap_or(0))
+            .fold(0u32, u32::wrapping_add)
+    })
+}
+
 /// Registers the element-wise workloads.
 pub fn run(r: &mut Runner) {
     let big = [4096i64, 16384];
@@ -37,6 +55,7 @@ pub fn run(r: &mut Runner) {
         "add_row_256MiB",
         "add_col_256MiB",
         "add_same_256MiB",
+        "read_256MiB",
     ]
     .iter()
     .any(|n| r.wants(n));
@@ -44,6 +63,9 @@ pub fn run(r: &mut Runner) {
         let x = f32_tensor(&big, 0.5);
         let row = f32_tensor(&[1, 16384], 0.5);
         let col = f32_tensor(&[4096, 1], 0.25);
+        // The machine's read bandwidth, for the ratios above: the same 256 MiB input read on
+        // every core (a wrapping sum of its words), with no output written.
+        r.measure("read_256MiB", MIB_256, || read_all(&x));
         r.measure("equal_row_256MiB", MIB_256, || {
             equal(&x, &row).expect("equal")
         });

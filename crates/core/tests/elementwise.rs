@@ -328,3 +328,132 @@ fn large_outputs_split_across_threads_match_a_serial_reference() {
         assert_eq!(*g, xs[i] - cs[i / 1023], "element {i}");
     }
 }
+
+/// Random `f32` bits with runs of ordinary numbers and, now and then, a subnormal, zero, NaN
+/// or infinity: long enough that the kernels' vector loops and their per-block fallback (when a
+/// block holds an element the plain result is wrong for) both run.
+fn long_f32(n: usize, seed: u32) -> Vec<f32> {
+    let mut s = seed;
+    (0..n)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            let normal = f32::from_bits(0x3c00_0000 + (s & 0x07ff_ffff))
+                * if s >> 31 == 1 { -1.0 } else { 1.0 };
+            match (i / 700 % 3, s % 97) {
+                (0, _) => normal,
+                (_, 0) => f32::from_bits(s & 0x807f_ffff),
+                (_, 1) => f32::from_bits(0x7f80_0000 | (s & 0x807f_ffff)),
+                (_, 2) => f32::MIN_POSITIVE * (normal - normal.trunc()),
+                _ => normal,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn f32_arithmetic_on_long_rows_matches_the_reference() {
+    let (rows, cols) = (3i64, 4099i64);
+    let x = Tensor::from_vec(long_f32((rows * cols) as usize, 7), shape(&[rows, cols])).unwrap();
+    let ys = [
+        Tensor::from_vec(long_f32((rows * cols) as usize, 11), shape(&[rows, cols])).unwrap(),
+        Tensor::from_vec(long_f32(cols as usize, 13), shape(&[1, cols])).unwrap(),
+        Tensor::from_vec(long_f32(rows as usize, 17), shape(&[rows, 1])).unwrap(),
+        Tensor::from_vec(vec![1.5f32], TensorShape::scalar()).unwrap(),
+        Tensor::from_vec(vec![f32::from_bits(3)], TensorShape::scalar()).unwrap(),
+    ];
+    let out = [rows, cols];
+    let xs = x.to_vec::<f32>().unwrap();
+    for y in &ys {
+        let sb = y.shape().dim_sizes().to_vec();
+        let yv = y.to_vec::<f32>().unwrap();
+        for op in [
+            BinaryOp::AddV2,
+            BinaryOp::Sub,
+            BinaryOp::Mul,
+            BinaryOp::Maximum,
+            BinaryOp::Minimum,
+        ] {
+            let got = binary(op, &x, y, true).unwrap().to_vec::<f32>().unwrap();
+            let n = got.len();
+            for (i, g) in got.iter().enumerate() {
+                let (a, b) = (xs[i], yv[source_index(&sb, &out, i)]);
+                let want = ref_f32(op, a, b, i < n - n % 8).unwrap();
+                assert!(
+                    same_f32(*g, want),
+                    "{op:?}({a:e}, {b:e}) = {g:e}, want {want:e} at {i} of {sb:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bf16_mul_of_every_value_matches_the_reference() {
+    use tensorcast_core::bf16;
+    // The reference: DAZ, the product exact in f64 (8-bit significands), rounded to f32, FTZ,
+    // then rounded to nearest even; every NaN is 0x7fc0.
+    let reference = |x: bf16, y: bf16| -> u16 {
+        let (a, b) = (flush(x.to_f32()), flush(y.to_f32()));
+        let p = flush((f64::from(a) * f64::from(b)) as f32);
+        if p.is_nan() {
+            0x7fc0
+        } else {
+            bf16::from_f32(p).to_bits()
+        }
+    };
+    let all: Vec<bf16> = (0..=u16::MAX).map(bf16::from_bits).collect();
+    let x = Tensor::from_vec(all.clone(), shape(&[1 << 16])).unwrap();
+    let scalars = [
+        0.0f32,
+        -0.0,
+        1.5,
+        -3.0,
+        1e-30,
+        2e-38,
+        f32::MIN_POSITIVE,
+        1e30,
+        f32::INFINITY,
+        f32::NAN,
+    ];
+    for s in scalars
+        .iter()
+        .map(|&v| bf16::from_f32(v))
+        .chain([bf16::from_bits(1), bf16::from_bits(0x8040)])
+    {
+        let y = Tensor::from_vec(vec![s], TensorShape::scalar()).unwrap();
+        for (xy, flip) in [
+            (binary(BinaryOp::Mul, &x, &y, true), false),
+            (binary(BinaryOp::Mul, &y, &x, true), true),
+        ] {
+            let got = xy.unwrap().to_vec::<bf16>().unwrap();
+            for (g, &v) in got.iter().zip(&all) {
+                let want = if flip {
+                    reference(s, v)
+                } else {
+                    reference(v, s)
+                };
+                assert_eq!(g.to_bits(), want, "{:#x} * {:#x}", v.to_bits(), s.to_bits());
+            }
+        }
+    }
+    // Both operands dense: every value against a rotation of every value.
+    let rot: Vec<bf16> = (0..=u16::MAX)
+        .map(|b| bf16::from_bits(b.rotate_left(7)))
+        .collect();
+    let y = Tensor::from_vec(rot.clone(), shape(&[1 << 16])).unwrap();
+    let got = binary(BinaryOp::Mul, &x, &y, true)
+        .unwrap()
+        .to_vec::<bf16>()
+        .unwrap();
+    for ((g, &a), &b) in got.iter().zip(&all).zip(&rot) {
+        assert_eq!(
+            g.to_bits(),
+            reference(a, b),
+            "{:#x} * {:#x}",
+            a.to_bits(),
+            b.to_bits()
+        );
+    }
+}

@@ -10,8 +10,9 @@ use tensorcast_buffer::{AllocationAttributes, Allocator};
 
 use super::engine::{self, never, Kernel, Src};
 use super::numeric::{
-    add32, add64, bf16_to_f32, daz32, daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32,
-    max_nan, min_nan, mul32, mul64, sub32, sub64, subnormal32, subnormal64, tiny32,
+    add32, add64, bf16_to_f32, cmul_c99_32, cmul_c99_64, cmul_packet32, cmul_packet64, daz32,
+    daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32, max_nan, min_nan, mul32, mul64, sub32,
+    sub64, subnormal32, subnormal64, subnormal_bf16, tiny32, tiny_bf16,
 };
 use super::{check, BinaryOp, Operand};
 use crate::error::{Error, Result};
@@ -23,6 +24,23 @@ use crate::{DataType, Element, TString, Tensor, TensorShape};
 /// not fill a packet runs scalar code.
 const PACKET_F32: usize = 8;
 const PACKET_F64: usize = 4;
+const PACKET_C64: usize = 4;
+const PACKET_C128: usize = 2;
+
+/// Which operand, if any, is a single element read against a larger other: TensorFlow then
+/// runs its `Right` (`y`) or `Left` (`x`) kernel, whose vectorised loop puts the single element
+/// first in the commutative `AddV2`/`Mul` instructions and whose scalar remainder puts the
+/// other operand first. That order decides which of two NaNs comes out (recorded from
+/// TensorFlow 2.21 in `tests/tf_observed/elementwise_nan_order.jsonl`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    /// Neither (same shapes, or a broadcast): `x` first everywhere.
+    Neither,
+    /// `x` is the single element.
+    X,
+    /// `y` is the single element.
+    Y,
+}
 
 /// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
 /// the element type) and its layout over the output (`None` for a dense tensor of the
@@ -66,14 +84,12 @@ impl<'a> Ready<'a> {
 
 /// Runs `op` on two operands whose dtypes and shapes were checked, into `out`.
 ///
-/// `y_first`: TensorFlow's kernels for `x` op `y` where `y` is one element and `x` more put
-/// `y` first in the commutative `AddV2`/`Mul` instruction, which decides which of two NaNs
-/// comes out.
+/// `scalar`: which operand is a single element read against a larger other (see [`Scalar`]).
 pub(crate) fn compute(
     allocator: &Arc<dyn Allocator>,
     op: BinaryOp,
     dtype: DataType,
-    y_first: bool,
+    scalar: Scalar,
     mut a: Ready<'_>,
     mut b: Ready<'_>,
     out: &TensorShape,
@@ -96,7 +112,7 @@ pub(crate) fn compute(
         }};
         ($T:ty, $O:ty, $odt:expr, $main:expr, $tail:expr, $tail_len:expr, $fast:expr, $special:expr) => {{
             let (sa, sb) = (a.src::<$T>()?, b.src::<$T>()?);
-            engine::run::<$T, $O, _, _, _, _>(
+            engine::run::<$T, $O, _, _, _, _, _>(
                 allocator,
                 sa,
                 sb,
@@ -113,9 +129,9 @@ pub(crate) fn compute(
         }};
     }
     // Arithmetic with a shortcut: `$fast` is the plain hardware result, valid unless
-    // `$special(x, y, r)`.
+    // `$special(x, y, r)`, a condition reduced in lanes of `$M` (the width of `$T`'s bits).
     macro_rules! shortcut {
-        ($T:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
+        ($T:ty, $M:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
             let f = |$x: &$T, $y: &$T| -> $T { $e };
             go!(
                 $T,
@@ -125,8 +141,34 @@ pub(crate) fn compute(
                 f,
                 0,
                 |$fx: &$T, $fy: &$T| -> $T { $fe },
-                |$sx: &$T, $sy: &$T, $sr: &$T| -> bool { $se }
+                |$sx: &$T, $sy: &$T, $sr: &$T| -> $M { <$M>::from($se) }
             )
+        }};
+    }
+    // `AddV2`/`Mul` of floats with a single-element operand: the operand order of the
+    // vectorised loop for all but the last `n % $packet` elements, the other order for those.
+    macro_rules! ordered {
+        ($T:ty, $f:ident, $packet:expr) => {{
+            let tail = n % $packet;
+            if scalar == Scalar::Y {
+                go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |x: &$T, y: &$T| $f(*y, *x),
+                    |x: &$T, y: &$T| $f(*x, *y),
+                    tail
+                )
+            } else {
+                go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |x: &$T, y: &$T| $f(*x, *y),
+                    |x: &$T, y: &$T| $f(*y, *x),
+                    tail
+                )
+            }
         }};
     }
     macro_rules! cmp {
@@ -255,10 +297,11 @@ pub(crate) fn compute(
             // The plain sum, difference or product is TensorFlow's unless an operand or the
             // result is subnormal (DAZ/FTZ), a result is at the edge of the normal range
             // (FTZ after rounding), or NaNs meet (whose NaN comes out).
-            BinaryOp::AddV2 if y_first => same!(f32, |x, y| add32(*y, *x)),
-            BinaryOp::Mul if y_first => same!(f32, |x, y| mul32(*y, *x)),
+            BinaryOp::AddV2 if scalar != Scalar::Neither => ordered!(f32, add32, PACKET_F32),
+            BinaryOp::Mul if scalar != Scalar::Neither => ordered!(f32, mul32, PACKET_F32),
             BinaryOp::AddV2 => shortcut!(
                 f32,
+                u32,
                 |x, y| add32(*x, *y),
                 fast | x,
                 y | *x + *y,
@@ -268,6 +311,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Sub => shortcut!(
                 f32,
+                u32,
                 |x, y| sub32(*x, *y),
                 fast | x,
                 y | *x - *y,
@@ -277,6 +321,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Mul => shortcut!(
                 f32,
+                u32,
                 |x, y| mul32(*x, *y),
                 fast | x,
                 y | *x * *y,
@@ -293,10 +338,11 @@ pub(crate) fn compute(
             _ => compare_float!(f32, |v| daz32(v)),
         },
         DataType::DOUBLE => match op {
-            BinaryOp::AddV2 if y_first => same!(f64, |x, y| add64(*y, *x)),
-            BinaryOp::Mul if y_first => same!(f64, |x, y| mul64(*y, *x)),
+            BinaryOp::AddV2 if scalar != Scalar::Neither => ordered!(f64, add64, PACKET_F64),
+            BinaryOp::Mul if scalar != Scalar::Neither => ordered!(f64, mul64, PACKET_F64),
             BinaryOp::AddV2 => shortcut!(
                 f64,
+                u64,
                 |x, y| add64(*x, *y),
                 fast | x,
                 y | *x + *y,
@@ -306,6 +352,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Sub => shortcut!(
                 f64,
+                u64,
                 |x, y| sub64(*x, *y),
                 fast | x,
                 y | *x - *y,
@@ -332,14 +379,13 @@ pub(crate) fn compute(
             ))),
             BinaryOp::Mul => shortcut!(
                 bf16,
+                u16,
                 |x, y| f32_to_bf16(ftz32(daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y)))),
                 fast | x,
                 y | f32_to_bf16(bf16_to_f32(*x) * bf16_to_f32(*y)),
                 special | x,
                 y,
-                r | subnormal32(bf16_to_f32(*x))
-                    | subnormal32(bf16_to_f32(*y))
-                    | tiny32(bf16_to_f32(*r))
+                r | subnormal_bf16(*x) | subnormal_bf16(*y) | tiny_bf16(*r)
             ),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(
@@ -362,36 +408,58 @@ pub(crate) fn compute(
             }
             _ => compare_float!(f16, |v| f16_to_f32(v)),
         },
-        DataType::COMPLEX64 => match op {
-            BinaryOp::AddV2 => same!(Complex<f32>, |x, y| Complex::new(
-                add32(x.re, y.re),
-                add32(x.im, y.im)
-            )),
-            BinaryOp::Sub => same!(Complex<f32>, |x, y| Complex::new(
-                sub32(x.re, y.re),
-                sub32(x.im, y.im)
-            )),
-            BinaryOp::Mul => same!(Complex<f32>, |x, y| Complex::new(
-                sub32(mul32(x.re, y.re), mul32(x.im, y.im)),
-                add32(mul32(x.re, y.im), mul32(x.im, y.re))
-            )),
-            _ => eq_only!(Complex<f32>, |v| (daz32(v.re), daz32(v.im))),
-        },
-        DataType::COMPLEX128 => match op {
-            BinaryOp::AddV2 => same!(Complex<f64>, |x, y| Complex::new(
-                add64(x.re, y.re),
-                add64(x.im, y.im)
-            )),
-            BinaryOp::Sub => same!(Complex<f64>, |x, y| Complex::new(
-                sub64(x.re, y.re),
-                sub64(x.im, y.im)
-            )),
-            BinaryOp::Mul => same!(Complex<f64>, |x, y| Complex::new(
-                sub64(mul64(x.re, y.re), mul64(x.im, y.im)),
-                add64(mul64(x.re, y.im), mul64(x.im, y.re))
-            )),
-            _ => eq_only!(Complex<f64>, |v| (daz64(v.re), daz64(v.im))),
-        },
+        // Complex: the sum's operand order as for floats; the product is Eigen's formula in
+        // the vector packets and C99's (`__mulsc3`) in the scalar remainder.
+        DataType::COMPLEX64 => {
+            type C = Complex<f32>;
+            let add = |x: &C, y: &C| C::new(add32(x.re, y.re), add32(x.im, y.im));
+            let tail = n % PACKET_C64;
+            match op {
+                BinaryOp::AddV2 => match scalar {
+                    Scalar::Neither => go!(C, C, dtype, add, add, 0),
+                    Scalar::X => go!(C, C, dtype, add, |x: &C, y: &C| add(y, x), tail),
+                    Scalar::Y => go!(C, C, dtype, |x: &C, y: &C| add(y, x), add, tail),
+                },
+                BinaryOp::Sub => same!(C, |x, y| C::new(sub32(x.re, y.re), sub32(x.im, y.im))),
+                BinaryOp::Mul => {
+                    let swap = scalar == Scalar::X;
+                    go!(
+                        C,
+                        C,
+                        dtype,
+                        |x: &C, y: &C| cmul_packet32(*x, *y, swap),
+                        |x: &C, y: &C| cmul_c99_32(*x, *y),
+                        tail
+                    )
+                }
+                _ => eq_only!(C, |v| (daz32(v.re), daz32(v.im))),
+            }
+        }
+        DataType::COMPLEX128 => {
+            type C = Complex<f64>;
+            let add = |x: &C, y: &C| C::new(add64(x.re, y.re), add64(x.im, y.im));
+            let tail = n % PACKET_C128;
+            match op {
+                BinaryOp::AddV2 => match scalar {
+                    Scalar::Neither => go!(C, C, dtype, add, add, 0),
+                    Scalar::X => go!(C, C, dtype, add, |x: &C, y: &C| add(y, x), tail),
+                    Scalar::Y => go!(C, C, dtype, |x: &C, y: &C| add(y, x), add, tail),
+                },
+                BinaryOp::Sub => same!(C, |x, y| C::new(sub64(x.re, y.re), sub64(x.im, y.im))),
+                BinaryOp::Mul => {
+                    let swap = scalar == Scalar::X;
+                    go!(
+                        C,
+                        C,
+                        dtype,
+                        |x: &C, y: &C| cmul_packet64(*x, *y, swap),
+                        |x: &C, y: &C| cmul_c99_64(*x, *y),
+                        tail
+                    )
+                }
+                _ => eq_only!(C, |v| (daz64(v.re), daz64(v.im))),
+            }
+        }
         DataType::BOOL => eq_only!(bool, |v| *v),
         DataType::STRING => eq_only!(TString, |v| v),
         DataType::QINT8 => eq_only!(QInt8, |v| v.0),

@@ -24,6 +24,12 @@
 //!   when both parts are; strings compare byte for byte. For `Maximum`/`Minimum` of `0` and
 //!   `-0` (equal operands), TensorFlow's vectorised loop returns `y` and its scalar remainder
 //!   (the last `n % 8` `float`s, `n % 4` `double`s) returns `x`; so does this.
+//! - **Which NaN**: where both operands of an instruction are NaN, x86 returns the first
+//!   (quieted), and TensorFlow's operand order is followed: `x` first, except that with a
+//!   single-element operand its vector loop puts that element first in `AddV2`/`Mul` and its
+//!   scalar remainder (the last `n % 8` floats, `n % 4` doubles, `n % 4` complex64, `n % 2`
+//!   complex128) the other operand. Complex `Mul` is Eigen's formula in the vector packets and
+//!   C99's (Annex G, recovering infinities where both parts come out NaN) in the remainder.
 //!
 //! ```
 //! use tensorcast_core::{ops::elementwise, Tensor, TensorShape};
@@ -276,8 +282,15 @@ pub fn binary_in<'a>(
     }
     let a = kernels::Ready::new(&x, &out)?;
     let b = kernels::Ready::new(&y, &out)?;
-    let y_first = y.shape().num_elements() == 1 && x.shape().num_elements() > 1;
-    kernels::compute(allocator, op, x.dtype(), y_first, a, b, &out)
+    let (nx, ny) = (x.shape().num_elements(), y.shape().num_elements());
+    let scalar = if ny == 1 && nx > 1 {
+        kernels::Scalar::Y
+    } else if nx == 1 && ny > 1 {
+        kernels::Scalar::X
+    } else {
+        kernels::Scalar::Neither
+    };
+    kernels::compute(allocator, op, x.dtype(), scalar, a, b, &out)
 }
 
 macro_rules! ops {

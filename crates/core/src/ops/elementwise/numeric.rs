@@ -9,6 +9,7 @@
 //! - Integers wrap.
 
 use half::{bf16, f16};
+use num_complex::Complex;
 
 pub(crate) use crate::x86::{daz32, daz64};
 
@@ -35,6 +36,20 @@ pub(crate) fn subnormal32(x: f32) -> bool {
 #[inline(always)]
 pub(crate) fn tiny32(x: f32) -> bool {
     (x.to_bits() << 1).wrapping_sub(1) < 0x0100_0000
+}
+
+/// True for a subnormal `bfloat16` (not zero), tested on its 16 bits (so that a loop over
+/// `bfloat16`s tests 16 lanes per AVX2 instruction); the same as [`subnormal32`] of the
+/// widened value.
+#[inline(always)]
+pub(crate) fn subnormal_bf16(x: bf16) -> bool {
+    (x.to_bits() & 0x7fff).wrapping_sub(1) < 0x007f
+}
+
+/// [`tiny32`] of a `bfloat16` (`0 < |x| <= f32::MIN_POSITIVE`), on its 16 bits.
+#[inline(always)]
+pub(crate) fn tiny_bf16(x: bf16) -> bool {
+    (x.to_bits() & 0x7fff).wrapping_sub(1) < 0x0080
 }
 
 /// True for a subnormal `double` (not zero).
@@ -124,6 +139,80 @@ pub(crate) fn sub64(a: f64, b: f64) -> f64 {
     nan_first64(a, b, ftz64(a - b))
 }
 
+/// TensorFlow's complex products, for `Complex<f32>` (`cmul_packet32`, `cmul_c99_32`) and
+/// `Complex<f64>` (`..64`), with its DAZ/FTZ and x86's NaN rule in every real operation.
+///
+/// - `cmul_packet*`: Eigen's vectorised product (the elements in whole AVX packets):
+///   `re = a*c - b*d`, `im = a*d + b*c`, with the factors of each product swapped when `x` is
+///   the single element read against a larger `y` (recorded from TensorFlow 2.21:
+///   `tests/tf_observed/gen_elementwise_nan_order.py`).
+/// - `cmul_c99_*`: the scalar remainder after the packets, compiled C++ `std::complex`
+///   multiplication, i.e. the compiler runtime's `__mulsc3`/`__muldc3` (C99 Annex G): the same
+///   formula (the factors of `b*c` the other way round), and where both parts come out NaN,
+///   infinities are recovered: an infinite operand is boxed to +-1 and +-0, NaNs become zeros,
+///   and the parts are recomputed times infinity.
+macro_rules! complex_mul {
+    ($packet:ident, $c99:ident, $t:ty, $mul:ident, $add:ident, $sub:ident) => {
+        #[inline(always)]
+        pub(crate) fn $packet(x: Complex<$t>, y: Complex<$t>, swap: bool) -> Complex<$t> {
+            let m = |p: $t, q: $t| if swap { $mul(q, p) } else { $mul(p, q) };
+            let (a, b, c, d) = (x.re, x.im, y.re, y.im);
+            Complex::new($sub(m(a, c), m(b, d)), $add(m(a, d), m(b, c)))
+        }
+
+        pub(crate) fn $c99(x: Complex<$t>, y: Complex<$t>) -> Complex<$t> {
+            let (mut a, mut b, mut c, mut d) = (x.re, x.im, y.re, y.im);
+            let (ac, bd, ad, bc) = ($mul(a, c), $mul(b, d), $mul(a, d), $mul(c, b));
+            let (re, im) = ($sub(ac, bd), $add(ad, bc));
+            if !(re.is_nan() && im.is_nan()) {
+                return Complex::new(re, im);
+            }
+            // One for an infinity, zero otherwise, with the sign of `v`.
+            let boxed = |v: $t| (if v.is_infinite() { 1.0 } else { 0.0 } as $t).copysign(v);
+            let nan_to_zero = |v: $t| {
+                if v.is_nan() {
+                    (0.0 as $t).copysign(v)
+                } else {
+                    v
+                }
+            };
+            let mut recalc = false;
+            if a.is_infinite() || b.is_infinite() {
+                (a, b) = (boxed(a), boxed(b));
+                (c, d) = (nan_to_zero(c), nan_to_zero(d));
+                recalc = true;
+            }
+            if c.is_infinite() || d.is_infinite() {
+                (c, d) = (boxed(c), boxed(d));
+                (a, b) = (nan_to_zero(a), nan_to_zero(b));
+                recalc = true;
+            }
+            if !recalc
+                && (ac.is_infinite() || bd.is_infinite() || ad.is_infinite() || bc.is_infinite())
+            {
+                (a, b, c, d) = (
+                    nan_to_zero(a),
+                    nan_to_zero(b),
+                    nan_to_zero(c),
+                    nan_to_zero(d),
+                );
+                recalc = true;
+            }
+            if !recalc {
+                return Complex::new(re, im);
+            }
+            let inf = <$t>::INFINITY;
+            Complex::new(
+                $mul(inf, $sub($mul(a, c), $mul(b, d))),
+                $mul(inf, $add($mul(a, d), $mul(c, b))),
+            )
+        }
+    };
+}
+
+complex_mul!(cmul_packet32, cmul_c99_32, f32, mul32, add32, sub32);
+complex_mul!(cmul_packet64, cmul_c99_64, f64, mul64, add64, sub64);
+
 /// `bfloat16` to `float`: the bits shifted (exact).
 #[inline(always)]
 pub(crate) fn bf16_to_f32(x: bf16) -> f32 {
@@ -209,6 +298,35 @@ mod tests {
         assert_eq!(mul32(-min, 0.25).to_bits(), 0x8000_0000);
         assert_eq!(mul32(3.0, 0.5), 1.5);
         assert_eq!(mul32(f32::MAX, 2.0), f32::INFINITY);
+    }
+
+    #[test]
+    fn bf16_tests_on_bits_equal_the_float_tests() {
+        for b in 0..=u16::MAX {
+            let x = bf16::from_bits(b);
+            let w = bf16_to_f32(x);
+            assert_eq!(subnormal_bf16(x), subnormal32(w), "{b:#x}");
+            assert_eq!(tiny_bf16(x), tiny32(w), "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn c99_product_recovers_infinities() {
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        // (inf + inf i)(1 + 0i): the plain formula gives NaN + NaN i, C99 gives inf + inf i.
+        let p = cmul_c99_32(Complex::new(inf, inf), Complex::new(1.0, 0.0));
+        assert_eq!((p.re, p.im), (inf, inf));
+        let p = cmul_packet32(Complex::new(inf, inf), Complex::new(1.0, 0.0), false);
+        assert!(p.re.is_nan() && p.im.is_nan());
+        // (NaN + 0i)(1.5 + inf i): recovered to inf * 0 in both parts, the default NaN.
+        // (black_box keeps the compiler from folding inf * 0 to a NaN of its own choice.)
+        let p = cmul_c99_32(
+            std::hint::black_box(Complex::new(nan, 0.0)),
+            std::hint::black_box(Complex::new(1.5, inf)),
+        );
+        assert_eq!((p.re.to_bits(), p.im.to_bits()), (0xffc0_0000, 0xffc0_0000));
+        let p = cmul_c99_64(Complex::new(2.0, 3.0), Complex::new(4.0, -5.0));
+        assert_eq!((p.re, p.im), (23.0, 2.0));
     }
 
     #[test]
