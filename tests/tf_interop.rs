@@ -243,7 +243,13 @@ fn check_against(t: &Tensor, rec: &Value) -> Result<(), String> {
     }
     if let Some(h) = rec["hex"].as_str() {
         let ours = hex(t.tensor_data().map_err(|e| e.to_string())?);
-        if ours != h {
+        // Sub-byte integers: TensorFlow's memory keeps the whole low byte of each `int_val`,
+        // tensorcast the value's bits only (its canonical byte); the values must agree.
+        let theirs = match t.dtype().sub_byte_mask() {
+            Some(mask) => hex(&unhex(h).iter().map(|b| b & mask).collect::<Vec<u8>>()),
+            None => h.to_string(),
+        };
+        if ours != theirs {
             return Err(format!("bytes {ours} vs TensorFlow's {h}"));
         }
     }
