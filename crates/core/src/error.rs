@@ -45,6 +45,21 @@ impl Code {
 /// A dtype list printed as TensorFlow prints an attr's allowed values (`float, int32`).
 struct TypeList(&'static [DataType]);
 
+/// A type list as an op's `OpDef` prints it: `DT_FLOAT, DT_INT32`.
+struct EnumList(&'static [DataType]);
+
+impl std::fmt::Display for EnumList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "DT_{}", d.name().to_uppercase())?;
+        }
+        Ok(())
+    }
+}
+
 impl std::fmt::Display for TypeList {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for (i, d) in self.0.iter().enumerate() {
@@ -536,22 +551,37 @@ pub enum Error {
         rank: usize,
     },
 
-    // ---- transitional ------------------------------------------------------------------
-    // The status-code-keyed variants below are used only by the broadcast and Equal modules,
-    // which move onto the variants above with the element-wise engine; new code must not
-    // use them.
-    /// TensorFlow's `InvalidArgument` with a message (transitional: see the variants above).
-    #[doc(hidden)]
-    #[error("{0}")]
-    InvalidArgument(String),
-    /// TensorFlow's `ResourceExhausted` with a message (transitional).
-    #[doc(hidden)]
-    #[error("{0}")]
-    ResourceExhausted(String),
-    /// TensorFlow's `Unimplemented` with a message (transitional).
-    #[doc(hidden)]
-    #[error("{0}")]
-    Unimplemented(String),
+    /// An element-wise op's `T` not in its type list, as TensorFlow's eager runtime words it:
+    /// the first line of [`Error::NotInTypeList`], then the `NodeDef` and `OpDef` lines it
+    /// appends (the conformance vectors record the whole text).
+    #[error(
+        "Value for attr 'T' of {} is not in the list of allowed values: {}\n\t; NodeDef: \
+         {{{{node {op}}}}}; Op<name={op}; signature=x:T, y:T -> z:{output}; \
+         attr=T:type,allowed=[{}]{traits}>",
+        dtype.name(),
+        TypeList(allowed),
+        EnumList(allowed)
+    )]
+    OpNotInTypeList {
+        /// The op.
+        op: &'static str,
+        /// The dtype given.
+        dtype: DataType,
+        /// The dtypes `T` accepts, in TensorFlow's order.
+        allowed: &'static [DataType],
+        /// The output's type in the signature: `T`, or `bool` for comparisons.
+        output: &'static str,
+        /// The op's traits as TensorFlow prints them (`; is_commutative=true`), or nothing.
+        traits: &'static str,
+    },
+    /// A broadcast that TensorFlow's kernels do not implement: more than 5 dims after merging.
+    #[error("Broadcast between {x} and {y} is not supported yet.")]
+    BroadcastUnsupported {
+        /// The first operand's shape.
+        x: Box<TensorShape>,
+        /// The second's.
+        y: Box<TensorShape>,
+    },
 }
 
 fn invalid_dtype_message(dtype: DataType) -> String {
@@ -585,25 +615,16 @@ impl Error {
     /// TensorFlow's status code for this error.
     pub fn code(&self) -> Code {
         match self {
-            Error::UnsupportedCast { .. } | Error::NoKernel { .. } | Error::Unimplemented(_) => {
-                Code::Unimplemented
-            }
-            Error::Alloc(_) | Error::OutOfMemory { .. } | Error::ResourceExhausted(_) => {
-                Code::ResourceExhausted
-            }
+            Error::UnsupportedCast { .. }
+            | Error::NoKernel { .. }
+            | Error::BroadcastUnsupported { .. } => Code::Unimplemented,
+            Error::Alloc(_) | Error::OutOfMemory { .. } => Code::ResourceExhausted,
             Error::SharedBuffer => Code::FailedPrecondition,
             Error::Uninitialized { op, .. } if *op != "Cast" => Code::FailedPrecondition,
             Error::Internal(_) | Error::MaxDimensionsReached { .. } => Code::Internal,
             Error::ShapeIndex { edit, .. } => edit.code(),
             _ => Code::InvalidArgument,
         }
-    }
-
-    /// Shorthand for the transitional `InvalidArgument` variant (used only by the modules that
-    /// have not moved onto the variants keyed by failure yet).
-    #[doc(hidden)]
-    pub fn invalid(msg: impl Into<String>) -> Self {
-        Error::InvalidArgument(msg.into())
     }
 }
 

@@ -126,25 +126,15 @@ pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error
 }
 
 /// `Value for attr 'T' of bool is not in the list of allowed values: ...`, with the `NodeDef`
-/// and `OpDef` lines TensorFlow's eager runtime appends (part of the message the conformance
-/// vectors record; [`Error::NotInTypeList`] prints only the first line, so this stays an
-/// `InvalidArgument` with the whole text).
-fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &[DataType]) -> Error {
-    let names: Vec<String> = list.iter().map(|d| d.name()).collect();
-    let enums: Vec<String> = list
-        .iter()
-        .map(|d| format!("DT_{}", d.name().to_uppercase()))
-        .collect();
-    let out = if op.is_comparison() { "bool" } else { "T" };
-    let name = op.name();
-    Error::invalid(format!(
-        "Value for attr 'T' of {} is not in the list of allowed values: {}\n\t; NodeDef: {{{{node \
-         {name}}}}}; Op<name={name}; signature=x:T, y:T -> z:{out}; attr=T:type,allowed=[{}]{}>",
-        dtype.name(),
-        names.join(", "),
-        enums.join(", "),
-        op_traits(op)
-    ))
+/// and `OpDef` lines TensorFlow's eager runtime appends.
+fn not_in_type_list(op: BinaryOp, dtype: DataType, list: &'static [DataType]) -> Error {
+    Error::OpNotInTypeList {
+        op: op.name(),
+        dtype,
+        allowed: list,
+        output: if op.is_comparison() { "bool" } else { "T" },
+        traits: op_traits(op),
+    }
 }
 
 /// `Incompatible shapes: [2,3] vs. [3,2]`.
@@ -168,9 +158,10 @@ pub(crate) fn no_kernel(op: BinaryOp, dtype: DataType) -> Error {
 /// TensorFlow's broadcasting kernels exist for up to 5 dims after `BCast` merges neighbouring
 /// dims of the same kind; more is its `Unimplemented` error.
 pub(crate) fn too_many_dims(x: &TensorShape, y: &TensorShape) -> Error {
-    Error::Unimplemented(format!(
-        "Broadcast between {x} and {y} is not supported yet."
-    ))
+    Error::BroadcastUnsupported {
+        x: Box::new(x.clone()),
+        y: Box::new(y.clone()),
+    }
 }
 
 /// The number of dims TensorFlow's `BCast` reduces two compatible shapes to: dims where both
