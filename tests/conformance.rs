@@ -25,19 +25,7 @@ pub enum Outcome {
     Skip,
 }
 
-pub fn hex_decode(s: &str) -> Result<Vec<u8>, String> {
-    if !s.len().is_multiple_of(2) {
-        return Err(format!("odd-length hex: {s}"));
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|e| e.to_string()))
-        .collect()
-}
-
-pub fn hex_encode(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+pub use tensorcast_testkit::records::{hex_decode, hex_encode};
 
 pub fn dtype_of(v: &Value) -> Result<DataType, String> {
     let name = v.as_str().ok_or("dtype is not a string")?;
@@ -111,9 +99,7 @@ pub fn check_tensor(got: &Tensor, want: &Value) -> Result<(), String> {
 }
 
 fn main() {
-    let dir = std::env::var_os("TENSORCAST_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/conformance"));
+    let dir = tensorcast_testkit::records::conformance_dir();
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -119,9 +119,7 @@ print("python side done")
 "#;
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex from python"))
-        .collect()
+    tensorcast_testkit::records::hex_decode(s).expect("hex from python")
 }
 
 /// Values canonical for the dtype (bool 0/1, sub-byte integers sign- or zero-extended).

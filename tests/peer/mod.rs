@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Lowercase hex of `b`, as the Python side writes and reads it.
-pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+pub use tensorcast_testkit::records::hex_encode as hex;
 
 /// The interpreter of the Python peers: `$TENSORCAST_PYTHON`, else the repository's `.venv`,
 /// else `python3` from `PATH`.

@@ -5,3 +5,4 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 pub mod fuzz;
+pub mod records;
