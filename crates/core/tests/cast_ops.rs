@@ -1045,19 +1045,18 @@ fn unhex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`crates/core/tests/data/gen_cast_tf_recorded.py`):
-/// every pair of numeric dtypes at sizes 1 to 40, with special values and random bit patterns.
-/// Every byte must match, the x86-defined float-to-integer results and NaN signs included.
-#[test]
-fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cast_tf_recorded.jsonl");
+/// Replays the recorded casts of `tests/data/<file>`: every output byte must match. Returns how
+/// many records it checked.
+fn check_recorded_casts(file: &str) -> usize {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(file);
     let text = std::fs::read_to_string(path).unwrap();
+    let dtype = |v: &serde_json::Value| DataType::from_name(v.as_str().unwrap()).unwrap();
     let mut checked = 0;
     for line in text.lines() {
         let rec: serde_json::Value = serde_json::from_str(line).unwrap();
         let input = &rec["input"];
-        let dtype = |v: &serde_json::Value| DataType::from_name(v.as_str().unwrap()).unwrap();
         let dims: Vec<i64> = input["shape"]
             .as_array()
             .unwrap()
@@ -1081,43 +1080,20 @@ fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 1470);
+    checked
+}
+
+/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`crates/core/tests/data/gen_cast_tf_recorded.py`):
+/// every pair of numeric dtypes at sizes 1 to 40, with special values and random bit patterns.
+/// Every byte must match, the x86-defined float-to-integer results and NaN signs included.
+#[test]
+fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
+    assert_eq!(check_recorded_casts("cast_tf_recorded.jsonl"), 1470);
 }
 
 /// The same for `float8_e4m3fn`, `float8_e5m2`, `int4` and `uint4` (624 recorded casts,
 /// `crates/core/tests/data/gen_cast_tf_recorded_f8.py`).
 #[test]
 fn cast_float8_and_int4_match_recorded_tensorflow_casts() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/cast_tf_recorded_f8.jsonl");
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut checked = 0;
-    for line in text.lines() {
-        let rec: serde_json::Value = serde_json::from_str(line).unwrap();
-        let input = &rec["input"];
-        let dtype = |v: &serde_json::Value| DataType::from_name(v.as_str().unwrap()).unwrap();
-        let dims: Vec<i64> = input["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_i64().unwrap())
-            .collect();
-        let x = raw(
-            dtype(&input["dtype"]),
-            &dims,
-            &unhex(input["hex"].as_str().unwrap()),
-        );
-        let y = cast(&x, dtype(&rec["type"])).unwrap();
-        let want = unhex(rec["expect"]["hex"].as_str().unwrap());
-        assert_eq!(
-            y.tensor_data().unwrap(),
-            &want[..],
-            "{}: {} -> {}",
-            rec["id"],
-            x.dtype(),
-            y.dtype()
-        );
-        checked += 1;
-    }
-    assert_eq!(checked, 624);
+    assert_eq!(check_recorded_casts("cast_tf_recorded_f8.jsonl"), 624);
 }
