@@ -194,8 +194,12 @@ impl CountingGlobalAlloc {
     }
 
     fn note(&self, size: usize) {
-        let now = self.live.fetch_add(size, Ordering::SeqCst) + size;
-        self.peak.fetch_max(now, Ordering::SeqCst);
+        // Relaxed: the counters only count (each update is still one atomic step), and the
+        // peak is written only when it grows, so small allocations in a loop stay cheap.
+        let now = self.live.fetch_add(size, Ordering::Relaxed) + size;
+        if now > self.peak.load(Ordering::Relaxed) {
+            self.peak.fetch_max(now, Ordering::Relaxed);
+        }
         // `try_with` fails only while the thread is being torn down: nothing to record then.
         let _ = LARGEST_REQUEST.try_with(|l| l.set(l.get().max(size)));
     }
@@ -233,7 +237,7 @@ unsafe impl std::alloc::GlobalAlloc for CountingGlobalAlloc {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        self.live.fetch_sub(layout.size(), Ordering::SeqCst);
+        self.live.fetch_sub(layout.size(), Ordering::Relaxed);
         // SAFETY: forwarded as is (the caller passes a block this allocator returned).
         unsafe { std::alloc::System.dealloc(ptr, layout) }
     }
@@ -241,7 +245,7 @@ unsafe impl std::alloc::GlobalAlloc for CountingGlobalAlloc {
         // SAFETY: forwarded as is.
         let p = unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            self.live.fetch_sub(layout.size(), Ordering::SeqCst);
+            self.live.fetch_sub(layout.size(), Ordering::Relaxed);
             self.note(new_size);
         }
         p
