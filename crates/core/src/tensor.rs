@@ -785,23 +785,21 @@ impl PartialEq for Tensor {
         if self.dtype != other.dtype || self.shape != other.shape {
             return false;
         }
-        if let Some(mask) = self.dtype.sub_byte_mask() {
-            return self.is_initialized() == other.is_initialized()
-                && self.bytes_or_empty().len() == other.bytes_or_empty().len()
-                && self
-                    .bytes_or_empty()
-                    .iter()
-                    .zip(other.bytes_or_empty())
-                    .all(|(a, b)| (a ^ b) & mask == 0);
-        }
         match (&self.storage, &other.storage) {
             (Storage::Strings(a), Storage::Strings(b)) => a.as_slice() == b.as_slice(),
             (Storage::Resources(a), Storage::Resources(b)) => a.as_slice() == b.as_slice(),
             (Storage::Variants(a), Storage::Variants(b)) => a.as_slice() == b.as_slice(),
             (Storage::None, Storage::None) => true,
             _ => {
+                let (a, b) = (self.bytes_or_empty(), other.bytes_or_empty());
                 self.is_initialized() == other.is_initialized()
-                    && self.bytes_or_empty() == other.bytes_or_empty()
+                    && match self.dtype.sub_byte_mask() {
+                        // Sub-byte integers: the value bits of each byte only.
+                        Some(mask) => {
+                            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x ^ y) & mask == 0)
+                        }
+                        None => a == b,
+                    }
             }
         }
     }

@@ -197,10 +197,8 @@ impl Tensor {
         self.shaped(&inner_outer_dims(self.shape().dim_sizes(), begin, ndims)?)
     }
 
-    /// `bit_casted_tensor<T, N>()`: the tensor's bytes as `T` with its shape; `T` must have the
-    /// dtype's size.
-    pub fn bit_casted_tensor<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
-        self.check_initialized()?;
+    /// `bit_casted_tensor`'s requirement: `T` is plain bytes of the dtype's size.
+    fn check_bit_cast_size<T: Element>(&self) -> Result<()> {
         if std::mem::size_of::<T>() != self.dtype().size() || !T::IS_POD {
             return Err(Error::ElementSize {
                 op: "bit_casted_tensor",
@@ -210,6 +208,14 @@ impl Tensor {
                 actual_bytes: std::mem::size_of::<T>(),
             });
         }
+        Ok(())
+    }
+
+    /// `bit_casted_tensor<T, N>()`: the tensor's bytes as `T` with its shape; `T` must have the
+    /// dtype's size.
+    pub fn bit_casted_tensor<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
+        self.check_initialized()?;
+        self.check_bit_cast_size::<T>()?;
         view(
             self.shape().dim_sizes(),
             T::from_bytes(self.bytes_or_empty())?,
@@ -472,15 +478,7 @@ impl Tensor {
     /// `bit_casted_tensor<T, N>()`, writable.
     pub fn bit_casted_tensor_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
         let dims = self.shape().dim_sizes().to_vec();
-        if std::mem::size_of::<T>() != self.dtype().size() || !T::IS_POD {
-            return Err(Error::ElementSize {
-                op: "bit_casted_tensor",
-                dtype: self.dtype(),
-                element: T::DTYPE,
-                expected_bytes: self.dtype().size(),
-                actual_bytes: std::mem::size_of::<T>(),
-            });
-        }
+        self.check_bit_cast_size::<T>()?;
         view_mut(&dims, T::from_bytes_mut(self.bytes_mut()?)?)
     }
 
