@@ -66,6 +66,8 @@ pub mod view;
 mod x86;
 
 pub use description::{AllocationDescription, TensorDescription};
+#[doc(hidden)]
+pub use dispatch::{ElementOf as __ElementOf, Number as __DtypeNumber};
 pub use dtype::DataType;
 pub use element::Element;
 #[doc(hidden)]
