@@ -158,7 +158,10 @@ fn elems<T: bytemuck::Pod>(raw: &[u8]) -> impl Iterator<Item = T> + '_ {
         .map(bytemuck::pod_read_unaligned::<T>)
 }
 
-#[allow(clippy::useless_conversion, reason = "one body for every width, `double` included")]
+#[allow(
+    clippy::useless_conversion,
+    reason = "one body for every width, `double` included"
+)]
 fn decode_float(dtype: DataType, raw: &[u8], out: &mut Vec<f64>) {
     // `kind` only sends floating dtypes here; anything else decodes to nothing.
     dispatch!(dtype, [float, minifloat] T => out.extend(elems::<T>(raw).map(f64::from)), _ => {})
@@ -177,7 +180,10 @@ fn decode_int(dtype: DataType, raw: &[u8], out: &mut Vec<i128>) {
             _ => {}))
 }
 
-#[allow(clippy::useless_conversion, reason = "one body for every width, `double` included")]
+#[allow(
+    clippy::useless_conversion,
+    reason = "one body for every width, `double` included"
+)]
 fn decode_complex(dtype: DataType, raw: &[u8], out: &mut Vec<(f64, f64)>) {
     dispatch!(dtype, [complex] T =>
         out.extend(elems::<T>(raw).map(|z| (f64::from(z.re), f64::from(z.im)))),

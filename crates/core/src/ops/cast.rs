@@ -553,119 +553,62 @@ int_dst! {
     u64: r_u64, r_u64, r_u64, r_u64, r_u64, r_u64, r_u64;
 }
 
-impl Dst for f32 {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        if b {
-            1.0
-        } else {
-            0.0
+// Real floating destinations: integers round to nearest even, `double` to `float` flushes a
+// subnormal result and `float` to `double` reads a subnormal as zero (DAZ/FTZ).
+macro_rules! float_dst {
+    ($($t:ty: from_f32 $f32:expr, from_f64 $f64:expr;)*) => {$(
+        impl Dst for $t {
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { <$t>::from(u8::from(b)) }
+            #[inline(always)]
+            fn from_i64(x: i64) -> Self { x as $t }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self { x as $t }
+            #[inline(always)]
+            fn from_f32(x: f32) -> Self { $f32(x) }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self { $f64(x) }
         }
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        x
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        f64_to_f32_ftz(x)
-    }
+    )*};
+}
+float_dst! {
+    f32: from_f32 |x| x, from_f64 f64_to_f32_ftz;
+    f64: from_f32 |x| f64::from(daz32(x)), from_f64 |x| x;
 }
 
-impl Dst for f64 {
+/// A complex destination: each part converts as its real type does; a real source gives an
+/// imaginary part of 0.
+impl<R: Dst> Dst for Complex<R>
+where
+    Complex<R>: Pod,
+{
     #[inline(always)]
     fn from_bool(b: bool) -> Self {
-        if b {
-            1.0
-        } else {
-            0.0
-        }
+        Complex::new(R::from_bool(b), R::zeroed())
     }
     #[inline(always)]
     fn from_i64(x: i64) -> Self {
-        x as f64
+        Complex::new(R::from_i64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_u64(x: u64) -> Self {
-        x as f64
+        Complex::new(R::from_u64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_f32(x: f32) -> Self {
-        f64::from(daz32(x))
+        Complex::new(R::from_f32(x), R::zeroed())
     }
     #[inline(always)]
     fn from_f64(x: f64) -> Self {
-        x
-    }
-}
-
-impl Dst for Complex<f32> {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        Complex::new(f32::from_bool(b), 0.0)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        Complex::new(x as f32, 0.0)
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        Complex::new(x as f32, 0.0)
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        Complex::new(x, 0.0)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        Complex::new(f64_to_f32_ftz(x), 0.0)
+        Complex::new(R::from_f64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_c64(re: f32, im: f32) -> Self {
-        Complex::new(re, im)
+        Complex::new(R::from_f32(re), R::from_f32(im))
     }
     #[inline(always)]
     fn from_c128(re: f64, im: f64) -> Self {
-        Complex::new(f64_to_f32_ftz(re), f64_to_f32_ftz(im))
-    }
-}
-
-impl Dst for Complex<f64> {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        Complex::new(f64::from_bool(b), 0.0)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        Complex::new(x as f64, 0.0)
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        Complex::new(x as f64, 0.0)
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        Complex::new(f64::from(daz32(x)), 0.0)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        Complex::new(x, 0.0)
-    }
-    #[inline(always)]
-    fn from_c64(re: f32, im: f32) -> Self {
-        Complex::new(f64::from(daz32(re)), f64::from(daz32(im)))
-    }
-    #[inline(always)]
-    fn from_c128(re: f64, im: f64) -> Self {
-        Complex::new(re, im)
+        Complex::new(R::from_f64(re), R::from_f64(im))
     }
 }
 
