@@ -120,43 +120,73 @@ impl Tensor {
     // ----- read views --------------------------------------------------------------------
 
     /// `flat<T>()`: all elements, 1-D.
+    ///
+    /// # Errors
+    /// [`Error::TypeMismatch`] when `T` does not hold the tensor's dtype (`float expected, got
+    /// int32`); [`Error::Uninitialized`] when the tensor has elements but no buffer;
+    /// [`Error::Misaligned`] when the data's address is not aligned for `T` (see
+    /// [`Tensor::unaligned_flat`]); [`Error::InvalidBool`] for a `bool` tensor holding a byte
+    /// other than 0 or 1.
     pub fn flat<T: Element>(&self) -> Result<ArrayView<'_, T, ndarray::Ix1>> {
         Ok(ArrayView::from(self.flat_slice::<T>()?))
     }
 
     /// The elements as a plain slice.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`].
     pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
         self.flat_slice::<T>()
     }
 
     /// The elements copied into a `Vec`.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`].
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         Ok(self.flat_slice::<T>()?.to_vec())
     }
 
     /// `tensor<T, NDIMS>()`: the elements with the tensor's own shape; `D` fixes the rank
     /// (`ndarray::Ix2`...) or leaves it dynamic (`ndarray::IxDyn`).
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`]; [`Error::RankMismatch`] when `D` fixes a rank other than the tensor's
+    /// (`Asking for tensor of 2 dimensions from a tensor of 1 dimensions`).
     pub fn tensor<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
         fixed(view(self.shape().dim_sizes(), self.flat_slice::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, dynamic rank.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`].
     pub fn view<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
         view(self.shape().dim_sizes(), self.flat_slice::<T>()?)
     }
 
     /// `vec<T>()`: a 1-D tensor's elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::tensor`]: [`Error::RankMismatch`] unless the tensor is 1-D.
     pub fn vec<T: Element>(&self) -> Result<ArrayView<'_, T, ndarray::Ix1>> {
         self.tensor::<T, ndarray::Ix1>()
     }
 
     /// `matrix<T>()`: a 2-D tensor's elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::tensor`]: [`Error::RankMismatch`] unless the tensor is 2-D.
     pub fn matrix<T: Element>(&self) -> Result<ArrayView<'_, T, ndarray::Ix2>> {
         self.tensor::<T, ndarray::Ix2>()
     }
 
     /// `scalar<T>()`: the one element of a tensor with exactly one element (any rank, as in
     /// TensorFlow).
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`]; [`Error::NotOneElement`] (`Must have a one element tensor`) when the
+    /// tensor does not hold exactly one element.
     pub fn scalar<T: Element>(&self) -> Result<&T> {
         let s = self.flat_slice::<T>()?;
         match s {
@@ -168,6 +198,11 @@ impl Tensor {
     }
 
     /// `shaped<T, N>(sizes)`: the elements viewed with another shape of the same count.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`]; [`Error::NegativeSize`] for a negative size, [`Error::TooManyElements`]
+    /// when the sizes' product overflows `i64`, [`Error::ElementCount`] when it differs from the
+    /// tensor's element count (TensorFlow's `6 vs. 8`).
     pub fn shaped<T: Element>(&self, sizes: &[i64]) -> Result<ArrayViewD<'_, T>> {
         self.check_dtype::<T>()?;
         self.check_count(sizes)?;
@@ -176,12 +211,18 @@ impl Tensor {
 
     /// `flat_inner_dims<T, N>()`: the last `ndims - 1` dims kept, the others folded into the
     /// first.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped`].
     pub fn flat_inner_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
         self.shaped(&flat_inner_dims_of(self.shape().dim_sizes(), ndims))
     }
 
     /// `flat_outer_dims<T, N>()`: the first `ndims - 1` dims kept, the others folded into the
     /// last.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped`].
     pub fn flat_outer_dims<T: Element>(&self, ndims: usize) -> Result<ArrayViewD<'_, T>> {
         self.shaped(&flat_outer_dims_of(self.shape().dim_sizes(), ndims))
     }
@@ -189,6 +230,10 @@ impl Tensor {
     /// `flat_inner_outer_dims<T, N>(begin)`: the dims before `begin` folded into the first,
     /// those from `begin + ndims - 1` on folded into the last (negative `begin` adds leading
     /// 1s, running past the rank adds trailing 1s).
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped`]; [`Error::FlatInnerOuterDims`] when `begin + ndims <= 0` or `ndims`
+    /// is 0.
     pub fn flat_inner_outer_dims<T: Element>(
         &self,
         begin: i64,
@@ -213,6 +258,11 @@ impl Tensor {
 
     /// `bit_casted_tensor<T, N>()`: the tensor's bytes as `T` with its shape; `T` must have the
     /// dtype's size.
+    ///
+    /// # Errors
+    /// [`Error::ElementSize`] when `T` is not plain bytes of the dtype's size (always so for
+    /// string, resource and variant tensors); [`Error::Uninitialized`], [`Error::Misaligned`] and
+    /// [`Error::InvalidBool`] as [`Tensor::flat`].
     pub fn bit_casted_tensor<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
         self.check_initialized()?;
         self.check_bit_cast_size::<T>()?;
@@ -224,6 +274,13 @@ impl Tensor {
 
     /// `bit_casted_shaped<T, N>(sizes)`: the tensor's bytes as `T` with `sizes`; the byte
     /// counts must match (`4 vs. 480`).
+    ///
+    /// # Errors
+    /// [`Error::ElementCount`] when `sizes` hold another number of bytes than the tensor (`4 vs.
+    /// 480`); when `T` or the dtype is string, resource or variant, [`Error::TypeMismatch`] if they
+    /// differ and [`Error::NotBytes`] if not. [`Error::NegativeSize`] and
+    /// [`Error::TooManyElements`] as [`Tensor::shaped`]; [`Error::Uninitialized`],
+    /// [`Error::Misaligned`] and [`Error::InvalidBool`] as [`Tensor::flat`].
     pub fn bit_casted_shaped<T: Element>(&self, sizes: &[i64]) -> Result<ArrayViewD<'_, T>> {
         self.check_bit_cast::<T>(sizes)?;
         view(sizes, T::from_bytes(self.bytes_or_empty())?)
@@ -256,6 +313,11 @@ impl Tensor {
     /// `reinterpret_last_dimension<T, N>()`: the last dimension's elements read as one larger
     /// element `T` (e.g. `qint8 [.., 4]` as `int32 [..]`); `size_of::<T>()` must equal the last
     /// dimension times the dtype's size.
+    ///
+    /// # Errors
+    /// [`Error::ScalarNotAllowed`] for a scalar; [`Error::ElementSize`] when `T` is not plain bytes
+    /// of the last dimension's byte count; [`Error::Uninitialized`], [`Error::Misaligned`] and
+    /// [`Error::InvalidBool`] as [`Tensor::flat`].
     pub fn reinterpret_last_dimension<T: Element>(&self) -> Result<ArrayViewD<'_, T>> {
         let dims = self.shape().dim_sizes();
         let Some((&last, outer)) = dims.split_last() else {
@@ -278,6 +340,9 @@ impl Tensor {
 
     /// `unaligned_flat<T>()`: all elements, 1-D, whatever the address; borrowed when aligned
     /// for `T`, copied otherwise.
+    ///
+    /// # Errors
+    /// As [`Tensor::unaligned_shaped`].
     pub fn unaligned_flat<T: Element>(&self) -> Result<CowArray<'_, T, ndarray::Ix1>> {
         let n = self.num_elements();
         Ok(self
@@ -291,6 +356,9 @@ impl Tensor {
 
     /// `unaligned_shaped<T, N>(sizes)`: as [`Tensor::shaped`] for any address; borrowed when
     /// aligned for `T`, copied otherwise.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped`], except that a misaligned address is copied rather than an error.
     pub fn unaligned_shaped<T: Element>(&self, sizes: &[i64]) -> Result<CowArray<'_, T, IxDyn>> {
         self.check_dtype::<T>()?;
         self.check_count(sizes)?;
@@ -310,22 +378,35 @@ impl Tensor {
 
     /// `flat<T>()`, writable. Needs a buffer no other tensor shares (see
     /// [`Tensor::make_unique`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::flat`]; [`Error::SharedBuffer`] when another tensor shares the buffer or it is
+    /// read-only (call [`Tensor::make_unique`] first).
     pub fn flat_mut<T: Element>(&mut self) -> Result<ArrayViewMut<'_, T, ndarray::Ix1>> {
         Ok(ArrayViewMut::from(self.flat_slice_mut::<T>()?))
     }
 
     /// The elements as a writable slice.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat_mut`].
     pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T]> {
         self.flat_slice_mut::<T>()
     }
 
     /// `tensor<T, NDIMS>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::tensor`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn tensor_mut<T: Element, D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>> {
         let dims = self.shape().dim_sizes().to_vec();
         fixed_mut(view_mut(&dims, self.flat_slice_mut::<T>()?)?)
     }
 
     /// The elements with the tensor's shape, writable, dynamic rank.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat_mut`].
     pub fn view_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
         let dims = self.shape().dim_sizes().to_vec();
         view_mut(&dims, self.flat_slice_mut::<T>()?)
@@ -413,16 +494,25 @@ impl Tensor {
     }
 
     /// `vec<T>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::vec`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn vec_mut<T: Element>(&mut self) -> Result<ArrayViewMut<'_, T, ndarray::Ix1>> {
         self.tensor_mut::<T, ndarray::Ix1>()
     }
 
     /// `matrix<T>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::matrix`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn matrix_mut<T: Element>(&mut self) -> Result<ArrayViewMut<'_, T, ndarray::Ix2>> {
         self.tensor_mut::<T, ndarray::Ix2>()
     }
 
     /// `scalar<T>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::scalar`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn scalar_mut<T: Element>(&mut self) -> Result<&mut T> {
         let elements = self.num_elements();
         match self.flat_slice_mut::<T>()? {
@@ -432,6 +522,9 @@ impl Tensor {
     }
 
     /// `shaped<T, N>(sizes)`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn shaped_mut<T: Element>(&mut self, sizes: &[i64]) -> Result<ArrayViewMutD<'_, T>> {
         self.check_dtype::<T>()?;
         self.check_count(sizes)?;
@@ -439,6 +532,9 @@ impl Tensor {
     }
 
     /// `flat_inner_dims<T, N>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped_mut`].
     pub fn flat_inner_dims_mut<T: Element>(
         &mut self,
         ndims: usize,
@@ -448,6 +544,9 @@ impl Tensor {
     }
 
     /// `flat_outer_dims<T, N>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::shaped_mut`].
     pub fn flat_outer_dims_mut<T: Element>(
         &mut self,
         ndims: usize,
@@ -457,6 +556,9 @@ impl Tensor {
     }
 
     /// `flat_inner_outer_dims<T, N>(begin)`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::flat_inner_outer_dims`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn flat_inner_outer_dims_mut<T: Element>(
         &mut self,
         begin: i64,
@@ -467,6 +569,9 @@ impl Tensor {
     }
 
     /// `bit_casted_shaped<T, N>(sizes)`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::bit_casted_shaped`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn bit_casted_shaped_mut<T: Element>(
         &mut self,
         sizes: &[i64],
@@ -476,6 +581,9 @@ impl Tensor {
     }
 
     /// `bit_casted_tensor<T, N>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::bit_casted_tensor`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn bit_casted_tensor_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
         let dims = self.shape().dim_sizes().to_vec();
         self.check_bit_cast_size::<T>()?;
@@ -483,6 +591,9 @@ impl Tensor {
     }
 
     /// `reinterpret_last_dimension<T, N>()`, writable.
+    ///
+    /// # Errors
+    /// As [`Tensor::reinterpret_last_dimension`]; [`Error::SharedBuffer`] as [`Tensor::flat_mut`].
     pub fn reinterpret_last_dimension_mut<T: Element>(&mut self) -> Result<ArrayViewMutD<'_, T>> {
         // Validate through the read path first (same checks), then borrow mutably.
         let outer: Vec<i64> = {
@@ -495,6 +606,10 @@ impl Tensor {
     /// Runs `f` on the elements as a writable 1-D array whatever the address: in place when
     /// aligned for `T`, otherwise on a copy that is written back afterwards (TensorFlow's
     /// writable `unaligned_flat`).
+    ///
+    /// # Errors
+    /// As [`Tensor::flat_mut`], except that a misaligned address is copied rather than an error
+    /// (`f` is not called when it fails).
     pub fn with_unaligned_flat_mut<T: Element, R>(
         &mut self,
         f: impl FnOnce(ArrayViewMut<'_, T, ndarray::Ix1>) -> R,

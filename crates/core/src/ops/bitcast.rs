@@ -144,17 +144,18 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
 ///
 /// // uint32 0xffffffff -> uint8 [255, 255, 255, 255].
 /// let x = Tensor::from(0xffff_ffffu32);
-/// let y = bitcast(&x, DataType::UINT8).unwrap();
+/// let y = bitcast(&x, DataType::UINT8)?;
 /// assert_eq!(y.shape().dim_sizes(), &[4]);
-/// assert_eq!(y.as_slice::<u8>().unwrap(), &[255, 255, 255, 255]);
+/// assert_eq!(y.as_slice::<u8>()?, &[255, 255, 255, 255]);
 ///
 /// // The smaller type needs a last dim equal to the ratio, and drops it.
-/// let bytes = Tensor::from_vec(vec![0u8; 8], &TensorShape::new(&[2, 4]).unwrap()).unwrap();
-/// assert_eq!(bitcast(&bytes, DataType::FLOAT).unwrap().shape().dim_sizes(), &[2]);
+/// let bytes = Tensor::from_vec(vec![0u8; 8], &TensorShape::new(&[2, 4])?)?;
+/// assert_eq!(bitcast(&bytes, DataType::FLOAT)?.shape().dim_sizes(), &[2]);
 /// assert_eq!(
 ///     bitcast(&Tensor::vector(&[0i8]), DataType::INT32).unwrap_err().to_string(),
 ///     "Cannot bitcast from 6 to 3"
 /// );
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn bitcast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_attr("T", input.dtype())?;
@@ -169,12 +170,16 @@ impl Tensor {
     /// TensorFlow's `Bitcast`: this tensor's bytes as `dtype`, sharing the buffer. See
     /// [`bitcast`](crate::ops::bitcast::bitcast).
     ///
+    /// # Errors
+    /// As [`bitcast`](crate::ops::bitcast::bitcast).
+    ///
     /// ```
     /// use tensorcast_core::{DataType, Tensor};
     /// let x = Tensor::vector(&[1.0f64, -2.0]);
-    /// let y = x.bitcast(DataType::INT64).unwrap();
-    /// assert_eq!(y.as_slice::<i64>().unwrap(), &[1.0f64.to_bits() as i64, (-2.0f64).to_bits() as i64]);
+    /// let y = x.bitcast(DataType::INT64)?;
+    /// assert_eq!(y.as_slice::<i64>()?, &[1.0f64.to_bits() as i64, (-2.0f64).to_bits() as i64]);
     /// assert!(y.shares_buffer_with(&x));
+    /// # Ok::<(), tensorcast_core::Error>(())
     /// ```
     pub fn bitcast(&self, dtype: DataType) -> Result<Tensor> {
         bitcast(self, dtype)

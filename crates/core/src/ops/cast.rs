@@ -142,23 +142,33 @@ const BLOCK_ELEMS: usize = 2048;
 /// `Cast(input, dtype)` with the default CPU allocator. See the [module docs](self) for the
 /// conversion rules.
 ///
+/// # Errors
+/// As [`cast_in`] with the default allocator.
+///
 /// ```
 /// use tensorcast_core::{ops::cast::cast, DataType, Tensor, bf16};
 /// let x = Tensor::vector(&[1.5f32, -2.7, 3.0e38, f32::NAN]);
-/// let i = cast(&x, DataType::INT32).unwrap();
+/// let i = cast(&x, DataType::INT32)?;
 /// // Truncation toward zero; out of range and NaN give what x86 gives (platform-defined).
-/// assert_eq!(i.to_vec::<i32>().unwrap(), vec![1, -2, i32::MIN, i32::MIN]);
-/// let b = cast(&x, DataType::BFLOAT16).unwrap();
-/// assert_eq!(b.as_slice::<bf16>().unwrap()[0], bf16::from_f32(1.5));
-/// assert_eq!(b.as_slice::<bf16>().unwrap()[3].to_bits(), 0x7fc0);
+/// assert_eq!(i.to_vec::<i32>()?, vec![1, -2, i32::MIN, i32::MIN]);
+/// let b = cast(&x, DataType::BFLOAT16)?;
+/// assert_eq!(b.as_slice::<bf16>()?[0], bf16::from_f32(1.5));
+/// assert_eq!(b.as_slice::<bf16>()?[3].to_bits(), 0x7fc0);
 /// let s = Tensor::vector(&[tensorcast_core::TString::from("a")]);
 /// assert_eq!(cast(&s, DataType::FLOAT).unwrap_err().to_string(), "Cast string to float is not supported");
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn cast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     cast_in(&cpu_allocator(), input, dtype)
 }
 
 /// [`cast`] with the output allocated from `allocator`.
+///
+/// # Errors
+/// [`Error::UnsupportedCast`] (`Cast string to float is not supported`, code `UNIMPLEMENTED`) for
+/// a pair of dtypes TensorFlow has no `Cast` kernel for; [`Error::Uninitialized`] when `input` has
+/// elements but no buffer; [`Error::Alloc`] when the allocator fails, [`Error::OutOfMemory`] when
+/// the output's size does not fit in memory.
 pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) -> Result<Tensor> {
     let src_dtype = input.dtype();
     if src_dtype == dtype && dtype.is_supported() {
@@ -235,11 +245,15 @@ impl Job<'_> {
 impl Tensor {
     /// `Cast(self, dtype)`: see [`crate::ops::cast`]. The same dtype returns `self` shared.
     ///
+    /// # Errors
+    /// As [`cast`](crate::ops::cast::cast).
+    ///
     /// ```
     /// use tensorcast_core::{DataType, Tensor};
     /// let t = Tensor::vector(&[true, false, true]);
-    /// assert_eq!(t.cast(DataType::FLOAT).unwrap().to_vec::<f32>().unwrap(), vec![1.0, 0.0, 1.0]);
-    /// assert!(t.cast(DataType::BOOL).unwrap().shares_buffer_with(&t));
+    /// assert_eq!(t.cast(DataType::FLOAT)?.to_vec::<f32>()?, vec![1.0, 0.0, 1.0]);
+    /// assert!(t.cast(DataType::BOOL)?.shares_buffer_with(&t));
+    /// # Ok::<(), tensorcast_core::Error>(())
     /// ```
     pub fn cast(&self, dtype: DataType) -> Result<Tensor> {
         cast(self, dtype)

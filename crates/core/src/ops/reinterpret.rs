@@ -94,16 +94,23 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
 ///
 /// See the [module docs](self) for the rules, and what tensorcast decided where TIK is silent.
 ///
+/// # Errors
+/// [`Error::NotBytes`] when either dtype is not plain bytes (string, resource, variant, invalid);
+/// [`Error::ReinterpretScalar`] for a scalar between dtypes of different sizes;
+/// [`Error::ReinterpretLastDimension`] (TIK's `Last dimension can't be divided`) when the last
+/// dimension times the factor is not whole; [`Error::MultiplyOverflow`] when scaling it overflows.
+///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
 /// use tensorcast_core::ops::reinterpret::reinterpret_cast_to;
 ///
-/// let x = Tensor::from_vec(vec![1u32, 2, 3, 4], &TensorShape::new(&[2, 2]).unwrap()).unwrap();
-/// let y = reinterpret_cast_to(&x, DataType::UINT8).unwrap(); // factor 4
+/// let x = Tensor::from_vec(vec![1u32, 2, 3, 4], &TensorShape::new(&[2, 2])?)?;
+/// let y = reinterpret_cast_to(&x, DataType::UINT8)?; // factor 4
 /// assert_eq!(y.shape().dim_sizes(), &[2, 8]);
-/// let z = reinterpret_cast_to(&y, DataType::UINT64).unwrap(); // factor 1/8
+/// let z = reinterpret_cast_to(&y, DataType::UINT64)?; // factor 1/8
 /// assert_eq!(z.shape().dim_sizes(), &[2, 1]);
 /// assert!(z.shares_buffer_with(&x));
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     check_dtype("reinterpret_cast_to (source)", input.dtype())?;
@@ -119,11 +126,15 @@ impl Tensor {
     /// Ascend TIK's `reinterpret_cast_to`: this tensor's bytes as `dtype`, same rank, last
     /// dimension scaled. See [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to).
     ///
+    /// # Errors
+    /// As [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to).
+    ///
     /// ```
     /// use tensorcast_core::{f16, DataType, Tensor};
     /// let a = Tensor::vector(&[f16::from_f32(2.0), f16::from_f32(-2.0)]);
-    /// let b = a.reinterpret_cast_to(DataType::UINT16).unwrap();
-    /// assert_eq!(b.as_slice::<u16>().unwrap(), &[0x4000, 0xc000]);
+    /// let b = a.reinterpret_cast_to(DataType::UINT16)?;
+    /// assert_eq!(b.as_slice::<u16>()?, &[0x4000, 0xc000]);
+    /// # Ok::<(), tensorcast_core::Error>(())
     /// ```
     pub fn reinterpret_cast_to(&self, dtype: DataType) -> Result<Tensor> {
         reinterpret_cast_to(self, dtype)

@@ -81,18 +81,25 @@ const CHUNK_MIN_BYTES: usize = 256 << 10;
 /// (TensorFlow's checks and messages, in its order; see the module docs). Output from the
 /// default allocator.
 ///
+/// # Errors
+/// As [`shape_from_tensor`] for the shape operand, then as [`broadcast_to`].
+///
 /// ```
 /// use tensorcast_core::{ops::broadcast::broadcast_to_op, Tensor};
-/// let y = broadcast_to_op(&Tensor::from(7u8), &Tensor::vector(&[2i32, 2])).unwrap();
-/// assert_eq!(y.as_slice::<u8>().unwrap(), &[7, 7, 7, 7]);
+/// let y = broadcast_to_op(&Tensor::from(7u8), &Tensor::vector(&[2i32, 2]))?;
+/// assert_eq!(y.as_slice::<u8>()?, &[7, 7, 7, 7]);
 /// let err = broadcast_to_op(&Tensor::from(7u8), &Tensor::from(2i32)).unwrap_err();
 /// assert_eq!(err.to_string(), "shape must be a vector of {int32,int64}, got shape []");
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn broadcast_to_op(input: &Tensor, shape: &Tensor) -> Result<Tensor> {
     broadcast_to_op_in(&cpu_allocator(), input, shape)
 }
 
 /// [`broadcast_to_op`] with the output's memory from `allocator`.
+///
+/// # Errors
+/// As [`shape_from_tensor`] for the shape operand, then as [`broadcast_to_in`].
 pub fn broadcast_to_op_in(
     allocator: &Arc<dyn Allocator>,
     input: &Tensor,
@@ -107,11 +114,15 @@ pub fn broadcast_to_op_in(
 /// The input itself (shared, not copied) when `shape` is its shape. Output from the default
 /// allocator.
 ///
+/// # Errors
+/// As [`broadcast_to_in`] with the default allocator.
+///
 /// ```
 /// use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
-/// let col = Tensor::from_slice(&[1.0f32, 2.0], &TensorShape::new(&[2, 1]).unwrap()).unwrap();
-/// let y = broadcast_to(&col, &TensorShape::new(&[2, 3]).unwrap()).unwrap();
-/// assert_eq!(y.as_slice::<f32>().unwrap(), &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+/// let col = Tensor::from_slice(&[1.0f32, 2.0], &TensorShape::new(&[2, 1])?)?;
+/// let y = broadcast_to(&col, &TensorShape::new(&[2, 3])?)?;
+/// assert_eq!(y.as_slice::<f32>()?, &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn broadcast_to(input: &Tensor, shape: &TensorShape) -> Result<Tensor> {
     broadcast_to_in(&cpu_allocator(), input, shape)
@@ -119,6 +130,11 @@ pub fn broadcast_to(input: &Tensor, shape: &TensorShape) -> Result<Tensor> {
 
 /// [`broadcast_to`] with the output's memory from `allocator` (memcpy-able dtypes; string,
 /// resource and variant elements are Rust objects and do not use it).
+///
+/// # Errors
+/// [`check_broadcast_to`]'s errors when `input` does not broadcast to `shape`;
+/// [`Error::Uninitialized`] when `input` has elements but no buffer; [`Error::Alloc`] when the
+/// allocator fails, [`Error::OutOfMemory`] when the output's size does not fit in memory.
 pub fn broadcast_to_in(
     allocator: &Arc<dyn Allocator>,
     input: &Tensor,
@@ -146,11 +162,15 @@ impl Tensor {
     /// `BroadcastTo`: this tensor materialised with `shape` (see
     /// [`crate::ops::broadcast::broadcast_to`]); itself, shared, when `shape` is its shape.
     ///
+    /// # Errors
+    /// As [`broadcast_to`](crate::ops::broadcast::broadcast_to).
+    ///
     /// ```
     /// use tensorcast_core::{Tensor, TensorShape};
     /// let x = Tensor::vector(&[true, false]);
-    /// let y = x.broadcast_to(&TensorShape::new(&[2, 2]).unwrap()).unwrap();
-    /// assert_eq!(y.as_slice::<bool>().unwrap(), &[true, false, true, false]);
+    /// let y = x.broadcast_to(&TensorShape::new(&[2, 2])?)?;
+    /// assert_eq!(y.as_slice::<bool>()?, &[true, false, true, false]);
+    /// # Ok::<(), tensorcast_core::Error>(())
     /// ```
     pub fn broadcast_to(&self, shape: &TensorShape) -> Result<Tensor> {
         broadcast_to(self, shape)

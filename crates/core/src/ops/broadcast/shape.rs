@@ -10,13 +10,19 @@ use crate::{DataType, Tensor, TensorShape};
 /// agree (0 is an ordinary size: `0` with `1` gives 0, `0` with `5` is an error). The error is
 /// TensorFlow's `Incompatible shapes: [a] vs. [b]`.
 ///
+/// # Errors
+/// [`Error::IncompatibleShapes`] (`Incompatible shapes: [2,1,3] vs. [2]`) when a position holds
+/// two sizes other than 1 that differ; [`Error::MultiplyOverflow`] when the result would hold more
+/// than 2**63 - 1 elements.
+///
 /// ```
 /// use tensorcast_core::{ops::broadcast_shapes, TensorShape};
-/// let a = TensorShape::new(&[2, 1, 3]).unwrap();
-/// let b = TensorShape::new(&[5, 1]).unwrap();
-/// assert_eq!(broadcast_shapes(&a, &b).unwrap().to_string(), "[2,5,3]");
-/// let c = TensorShape::new(&[2]).unwrap();
+/// let a = TensorShape::new(&[2, 1, 3])?;
+/// let b = TensorShape::new(&[5, 1])?;
+/// assert_eq!(broadcast_shapes(&a, &b)?.to_string(), "[2,5,3]");
+/// let c = TensorShape::new(&[2])?;
 /// assert_eq!(broadcast_shapes(&a, &c).unwrap_err().to_string(), "Incompatible shapes: [2,1,3] vs. [2]");
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape> {
     let (da, db) = (a.dim_sizes(), b.dim_sizes());
@@ -52,9 +58,15 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
 /// Reads a shape operand as TensorFlow's `tensor::MakeShape` does: a rank-1 int32 or int64
 /// tensor whose values pass `TensorShapeUtils::MakeShape`.
 ///
+/// # Errors
+/// [`Error::ShapeOperandNotVector`] unless `shape` is 1-D, [`Error::ShapeOperandDtype`] unless it
+/// is int32 or int64, [`Error::Uninitialized`] when it has elements but no buffer; for values that
+/// are not a shape, [`TensorShape::make_shape`]'s [`Error::TooManyDimensions`],
+/// [`Error::NegativeDimension`] (`Dimension -1 must be >= 0`) and [`Error::TooManyElements`].
+///
 /// ```
 /// use tensorcast_core::{ops::broadcast::shape_from_tensor, Tensor};
-/// assert_eq!(shape_from_tensor(&Tensor::vector(&[2i64, 3])).unwrap().to_string(), "[2,3]");
+/// assert_eq!(shape_from_tensor(&Tensor::vector(&[2i64, 3]))?.to_string(), "[2,3]");
 /// assert_eq!(
 ///     shape_from_tensor(&Tensor::vector(&[2i32, -1])).unwrap_err().to_string(),
 ///     "Dimension -1 must be >= 0"
@@ -63,6 +75,7 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
 ///     shape_from_tensor(&Tensor::vector(&[2.0f32])).unwrap_err().to_string(),
 ///     "shape must be a vector of {int32,int64}."
 /// );
+/// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
     if shape.dims() != 1 {
@@ -111,6 +124,11 @@ pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
 ///
 /// [`Tensor::broadcast_view`] runs this check first, so the lazy view and the materialised
 /// broadcast fail alike.
+///
+/// # Errors
+/// [`Error::BroadcastRank`] when `input` has the higher rank, [`broadcast_shapes`]'s errors when
+/// the shapes do not broadcast, [`Error::BroadcastToShape`] when they broadcast to a shape other
+/// than `output` (`[2]` to `[2,1]`).
 ///
 /// ```
 /// use tensorcast_core::{ops::broadcast::check_broadcast_to, TensorShape};
