@@ -41,30 +41,41 @@ use crate::ProtoError;
 /// `tensor_content` is shared, not copied, when its address suits the dtype (see
 /// [`DecodeOptions`]); nothing is returned on failure.
 ///
+/// # Errors
+/// [`ProtoError::InvalidShape`] and [`ProtoError::InvalidDtype`] (`Type not set`) for rule 1;
+/// [`ProtoError::ContentSize`] (`Input size was 12 and expected 16`), [`ProtoError::InvalidBool`]
+/// or [`ProtoError::InvalidContent`] for bad `tensor_content`; [`ProtoError::ResourceHandle`],
+/// [`ProtoError::Variant`] or [`ProtoError::TooDeep`] for bad elements; [`ProtoError::FillLimit`]
+/// or [`ProtoError::MemoryLimit`] over the limit; [`ProtoError::Tensor`] when allocation fails.
+///
 /// ```
 /// use tensorcast_proto::{tensor_from_proto, DataType as ProtoDataType, TensorProto, shape_to_proto};
 /// use tensorcast_core::{DataType, TensorShape};
 ///
 /// // float [4] with two values: the last repeats (TensorFlow's compressed protos rely on it).
 /// let mut p = TensorProto {
-///     tensor_shape: Some(shape_to_proto(&TensorShape::new(&[4]).unwrap())),
+///     tensor_shape: Some(shape_to_proto(&TensorShape::new(&[4])?)),
 ///     float_val: vec![1.0, 2.0],
 ///     ..Default::default()
 /// };
 /// p.set_dtype(ProtoDataType::DtFloat);
-/// let t = tensor_from_proto(&p).unwrap();
+/// let t = tensor_from_proto(&p)?;
 /// assert_eq!(t.dtype(), DataType::FLOAT);
-/// assert_eq!(t.as_slice::<f32>().unwrap(), [1.0, 2.0, 2.0, 2.0]);
+/// assert_eq!(t.as_slice::<f32>()?, [1.0, 2.0, 2.0, 2.0]);
 ///
 /// // Content of the wrong size is refused with TensorFlow's message.
 /// p.tensor_content = bytes::Bytes::from_static(&[0; 12]);
 /// assert_eq!(tensor_from_proto(&p).unwrap_err().to_string(), "Input size was 12 and expected 16");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tensor_from_proto(proto: &TensorProto) -> Result<Tensor, ProtoError> {
     tensor_from_proto_with(proto, &DecodeOptions::default())
 }
 
 /// [`tensor_from_proto`] with an allocator, fill limit and alignment policy.
+///
+/// # Errors
+/// As [`tensor_from_proto`], with the options' limit and allocator.
 pub fn tensor_from_proto_with(
     proto: &TensorProto,
     options: &DecodeOptions,
@@ -82,17 +93,21 @@ pub fn tensor_from_proto_with(
 /// aligned buffer. Either way [`Tensor::is_aligned`] reports TensorFlow's 64-byte alignment.
 /// String elements are slices of `bytes` too.
 ///
+/// # Errors
+/// [`ProtoError::Wire`] when `bytes` are not a `TensorProto`; then as [`tensor_from_proto`].
+///
 /// ```
 /// use tensorcast_proto::{decode_tensor, encode_tensor};
 /// use tensorcast_core::Tensor;
 ///
 /// let t = Tensor::vector(&[1.5f32, -2.0, 3.25]);
-/// let wire = encode_tensor(&t).unwrap(); // content placed 64-byte aligned
-/// let back = decode_tensor(wire.clone()).unwrap();
+/// let wire = encode_tensor(&t)?; // content placed 64-byte aligned
+/// let back = decode_tensor(wire.clone())?;
 /// assert_eq!(back, t);
 /// // Zero copy: the tensor's data lies inside the encoded bytes.
 /// assert!(wire.as_ptr_range().contains(&back.data_ptr()));
 /// assert!(back.is_aligned());
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
 pub fn decode_tensor(bytes: Bytes) -> Result<Tensor, ProtoError> {
     decode_tensor_with(bytes, &DecodeOptions::default())
@@ -103,6 +118,10 @@ pub fn decode_tensor(bytes: Bytes) -> Result<Tensor, ProtoError> {
 /// The message structs the wire decodes into (one per string, resource or variant element,
 /// nested protos included) are charged to the options' limit before they are built, so a small
 /// input cannot make the decode build gigabytes of them.
+///
+/// # Errors
+/// As [`decode_tensor`]; [`ProtoError::MemoryLimit`] when the message structs alone exceed the
+/// options' limit.
 pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tensor, ProtoError> {
     let mut decoder = Decoder::new(options);
     decoder.take_bytes(
@@ -118,6 +137,11 @@ pub fn decode_tensor_with(bytes: Bytes, options: &DecodeOptions) -> Result<Tenso
 /// (float)`). As the op, it reports every failure of the decode as `InvalidArgument`
 /// ([`ProtoError::CannotParse`]: `Cannot parse tensor from proto: ...`), a fill limit
 /// included; the decode's own error is its `source()`.
+///
+/// # Errors
+/// [`ProtoError::Wire`] when `bytes` are not a `TensorProto`; [`ProtoError::CannotParse`] wrapping
+/// any other failure of [`decode_tensor`]; [`ProtoError::TypeMismatch`] when the dtype is not
+/// `out_type`.
 ///
 /// ```
 /// use tensorcast_proto::{parse_tensor, serialize_tensor};
@@ -135,6 +159,9 @@ pub fn parse_tensor(bytes: Bytes, out_type: DataType) -> Result<Tensor, ProtoErr
 }
 
 /// [`parse_tensor`] with options.
+///
+/// # Errors
+/// As [`parse_tensor`], with the options' limit and allocator.
 pub fn parse_tensor_with(
     bytes: Bytes,
     out_type: DataType,
@@ -600,11 +627,19 @@ impl<'a> Decoder<'a> {
 /// A variant value from its proto ([`Variant::decode`] of the decoded `VariantTensorData`),
 /// with the default [`DecodeOptions`] for its nested tensors. Any type name is accepted: values
 /// tensorcast does not know natively stay in their encoded form.
+///
+/// # Errors
+/// [`ProtoError::Variant`] when a nested tensor does not decode; [`ProtoError::TooDeep`] when
+/// variants nest too deeply; [`ProtoError::FillLimit`], [`ProtoError::MemoryLimit`] and
+/// [`ProtoError::Tensor`] as [`tensor_from_proto`].
 pub fn variant_from_proto(p: &VariantTensorDataProto) -> Result<Variant, ProtoError> {
     variant_from_proto_with(p, &DecodeOptions::default())
 }
 
 /// [`variant_from_proto`] with options for the nested tensors.
+///
+/// # Errors
+/// As [`variant_from_proto`], with the options' limit and allocator.
 pub fn variant_from_proto_with(
     p: &VariantTensorDataProto,
     options: &DecodeOptions,

@@ -350,12 +350,19 @@ impl<M: Message> EncodeInto for M {
 /// dtype (in a plain `Vec` the content sits at an odd offset and wider types must be copied),
 /// the copy in here is an aligned, streaming copy, and the allocator reuses freed large blocks
 /// instead of page-faulting fresh memory for every call.
+///
+/// # Errors
+/// As [`serialize_tensor`]; [`ProtoError::Tensor`] wrapping an allocation error when the output
+/// buffer cannot be allocated.
 pub fn encode_tensor(t: &Tensor) -> Result<Bytes, ProtoError> {
     encode_tensor_in(t, &cpu_allocator())
 }
 
 /// [`encode_tensor`] with the memory from `allocator` (the content is 64-byte aligned when the
 /// allocator honours the 64-byte alignment it is asked for).
+///
+/// # Errors
+/// As [`encode_tensor`], with the memory from `allocator`.
 pub fn encode_tensor_in(t: &Tensor, allocator: &Arc<dyn Allocator>) -> Result<Bytes, ProtoError> {
     let Some(header) = serialize_tensor_header(t)? else {
         return Ok(Bytes::from(serialize_tensor(t)?));

@@ -44,6 +44,10 @@ fn short_debug(p: &ResourceHandleProto) -> String {
 /// TensorFlow's `ResourceHandle::FromProto`: copies the fields and validates every
 /// dtype-and-shape record's shape as a partial shape; an invalid one gives
 /// `Could not decode resource handle from proto "<proto>", returned status: <why>`.
+///
+/// # Errors
+/// [`ProtoError::ResourceHandle`] when a record's shape is not a valid partial shape
+/// ([`crate::partial_shape_from_proto`]).
 pub fn resource_handle_from_proto(p: &ResourceHandleProto) -> Result<ResourceHandle, ProtoError> {
     let mut dtypes_and_shapes = Vec::with_capacity(p.dtypes_and_shapes.len());
     for d in &p.dtypes_and_shapes {

@@ -39,11 +39,15 @@ pub fn shape_proto_debug_string(proto: &TensorShapeProto) -> String {
 /// `unknown_rank` is ignored, as TensorFlow's non-partial shapes ignore it: `{unknown_rank:
 /// true}` with no dims is a scalar. A missing proto (`None`) is a scalar too.
 ///
+/// # Errors
+/// [`ProtoError::InvalidShape`] with one of the messages above.
+///
 /// ```
 /// use tensorcast_proto::{shape_from_proto, tensor_shape_proto::Dim, TensorShapeProto};
 /// let p = TensorShapeProto { dim: vec![Dim { size: -1, name: String::new() }], unknown_rank: false };
 /// assert_eq!(shape_from_proto(Some(&p)).unwrap_err().to_string(), "Shape [?] is not fully defined");
-/// assert_eq!(shape_from_proto(None).unwrap().rank(), 0);
+/// assert_eq!(shape_from_proto(None)?.rank(), 0);
+/// # Ok::<(), tensorcast_proto::ProtoError>(())
 /// ```
 pub fn shape_from_proto(proto: Option<&TensorShapeProto>) -> Result<TensorShape, ProtoError> {
     let Some(proto) = proto else {
@@ -99,6 +103,9 @@ pub(crate) fn dims_to_proto(dims: &[i64]) -> TensorShapeProto {
 /// not have any dimensions set.`, `Shape <dbg> has too many dimensions`, `Shape <dbg> has
 /// dimensions with values below -1 (where -1 means unknown)`, `Shape <dbg> is too large (more
 /// than 2**63 - 1 entries)`.
+///
+/// # Errors
+/// [`ProtoError::InvalidShape`] with one of the messages above.
 pub fn partial_shape_from_proto(
     proto: Option<&TensorShapeProto>,
 ) -> Result<PartialTensorShape, ProtoError> {
