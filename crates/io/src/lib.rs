@@ -131,11 +131,17 @@ fn stem_name(name_hint: &str) -> String {
 /// The file is memory-mapped; see the crate docs for when tensors share the map and when
 /// they are copied. `.npy` and TensorProto files give one tensor named after the file stem;
 /// safetensors and `.npz` files give all their entries, in file order.
+///
+/// # Errors
+/// As [`read_file_contents_with`].
 pub fn read_file(path: &Path) -> Result<Vec<NamedTensor>> {
     read_file_contents(path).map(|c| c.tensors)
 }
 
 /// [`read_file`], also returning the detected format and any metadata.
+///
+/// # Errors
+/// As [`read_file_contents_with`].
 pub fn read_file_contents(path: &Path) -> Result<FileContents> {
     read_file_contents_with(path, &ReadOptions::default())
 }
@@ -197,19 +203,28 @@ pub fn read_buffer_contents_with(
 /// `x.npy`) names single tensors and breaks format ties by its extension. The tensors share
 /// `bytes`' memory where alignment allows, as [`read_file`] shares the map.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`ErrorKind::BadMagic`] when the format is unknown, otherwise the
+/// format's reader's error ([`npy::read`], [`npz::read`], [`safetensors::read`],
+/// [`tensorproto::read`]).
+///
 /// ```
 /// use tensorcast_core::Tensor;
 /// use tensorcast_io::{npy, read_bytes};
-/// let bytes = npy::write(&Tensor::vector(&[1u16, 2])).unwrap();
-/// let ts = read_bytes(bytes.into(), "counts.npy").unwrap();
+/// let bytes = npy::write(&Tensor::vector(&[1u16, 2]))?;
+/// let ts = read_bytes(bytes.into(), "counts.npy")?;
 /// assert_eq!(ts[0].name, "counts");
-/// assert_eq!(ts[0].tensor.flat::<u16>().unwrap().to_vec(), vec![1, 2]);
+/// assert_eq!(ts[0].tensor.flat::<u16>()?.to_vec(), vec![1, 2]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_bytes(bytes: bytes::Bytes, name_hint: &str) -> Result<Vec<NamedTensor>> {
     read_bytes_contents(bytes, name_hint).map(|c| c.tensors)
 }
 
 /// [`read_bytes`], also returning the detected format and any metadata.
+///
+/// # Errors
+/// As [`read_bytes`].
 pub fn read_bytes_contents(bytes: bytes::Bytes, name_hint: &str) -> Result<FileContents> {
     let path = (!name_hint.is_empty()).then(|| Path::new(name_hint));
     read_buffer(
@@ -236,6 +251,9 @@ fn read_buffer(
 }
 
 /// Reads a file held in `buf` as `format` (no detection).
+///
+/// # Errors
+/// As [`read_as_with`].
 pub fn read_as(buf: Buffer, format: Format, name_hint: &str) -> Result<FileContents> {
     read_as_with(buf, format, name_hint, &ReadOptions::default())
 }
@@ -282,6 +300,9 @@ fn single(format: Format, tensors: &[NamedTensor]) -> Result<&Tensor> {
 }
 
 /// Writes `tensors` to `path` in `format`, atomically (see [`write_file_with`]).
+///
+/// # Errors
+/// As [`write_file_with`].
 pub fn write_file(path: &Path, format: Format, tensors: &[NamedTensor]) -> Result<()> {
     write_file_with(path, format, tensors, &WriteOptions::default())
 }
@@ -299,6 +320,11 @@ pub fn write_file(path: &Path, format: Format, tensors: &[NamedTensor]) -> Resul
 ///
 /// npy and TensorProto files hold exactly one tensor (its name is not stored); npz and
 /// safetensors store names.
+///
+/// # Errors
+/// An [`IoError`]: [`ErrorKind::Unsupported`] for more than one tensor in an npy or TensorProto
+/// file, a tensor with no buffer, or a dtype the format cannot hold; [`ErrorKind::Io`] when the
+/// target is a directory, block device or socket, or creating, writing, syncing or renaming fails.
 pub fn write_file_with(
     path: &Path,
     format: Format,
@@ -334,6 +360,9 @@ fn check_initialized(tensors: &[NamedTensor]) -> Result<()> {
 }
 
 /// Encodes `tensors` in `format` into memory (what [`write_file_with`] would write).
+///
+/// # Errors
+/// As [`write_file_with`], without the file-system errors.
 pub fn write_bytes(
     format: Format,
     tensors: &[NamedTensor],

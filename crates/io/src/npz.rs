@@ -344,6 +344,9 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
 }
 
 /// Writes `tensors` as `.npz` bytes (members `<name>.npy`, in the given order).
+///
+/// # Errors
+/// As [`write_to`].
 pub fn write(tensors: &[NamedTensor], compression: Compression) -> Result<Vec<u8>> {
     let mut out = Cursor::new(Vec::new());
     write_to(&mut out, tensors, compression)?;
@@ -353,6 +356,11 @@ pub fn write(tensors: &[NamedTensor], compression: Compression) -> Result<Vec<u8
 /// Streams `tensors` as an `.npz` archive to `w` (see [`write()`]). Fails on the first tensor
 /// numpy has no dtype for (see [`npy::dtype_to_descr`]), on a duplicate name, or on an I/O
 /// error; `w` then holds a partial archive, which [`crate::write_file`] discards.
+///
+/// # Errors
+/// An [`IoError`]: [`Unsupported`](crate::ErrorKind::Unsupported) for a dtype numpy has no code
+/// for ([`npy::dtype_to_descr`]), [`Corrupt`](crate::ErrorKind::Corrupt) for a duplicate name,
+/// [`Io`](crate::ErrorKind::Io) when writing to `w` fails.
 pub fn write_to<W: Write + Seek>(
     w: W,
     tensors: &[NamedTensor],

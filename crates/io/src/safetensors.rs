@@ -86,11 +86,16 @@ pub const DTYPES: &[(&str, Option<DataType>)] = &[
 
 /// The tensorcast dtype of a safetensors dtype name.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`Unsupported`](crate::ErrorKind::Unsupported) for a name safetensors
+/// does not define or one tensorcast has no dtype for (`F8_E8M0`).
+///
 /// ```
 /// use tensorcast_core::DataType;
 /// use tensorcast_io::safetensors::dtype_from_name;
-/// assert_eq!(dtype_from_name("F8_E4M3").unwrap(), DataType::FLOAT8_E4M3FN);
+/// assert_eq!(dtype_from_name("F8_E4M3")?, DataType::FLOAT8_E4M3FN);
 /// assert!(dtype_from_name("F8_E8M0").is_err());
+/// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn dtype_from_name(name: &str) -> Result<DataType> {
     match DTYPES.iter().find(|(n, _)| *n == name) {
@@ -104,11 +109,16 @@ pub fn dtype_from_name(name: &str) -> Result<DataType> {
 
 /// The safetensors name of a tensorcast dtype.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`Unsupported`](crate::ErrorKind::Unsupported) for a dtype safetensors
+/// has no name for (complex128, the quantized and sub-byte integers, string, resource...).
+///
 /// ```
 /// use tensorcast_core::DataType;
 /// use tensorcast_io::safetensors::dtype_name;
-/// assert_eq!(dtype_name(DataType::BFLOAT16).unwrap(), "BF16");
+/// assert_eq!(dtype_name(DataType::BFLOAT16)?, "BF16");
 /// assert!(dtype_name(DataType::COMPLEX128).is_err());
+/// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn dtype_name(dtype: DataType) -> Result<&'static str> {
     DTYPES
@@ -196,6 +206,12 @@ fn dimension(d: &Value) -> Result<i64> {
 
 /// Parses and validates the header at the start of `bytes` (the whole file, or at least the
 /// first `8 + N` bytes). The data length is checked by [`read()`], which has the whole file.
+///
+/// # Errors
+/// An [`IoError`]: [`Truncated`](crate::ErrorKind::Truncated) when `bytes` end inside the header,
+/// [`TooLarge`](crate::ErrorKind::TooLarge) for a header length or a shape past the bounds,
+/// [`Corrupt`](crate::ErrorKind::Corrupt) for JSON that is not a valid header (bad shape, offsets
+/// that disagree with it), [`Unsupported`](crate::ErrorKind::Unsupported) for an unknown dtype.
 pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     let Some(len_field) = bytes.get(..8) else {
         return Err(IoError::truncated(format!(
@@ -388,11 +404,18 @@ fn parse_entry(name: &str, info: &Value) -> Result<Entry> {
 }
 
 /// Reads every tensor of a safetensors file held in `buf`, in file order.
+///
+/// # Errors
+/// As [`read_with_metadata`].
 pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
     read_with_metadata(buf).map(|(t, _)| t)
 }
 
 /// [`read()`], also returning `__metadata__`.
+///
+/// # Errors
+/// As [`parse_header`]; [`Truncated`](crate::ErrorKind::Truncated) when a tensor's data lies past
+/// the end of `buf`; [`TooLarge`](crate::ErrorKind::TooLarge) when memory for a copy runs out.
 pub fn read_with_metadata(buf: Buffer) -> Result<(Vec<NamedTensor>, BTreeMap<String, String>)> {
     let (tensors, meta) = read_with_info(buf)?;
     Ok((tensors.into_iter().map(|(t, _)| t).collect(), meta))
@@ -457,6 +480,9 @@ fn pack_f4(bytes: &[u8]) -> Vec<u8> {
 }
 
 /// Writes `tensors` (and `metadata`, if given) as safetensors bytes.
+///
+/// # Errors
+/// As [`write_to`].
 pub fn write(
     tensors: &[NamedTensor],
     metadata: Option<&BTreeMap<String, String>>,
@@ -468,6 +494,12 @@ pub fn write(
 
 /// Streams `tensors` as safetensors to `w` (see [`write()`]). Every tensor is checked (dtype,
 /// name, F4 element count) before anything is written.
+///
+/// # Errors
+/// An [`IoError`]: [`Unsupported`](crate::ErrorKind::Unsupported) for a dtype safetensors has no
+/// name for, the reserved name `__metadata__` or an odd F4 element count;
+/// [`Corrupt`](crate::ErrorKind::Corrupt) for a duplicate name; [`Io`](crate::ErrorKind::Io) when
+/// writing to `w` fails. Nothing is written when a tensor is refused.
 pub fn write_to<W: Write + ?Sized>(
     w: &mut W,
     tensors: &[NamedTensor],

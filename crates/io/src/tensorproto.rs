@@ -53,6 +53,10 @@ pub fn read_with(buf: Buffer, options: &ReadOptions) -> Result<Tensor> {
 }
 
 /// Encodes `t` as a serialized `TensorProto` (`tf.io.serialize_tensor`'s bytes).
+///
+/// # Errors
+/// An [`IoError`] of kind [`Unsupported`](crate::ErrorKind::Unsupported) wrapping
+/// [`tensorcast_proto::serialize_tensor`]'s error (a tensor with elements but no buffer).
 pub fn write(t: &Tensor) -> Result<Vec<u8>> {
     tensorcast_proto::serialize_tensor(t)
         .map_err(|e| IoError::with_source(crate::ErrorKind::Unsupported, e.to_string(), e))

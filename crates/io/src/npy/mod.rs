@@ -103,12 +103,18 @@ fn hex_prefix(bytes: &[u8]) -> String {
 /// `header too long: ...`, `unsupported npy format version 4.0`, `bad npy header: ...`,
 /// `unsupported dtype '<U10'`.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`BadMagic`](crate::ErrorKind::BadMagic), `Truncated`, `TooLarge`,
+/// `Corrupt` (a header that does not parse) or `Unsupported` (a version or `descr` this library
+/// does not read), with the messages above.
+///
 /// ```
 /// use tensorcast_io::npy::parse_header;
-/// let h = parse_header(b"\x93NUMPY\x01\x00\x39\x00{'descr': '>i2', 'fortran_order': True, 'shape': (2, 3)}\n").unwrap();
+/// let h = parse_header(b"\x93NUMPY\x01\x00\x39\x00{'descr': '>i2', 'fortran_order': True, 'shape': (2, 3)}\n")?;
 /// assert_eq!(h.shape.dim_sizes(), &[2, 3]);
 /// assert!(h.big_endian && h.fortran_order);
 /// assert_eq!(h.data_bytes, 12);
+/// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
@@ -257,13 +263,18 @@ fn header_fields(dict: Value) -> Result<(String, bool, Vec<i64>)> {
 
 /// The dtype of a numpy `descr` string, and whether its data is big-endian.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`Unsupported`](crate::ErrorKind::Unsupported) (`unsupported dtype
+/// '<U10'`) for a `descr` with no tensorcast dtype.
+///
 /// ```
 /// use tensorcast_core::DataType;
 /// use tensorcast_io::npy::descr_to_dtype;
-/// assert_eq!(descr_to_dtype("<c8").unwrap(), (DataType::COMPLEX64, false));
-/// assert_eq!(descr_to_dtype(">f2").unwrap(), (DataType::HALF, true));
-/// assert_eq!(descr_to_dtype("|b1").unwrap(), (DataType::BOOL, false));
+/// assert_eq!(descr_to_dtype("<c8")?, (DataType::COMPLEX64, false));
+/// assert_eq!(descr_to_dtype(">f2")?, (DataType::HALF, true));
+/// assert_eq!(descr_to_dtype("|b1")?, (DataType::BOOL, false));
 /// assert_eq!(descr_to_dtype("<U10").unwrap_err().to_string(), "unsupported dtype '<U10'");
+/// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
     let unsupported =
@@ -296,11 +307,16 @@ pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
 /// The numpy `descr` that [`write()`] uses for `dtype` (`dtype.str` in numpy), or an
 /// `Unsupported` error for dtypes numpy has no code for.
 ///
+/// # Errors
+/// An [`IoError`] of kind [`Unsupported`](crate::ErrorKind::Unsupported) for a dtype numpy has no
+/// code for (bfloat16, the quantized, float8 and sub-byte types, string, resource, variant).
+///
 /// ```
 /// use tensorcast_core::DataType;
 /// use tensorcast_io::npy::dtype_to_descr;
-/// assert_eq!(dtype_to_descr(DataType::HALF).unwrap(), "<f2");
+/// assert_eq!(dtype_to_descr(DataType::HALF)?, "<f2");
 /// assert!(dtype_to_descr(DataType::BFLOAT16).unwrap_err().to_string().starts_with("unsupported dtype bfloat16"));
+/// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn dtype_to_descr(dtype: DataType) -> Result<&'static str> {
     Ok(match dtype {
@@ -346,6 +362,10 @@ fn dims_repr(dims: &[i64]) -> String {
 /// The header bytes numpy's `np.save` writes for a C-order array of `dtype` and `shape`
 /// (magic through the newline): byte-identical to numpy, version 1.0 unless the header needs
 /// 2.0's longer length field.
+///
+/// # Errors
+/// As [`dtype_to_descr`]; [`TooLarge`](crate::ErrorKind::TooLarge) when the header would not fit
+/// the format's 32-bit length field.
 pub fn header_bytes(dtype: DataType, shape: &TensorShape) -> Result<Vec<u8>> {
     let descr = dtype_to_descr(dtype)?;
     let dims = shape.dim_sizes();
@@ -394,6 +414,11 @@ pub fn header_bytes(dtype: DataType, shape: &TensorShape) -> Result<Vec<u8>> {
 /// Zero-copy when the data is little-endian, C-order and aligned for its dtype: the tensor's
 /// buffer is then a slice of `buf`. Otherwise the data is copied (byte-swapped, transposed or
 /// realigned as needed).
+///
+/// # Errors
+/// As [`parse_header`]; `Truncated` when the data is shorter than the header declares, `Corrupt`
+/// when bytes follow it, [`TooLarge`](crate::ErrorKind::TooLarge) when memory for a copy runs
+/// out.
 pub fn read(buf: Buffer) -> Result<Tensor> {
     read_with_info(buf).map(|(t, _)| t)
 }
@@ -443,6 +468,9 @@ pub(crate) fn tensor_from_raw(h: &Header, data: Buffer) -> Result<(Tensor, bool)
 
 /// Writes `t` as `.npy` bytes (version 1.0, C order, little-endian), byte-identical to
 /// numpy's `np.save` of the same array.
+///
+/// # Errors
+/// As [`write_to`], without the write errors.
 pub fn write(t: &Tensor) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     write_to(&mut out, t)?;
@@ -450,6 +478,9 @@ pub fn write(t: &Tensor) -> Result<Vec<u8>> {
 }
 
 /// Streams `t` as `.npy` to `w` (see [`write()`]).
+///
+/// # Errors
+/// As [`header_bytes`]; [`Io`](crate::ErrorKind::Io) when writing to `w` fails.
 pub fn write_to<W: Write + ?Sized>(w: &mut W, t: &Tensor) -> Result<()> {
     let header = header_bytes(t.dtype(), t.shape())?;
     let data = t.tensor_data()?;
