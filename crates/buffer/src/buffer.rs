@@ -6,7 +6,9 @@ use std::ops::Range;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use crate::alloc::{cpu_allocator, AllocError, AllocationAttributes, Allocator, DEFAULT_ALIGNMENT};
+use crate::alloc::{
+    cpu_allocator_ref, AllocError, AllocationAttributes, Allocator, DEFAULT_ALIGNMENT,
+};
 use crate::writer::Writer;
 
 /// A zero-sized type whose alignment makes `NonNull::dangling()` 64-byte aligned.
@@ -21,7 +23,7 @@ fn dangling_aligned() -> NonNull<u8> {
 enum Owner {
     /// Memory from an [`Allocator`]; returned to it on drop.
     Allocated {
-        allocator: Arc<dyn Allocator>,
+        allocator: AllocatorHandle,
         alignment: usize,
     },
     /// Memory owned by a foreign object (a `Vec`, `bytes::Bytes`, a memory map...), which is
@@ -36,6 +38,32 @@ enum Owner {
     },
     /// No memory (a zero-length root).
     Empty,
+}
+
+/// The allocator an allocated root returns its memory to: the process-wide default one
+/// borrowed for the life of the process (no reference count to update on every small
+/// tensor's creation and drop), or any other shared.
+enum AllocatorHandle {
+    Default(&'static Arc<dyn Allocator>),
+    Shared(Arc<dyn Allocator>),
+}
+
+impl AllocatorHandle {
+    fn of(allocator: &Arc<dyn Allocator>) -> Self {
+        let default = cpu_allocator_ref();
+        if Arc::ptr_eq(allocator, default) {
+            AllocatorHandle::Default(default)
+        } else {
+            AllocatorHandle::Shared(allocator.clone())
+        }
+    }
+
+    fn get(&self) -> &Arc<dyn Allocator> {
+        match self {
+            AllocatorHandle::Default(a) => a,
+            AllocatorHandle::Shared(a) => a,
+        }
+    }
 }
 
 /// One allocation. Every [`Buffer`] points into exactly one root.
@@ -71,7 +99,7 @@ impl Drop for Root {
             // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when
             // this root was built (roots of length 0 are `Owner::Empty`), and the root is the
             // only owner of the memory, so it is returned exactly once, here.
-            unsafe { allocator.deallocate(self.ptr, self.len, *alignment) };
+            unsafe { allocator.get().deallocate(self.ptr, self.len, *alignment) };
         }
     }
 }
@@ -160,7 +188,7 @@ impl Buffer {
             len,
             writable: true,
             owner: Owner::Allocated {
-                allocator: allocator.clone(),
+                allocator: AllocatorHandle::of(allocator),
                 alignment: DEFAULT_ALIGNMENT,
             },
         };
@@ -192,12 +220,12 @@ impl Buffer {
 
     /// Allocates `len` zeroed bytes from the default CPU allocator.
     pub fn zeroed(len: usize) -> Result<Self, AllocError> {
-        Self::zeroed_in(&cpu_allocator(), len, &AllocationAttributes::default())
+        Self::zeroed_in(cpu_allocator_ref(), len, &AllocationAttributes::default())
     }
 
     /// Copies `bytes` into a new 64-byte-aligned buffer from the default CPU allocator.
     pub fn copy_from_slice(bytes: &[u8]) -> Result<Self, AllocError> {
-        Self::copy_from_slice_in(&cpu_allocator(), bytes)
+        Self::copy_from_slice_in(cpu_allocator_ref(), bytes)
     }
 
     /// Copies `bytes` into a new 64-byte-aligned buffer from `allocator`.
@@ -447,7 +475,7 @@ impl Buffer {
     /// for adopted memory, `"empty"` for none.
     pub fn owner_name(&self) -> &str {
         match &self.root.owner {
-            Owner::Allocated { allocator, .. } => allocator.name(),
+            Owner::Allocated { allocator, .. } => allocator.get().name(),
             Owner::Foreign { kind, .. } => kind,
             Owner::Empty => "empty",
         }
@@ -456,7 +484,7 @@ impl Buffer {
     /// The allocator the memory came from, if it came from one.
     pub fn allocator(&self) -> Option<&Arc<dyn Allocator>> {
         match &self.root.owner {
-            Owner::Allocated { allocator, .. } => Some(allocator),
+            Owner::Allocated { allocator, .. } => Some(allocator.get()),
             _ => None,
         }
     }

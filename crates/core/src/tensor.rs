@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
+use tensorcast_buffer::{cpu_allocator_ref, AllocationAttributes, Allocator, Buffer};
 
 use crate::element::{shared_error, Element, Objects, Storage};
 use crate::error::{Error, Result};
@@ -141,7 +141,7 @@ impl Tensor {
         Error: From<S::Error>,
     {
         Self::new_in(
-            &cpu_allocator(),
+            cpu_allocator_ref(),
             dtype,
             &to_shape(shape)?,
             &AllocationAttributes::default(),

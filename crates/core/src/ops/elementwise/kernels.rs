@@ -51,8 +51,11 @@ pub(crate) struct Ready<'a> {
 }
 
 impl<'a> Ready<'a> {
-    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape) -> Result<Self> {
-        let layout = if op.is_plain() && (op.shape() == out || op.shape().num_elements() == 1) {
+    /// `op` read over the output shape `out`; `same` says that both operands have `out`'s
+    /// shape (so that no shape needs comparing again).
+    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape, same: bool) -> Result<Self> {
+        let dense = op.is_plain() && (same || op.shape().num_elements() == 1 || op.shape() == out);
+        let layout = if dense {
             None
         } else {
             let dims = out.dims_usize();
@@ -70,10 +73,19 @@ impl<'a> Ready<'a> {
     }
 
     fn src<T: Element>(&mut self) -> Result<Src<'_, T>> {
-        if let Err(Error::Misaligned { .. }) = self.tensor.as_slice::<T>() {
-            // A tensor adopted from foreign memory may be unaligned for `T`: read an aligned
-            // copy (the only input copy the engine ever makes).
-            self.tensor = Cow::Owned(self.tensor.deep_copy()?);
+        if let Cow::Borrowed(t) = self.tensor {
+            match t.as_slice::<T>() {
+                Ok(data) => {
+                    return Ok(Src {
+                        data,
+                        layout: self.layout.as_ref(),
+                    })
+                }
+                // A tensor adopted from foreign memory may be unaligned for `T`: read an
+                // aligned copy (the only input copy the engine ever makes).
+                Err(Error::Misaligned { .. }) => self.tensor = Cow::Owned(t.deep_copy()?),
+                Err(e) => return Err(e),
+            }
         }
         Ok(Src {
             data: self.tensor.as_slice::<T>()?,
@@ -90,8 +102,8 @@ pub(crate) fn compute(
     op: BinaryOp,
     dtype: DataType,
     scalar: Scalar,
-    mut a: Ready<'_>,
-    mut b: Ready<'_>,
+    a: &mut Ready<'_>,
+    b: &mut Ready<'_>,
     out: &TensorShape,
 ) -> Result<Tensor> {
     let n = out.num_elements_usize();
