@@ -103,6 +103,7 @@ impl Tensor {
     /// The gate of every constructor with data: checks the invariants (see [`Tensor`]) that
     /// tie `storage` to `dtype` and `shape`. A failure is a bug in tensorcast, reported as
     /// [`Error::Internal`] rather than a tensor that lies.
+    #[inline]
     fn assemble(dtype: DataType, shape: TensorShape, mut storage: Storage) -> Result<Self> {
         canonicalize_sub_byte(dtype, &mut storage);
         let n = shape.num_elements_usize();
