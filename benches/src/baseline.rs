@@ -1,10 +1,27 @@
-//! Baselines: memcpy and fill of 256 MiB into fresh tensors from the default allocator.
+//! Baselines: memcpy and fill of 256 MiB into fresh tensors from the default allocator, and
+//! [`memcpy`] of a smaller workload's own bytes.
 
 use super::Runner;
 use tensorcast_core::{buffer::cpu_allocator, DataType, Tensor, TensorShape};
 
 /// 256 MiB.
 pub const MIB_256: usize = 256 << 20;
+
+/// Records `memcpy_<label>`: `bytes` bytes copied into a fresh `uint8` tensor from the default
+/// allocator, timed in batches of `iters` calls (single calls when `iters` is 1), once per run
+/// whatever the filter (see [`Runner::measure_baseline`]). The in-cache workloads call it next
+/// to themselves, with the bytes they write.
+pub fn memcpy(r: &mut Runner, label: &str, bytes: usize, iters: u32) {
+    let Ok(shape) = TensorShape::new(&[bytes as i64]) else {
+        return;
+    };
+    let src: Vec<u8> = (0..bytes).map(|i| i as u8).collect();
+    r.measure_baseline(&format!("memcpy_{label}"), bytes as u64, iters, || {
+        Tensor::from_writer(&cpu_allocator(), DataType::UINT8, &shape, |w| {
+            w.put_slice(&src)
+        })
+    });
+}
 
 pub fn run(r: &mut Runner) {
     let n = MIB_256 / 4;

@@ -7,8 +7,13 @@
 //! - `broadcast_mid_256MiB`: [64,1,1024] -> [64,1024,1024] (a middle axis broadcast)
 //! - `broadcast_tiny_inner_64MiB`: [5592405,1] -> [5592405,3] (3-element fills: the
 //!   small-run path)
+//! - `broadcast_tiny_row_64MiB`: [1,3] -> [5592405,3] (a 3-element row repeated)
+//! - `broadcast_row_4KiB`, `broadcast_col_4KiB`: [1,32] / [32,1] -> [32,32], in cache, next to
+//!   `memcpy_4KiB` recorded in the same run
+//! - `broadcast_identity_4MiB`: [1024,1024] -> [1024,1024], which shares the input (constant
+//!   time), next to `memcpy_4MiB`
 
-use super::Runner;
+use super::{baseline, Runner};
 use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
 
 fn f32_tensor(dims: &[i64]) -> Tensor {
@@ -43,4 +48,32 @@ pub fn run(r: &mut Runner) {
         &[5_592_405, 1],
         &[5_592_405, 3],
     );
+    workload(r, "broadcast_tiny_row_64MiB", &[1, 3], &[5_592_405, 3]);
+    small(r);
+}
+
+fn small(r: &mut Runner) {
+    if r.wants("broadcast_row_4KiB") || r.wants("broadcast_col_4KiB") {
+        // Calls per timed batch.
+        const ITERS: u32 = 20_000;
+        let out = TensorShape::new(&[32, 32]).unwrap_or_default();
+        baseline::memcpy(r, "4KiB", 4096, ITERS);
+        for (name, input) in [
+            ("broadcast_row_4KiB", [1i64, 32]),
+            ("broadcast_col_4KiB", [32, 1]),
+        ] {
+            let x = f32_tensor(&input);
+            r.measure_tiny(name, 4096, ITERS, || {
+                broadcast_to(&x, &out).expect("broadcast")
+            });
+        }
+    }
+    if r.wants("broadcast_identity_4MiB") {
+        let x = f32_tensor(&[1024, 1024]);
+        let same = TensorShape::new(&[1024, 1024]).unwrap_or_default();
+        baseline::memcpy(r, "4MiB", 4 << 20, 32);
+        r.measure_tiny("broadcast_identity_4MiB", 4 << 20, 100_000, || {
+            broadcast_to(&x, &same).expect("identity")
+        });
+    }
 }

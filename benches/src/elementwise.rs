@@ -10,8 +10,10 @@
 //! - `mul_bf16_scalar_128MiB`: Mul bf16 [64M] * scalar
 //! - `add_f32_3`: AddV2 of two f32 [3], per call
 //! - `read_256MiB`: the bandwidth of reading the 256 MiB input alone (every core, no output)
+//! - `equal_same_4MiB`, `equal_row_4MiB`: Equal f32 [1Mi] vs [1Mi], and [1024,1024] vs
+//!   [1024], in cache, next to `memcpy_4MiB` recorded in the same run
 
-use super::Runner;
+use super::{baseline, Runner};
 use tensorcast_core::ops::elementwise::{add, equal, mul};
 use tensorcast_core::{bf16, buffer::cpu_allocator, DataType, Tensor, TensorShape};
 
@@ -99,6 +101,21 @@ pub fn run(r: &mut Runner) {
         let s = Tensor::scalar_of(bf16::from_f32(1.5));
         r.measure("mul_bf16_scalar_128MiB", MIB_256 / 2, || {
             mul(&x, &s).expect("mul")
+        });
+    }
+    if r.wants("equal_same_4MiB") || r.wants("equal_row_4MiB") {
+        // Calls per timed batch: 256 MiB read.
+        const ITERS: u32 = 32;
+        let x = f32_tensor(&[1 << 20], 0.5);
+        let y = f32_tensor(&[1 << 20], 0.5);
+        let mat = f32_tensor(&[1024, 1024], 0.5);
+        let row = f32_tensor(&[1024], 0.25);
+        baseline::memcpy(r, "4MiB", 4 << 20, ITERS);
+        r.measure_tiny("equal_same_4MiB", 4 << 20, ITERS, || {
+            equal(&x, &y).expect("equal")
+        });
+        r.measure_tiny("equal_row_4MiB", 4 << 20, ITERS, || {
+            equal(&mat, &row).expect("equal")
         });
     }
     if r.wants("add_f32_3") {

@@ -1,7 +1,11 @@
-//! The quick benchmark report (`cargo run --release --example bench -- --json`, and the CLI's
-//! `bench`): each workload runs 7 times on fresh outputs from the default allocator, as a
-//! user's call would, and reports the median next to memcpy and fill of the same bytes
-//! measured in the same run.
+//! tensorcast's benchmark workloads and their one runner, [`Runner`], which prints the report
+//! (`cargo bench -p tensorcast-bench [-- --json --filter NAME --runs N]`, the same binary as
+//! `cargo run --release --example bench -- --json`, and the CLI's `bench`): each workload runs
+//! 7 times on fresh outputs from the default allocator, as a user's call would, and reports the
+//! median next to memcpy and fill of the same bytes measured in the same run. The 256 MiB
+//! baselines (`memcpy_256MiB`, `fill_256MiB`, ...) run when the filter names them; the smaller,
+//! in-cache workloads record their own memcpy of the same bytes (`memcpy_128KiB`, ...) whenever
+//! they run.
 
 use std::time::Instant;
 
@@ -93,10 +97,14 @@ impl Runner {
 
     /// Times `f` `runs` times (each output is dropped outside the timed region) and records
     /// the median under `name` with `bytes` of output per run.
-    pub fn measure<T>(&mut self, name: &str, bytes: u64, mut f: impl FnMut() -> T) {
-        if !self.wants(name) {
-            return;
+    pub fn measure<T>(&mut self, name: &str, bytes: u64, f: impl FnMut() -> T) {
+        if self.wants(name) {
+            self.time_calls(name, bytes, f);
         }
+    }
+
+    /// [`Runner::measure`] without the filter.
+    fn time_calls<T>(&mut self, name: &str, bytes: u64, mut f: impl FnMut() -> T) {
         // One untimed warm-up run, so that the allocator cache and page tables are as a
         // repeated caller would find them.
         drop(std::hint::black_box(f()));
@@ -112,16 +120,34 @@ impl Runner {
 
     /// Times a constant-time operation: the median over `runs` batches of `iters` calls,
     /// divided by `iters`.
-    pub fn measure_tiny<T>(
+    pub fn measure_tiny<T>(&mut self, name: &str, bytes: u64, iters: u32, f: impl FnMut() -> T) {
+        if self.wants(name) {
+            self.time_batches(name, bytes, iters, f);
+        }
+    }
+
+    /// Times a baseline (memcpy of the bytes a workload writes) as [`Runner::measure_tiny`]
+    /// does (as [`Runner::measure`] does when `iters` is 1), whether or not the filter names
+    /// it, once per run: a workload that runs always has its baseline in the same run.
+    pub fn measure_baseline<T>(
         &mut self,
         name: &str,
         bytes: u64,
         iters: u32,
-        mut f: impl FnMut() -> T,
+        f: impl FnMut() -> T,
     ) {
-        if !self.wants(name) {
+        if self.get(name).is_some() {
             return;
         }
+        if iters <= 1 {
+            self.time_calls(name, bytes, f);
+        } else {
+            self.time_batches(name, bytes, iters, f);
+        }
+    }
+
+    /// Records the median over `runs` batches of `iters` calls of `f`, divided by `iters`.
+    fn time_batches<T>(&mut self, name: &str, bytes: u64, iters: u32, mut f: impl FnMut() -> T) {
         let mut samples = Vec::with_capacity(self.runs);
         for _ in 0..self.runs {
             let start = Instant::now();
@@ -183,19 +209,21 @@ pub fn to_json(results: &[Measurement]) -> String {
     serde_json::Value::Object(map).to_string()
 }
 
-/// The report as an aligned table, with bandwidth and the ratio to memcpy and fill of the same
-/// bytes where those baselines ran.
+/// The report as an aligned table, with bandwidth and the ratio to the bandwidth of memcpy
+/// (`memcpy_*` of the same bytes where one ran, else `memcpy_256MiB`) and of `fill_256MiB`.
 pub fn to_table(results: &[Measurement]) -> String {
-    let r = Runner {
-        filter: None,
-        runs: 1,
-        peak_counter: None,
-        results: results.to_vec(),
+    let bandwidth = |m: &Measurement| m.bytes as f64 / m.seconds;
+    let find = |name: &str| results.iter().find(|m| m.name == name).map(bandwidth);
+    let memcpy_of = |bytes: u64| {
+        results
+            .iter()
+            .find(|m| m.name.starts_with("memcpy_") && m.bytes == bytes)
+            .map(bandwidth)
+            .or_else(|| find("memcpy_256MiB"))
     };
-    let memcpy = r.get("memcpy_256MiB").map(|m| m.bytes as f64 / m.seconds);
-    let fill = r.get("fill_256MiB").map(|m| m.bytes as f64 / m.seconds);
+    let fill = find("fill_256MiB");
     let mut out = format!(
-        "{:<32} {:>12} {:>12} {:>10} {:>10}\n",
+        "{:<40} {:>12} {:>12} {:>10} {:>10}\n",
         "workload", "median", "GB/s", "/memcpy", "/fill"
     );
     for m in results {
@@ -209,19 +237,19 @@ pub fn to_table(results: &[Measurement]) -> String {
         };
         let ratio = |base: Option<f64>| base.map_or("-".to_string(), |b| format!("{:.2}", bw / b));
         out.push_str(&format!(
-            "{:<32} {:>12} {:>12.2} {:>10} {:>10}\n",
+            "{:<40} {:>12} {:>12.2} {:>10} {:>10}\n",
             m.name,
             time,
             bw / 1e9,
-            ratio(memcpy),
+            ratio(memcpy_of(m.bytes)),
             ratio(fill)
         ));
     }
     out
 }
 
-/// Entry point shared by the example and the CLI: `--json` for JSON, `--filter NAME`,
-/// `--runs N` (default 7).
+/// Entry point shared by the bench target, the example and the CLI: `--json` for JSON,
+/// `--filter NAME`, `--runs N` (default 7); `--bench` (from `cargo bench`) is ignored.
 pub fn main_with_args(args: &[String]) -> i32 {
     main_with_args_and_peak(args, None)
 }
@@ -235,6 +263,8 @@ pub fn main_with_args_and_peak(args: &[String], peak: Option<PeakCounter>) -> i3
     while let Some(a) = it.next() {
         match a.as_str() {
             "--json" => json = true,
+            // `cargo bench` passes `--bench` to a harness-less bench binary.
+            "--bench" => {}
             "--filter" => filter = it.next().cloned(),
             "--runs" => match it.next().and_then(|v| v.parse().ok()) {
                 Some(n) => runs = n,

@@ -4,7 +4,9 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::fmt;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::counters::Counters;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The alignment every tensorcast allocation has: TensorFlow's `Allocator::kAllocatorAlignment`
@@ -256,11 +258,8 @@ pub struct CpuAllocator {
     name: String,
     cache_limit_bytes: usize,
     pool: Mutex<Pool>,
-    num_allocs: AtomicU64,
+    counters: Counters,
     cache_hits: AtomicU64,
-    bytes_in_use: AtomicUsize,
-    peak_bytes_in_use: AtomicUsize,
-    largest_alloc: AtomicUsize,
 }
 
 impl fmt::Debug for CpuAllocator {
@@ -298,11 +297,8 @@ impl CpuAllocator {
             name: "cpu".to_string(),
             cache_limit_bytes,
             pool: Mutex::new(Pool::default()),
-            num_allocs: AtomicU64::new(0),
+            counters: Counters::default(),
             cache_hits: AtomicU64::new(0),
-            bytes_in_use: AtomicUsize::new(0),
-            peak_bytes_in_use: AtomicUsize::new(0),
-            largest_alloc: AtomicUsize::new(0),
         }
     }
 
@@ -329,19 +325,6 @@ impl CpuAllocator {
             return NonNull::new(unsafe { std::alloc::alloc(layout) });
         }
         p
-    }
-
-    fn record_alloc(&self, size_bytes: usize) {
-        self.num_allocs.fetch_add(1, Ordering::Relaxed);
-        let now = self.bytes_in_use.fetch_add(size_bytes, Ordering::Relaxed) + size_bytes;
-        // A plain load first: the maxima rarely change, and a locked read-modify-write on
-        // every allocation costs more than the load.
-        if now > self.peak_bytes_in_use.load(Ordering::Relaxed) {
-            self.peak_bytes_in_use.fetch_max(now, Ordering::Relaxed);
-        }
-        if size_bytes > self.largest_alloc.load(Ordering::Relaxed) {
-            self.largest_alloc.fetch_max(size_bytes, Ordering::Relaxed);
-        }
     }
 }
 
@@ -373,7 +356,7 @@ unsafe impl Allocator for CpuAllocator {
                 pool.cached_bytes -= class;
                 drop(pool);
                 self.cache_hits.fetch_add(1, Ordering::Relaxed);
-                self.record_alloc(size_bytes);
+                self.counters.allocated(size_bytes);
                 return Ok(block.0);
             }
         }
@@ -383,12 +366,12 @@ unsafe impl Allocator for CpuAllocator {
                 allocator: self.name.clone(),
                 size_bytes,
             })?;
-        self.record_alloc(size_bytes);
+        self.counters.allocated(size_bytes);
         Ok(p)
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
-        self.bytes_in_use.fetch_sub(size_bytes, Ordering::Relaxed);
+        self.counters.freed(size_bytes);
         let class = size_class(size_bytes);
         if class >= POOL_MIN_BYTES {
             let mut pool = self.pool();
@@ -420,12 +403,9 @@ unsafe impl Allocator for CpuAllocator {
     fn stats(&self) -> Option<AllocatorStats> {
         let cached = self.pool().cached_bytes;
         Some(AllocatorStats {
-            num_allocs: self.num_allocs.load(Ordering::Relaxed),
-            bytes_in_use: self.bytes_in_use.load(Ordering::Relaxed) as u64,
-            peak_bytes_in_use: self.peak_bytes_in_use.load(Ordering::Relaxed) as u64,
-            largest_alloc_size: self.largest_alloc.load(Ordering::Relaxed) as u64,
             bytes_cached: cached as u64,
             cache_hits: self.cache_hits.load(Ordering::Relaxed),
+            ..self.counters.stats()
         })
     }
 

@@ -40,6 +40,7 @@
 
 mod alloc;
 mod buffer;
+mod counters;
 mod objects;
 pub mod simd;
 #[cfg(any(test, feature = "testing"))]

@@ -5,6 +5,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::alloc::{layout_for, AllocError, AllocationAttributes, Allocator};
+use crate::counters::Level;
 
 /// An allocator whose every allocation fails (as TensorFlow's test `FailureToAllocate` uses),
 /// optionally after a number of successful ones.
@@ -154,34 +155,30 @@ mod tests {
 /// counts cover every allocation of the process.
 #[derive(Debug)]
 pub struct CountingGlobalAlloc {
-    live: AtomicUsize,
-    peak: AtomicUsize,
+    level: Level,
 }
 
 impl CountingGlobalAlloc {
     /// A counter at zero.
     pub const fn new() -> Self {
         Self {
-            live: AtomicUsize::new(0),
-            peak: AtomicUsize::new(0),
+            level: Level::new(),
         }
     }
 
     /// Live heap bytes now.
     pub fn live_bytes(&self) -> usize {
-        self.live.load(Ordering::SeqCst)
+        self.level.live()
     }
 
     /// Resets the peak to the live level and returns that level.
     pub fn reset_peak(&self) -> usize {
-        let now = self.live.load(Ordering::SeqCst);
-        self.peak.store(now, Ordering::SeqCst);
-        now
+        self.level.reset_peak()
     }
 
     /// The highest live level since the last [`CountingGlobalAlloc::reset_peak`].
     pub fn peak_bytes(&self) -> usize {
-        self.peak.load(Ordering::SeqCst)
+        self.level.peak()
     }
 
     /// Runs `f` and returns its result with the largest single allocation request (bytes) made
@@ -194,12 +191,7 @@ impl CountingGlobalAlloc {
     }
 
     fn note(&self, size: usize) {
-        // Relaxed: the counters only count (each update is still one atomic step), and the
-        // peak is written only when it grows, so small allocations in a loop stay cheap.
-        let now = self.live.fetch_add(size, Ordering::Relaxed) + size;
-        if now > self.peak.load(Ordering::Relaxed) {
-            self.peak.fetch_max(now, Ordering::Relaxed);
-        }
+        self.level.add(size);
         // `try_with` fails only while the thread is being torn down: nothing to record then.
         let _ = LARGEST_REQUEST.try_with(|l| l.set(l.get().max(size)));
     }
@@ -237,7 +229,7 @@ unsafe impl std::alloc::GlobalAlloc for CountingGlobalAlloc {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        self.live.fetch_sub(layout.size(), Ordering::Relaxed);
+        self.level.sub(layout.size());
         // SAFETY: forwarded as is (the caller passes a block this allocator returned).
         unsafe { std::alloc::System.dealloc(ptr, layout) }
     }
@@ -245,7 +237,7 @@ unsafe impl std::alloc::GlobalAlloc for CountingGlobalAlloc {
         // SAFETY: forwarded as is.
         let p = unsafe { std::alloc::System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
-            self.live.fetch_sub(layout.size(), Ordering::Relaxed);
+            self.level.sub(layout.size());
             self.note(new_size);
         }
         p

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::alloc::{AllocError, AllocationAttributes, Allocator, AllocatorStats};
+use crate::counters::Counters;
 
 #[derive(Debug, Clone, Copy)]
 struct Record {
@@ -17,7 +18,6 @@ struct Record {
 #[derive(Debug, Default)]
 struct State {
     live: HashMap<usize, Record>,
-    stats: AllocatorStats,
 }
 
 /// Wraps another allocator and records every live allocation: requested and allocated size and a
@@ -29,6 +29,7 @@ pub struct TrackingAllocator {
     name: String,
     next_id: AtomicI64,
     state: Mutex<State>,
+    counters: Counters,
 }
 
 impl TrackingAllocator {
@@ -40,6 +41,7 @@ impl TrackingAllocator {
             name,
             next_id: AtomicI64::new(1),
             state: Mutex::new(State::default()),
+            counters: Counters::default(),
         }
     }
 
@@ -73,8 +75,8 @@ unsafe impl Allocator for TrackingAllocator {
         let p = self.inner.allocate(size_bytes, alignment, attrs)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let allocated = size_bytes.next_multiple_of(alignment.max(1));
-        let mut st = self.state();
-        st.live.insert(
+        self.counters.allocated(size_bytes);
+        self.state().live.insert(
             p.as_ptr() as usize,
             Record {
                 requested: size_bytes,
@@ -82,20 +84,12 @@ unsafe impl Allocator for TrackingAllocator {
                 id,
             },
         );
-        let s = &mut st.stats;
-        s.num_allocs += 1;
-        s.bytes_in_use += size_bytes as u64;
-        s.peak_bytes_in_use = s.peak_bytes_in_use.max(s.bytes_in_use);
-        s.largest_alloc_size = s.largest_alloc_size.max(size_bytes as u64);
         Ok(p)
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
-        {
-            let mut st = self.state();
-            st.live.remove(&(ptr.as_ptr() as usize));
-            st.stats.bytes_in_use = st.stats.bytes_in_use.saturating_sub(size_bytes as u64);
-        }
+        self.state().live.remove(&(ptr.as_ptr() as usize));
+        self.counters.freed(size_bytes);
         // SAFETY: the caller's guarantee for this call is exactly the one the inner allocator
         // needs: `ptr` came from `self.inner.allocate(size_bytes, alignment, ..)`.
         unsafe { self.inner.deallocate(ptr, size_bytes, alignment) }
@@ -118,7 +112,7 @@ unsafe impl Allocator for TrackingAllocator {
     }
 
     fn stats(&self) -> Option<AllocatorStats> {
-        Some(self.state().stats)
+        Some(self.counters.stats())
     }
 
     fn release_cached_memory(&self) -> usize {

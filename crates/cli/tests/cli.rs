@@ -613,6 +613,9 @@ fn bench_runs_the_report() {
     let m = &doc["bitcast_f32_u8_1KiB"];
     assert_eq!(m["bytes"], 1024);
     assert!(m["seconds"].as_f64().unwrap() > 0.0);
+    // An in-cache workload brings its memcpy of the same bytes, filter or not.
+    assert_eq!(doc["memcpy_1KiB"]["bytes"], 1024);
+    assert!(doc.get("memcpy_256MiB").is_none());
 }
 
 /// The sample graph shipped in `samples/`.

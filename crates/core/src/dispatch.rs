@@ -12,7 +12,9 @@
 ///
 /// Ops accept subsets of the dtypes: name the categories in brackets before `T` (any of
 /// `float`, `minifloat`, `int`, `uint`, `complex`, `quantized`, `bool`, `object`; see
-/// [`Category`](crate::dtype::Category)).
+/// [`Category`](crate::dtype::Category)), or list the dtypes' constant names in braces
+/// (`{INT8, INT16, FLOAT8_E5M2}`) where an op's type list cuts across categories. Either way
+/// the element type comes from the table.
 ///
 /// `expr` may use `?` and `return` (they act on the enclosing function); all arms must have
 /// the fallback's type.
@@ -32,6 +34,13 @@
 /// assert!(is_numeric(DataType::INT8));
 /// assert!(!is_numeric(DataType::QINT8));
 /// assert!(!is_numeric(DataType::STRING));
+///
+/// fn wrapping_double(dtype: DataType, x: i64) -> Option<i64> {
+///     // Sub-byte integers are `int`s too: a brace list names exactly the dtypes wanted.
+///     dispatch!(dtype, {INT8, INT16, INT32, INT64} T => Some(i64::from((x as T).wrapping_mul(2))), _ => None)
+/// }
+/// assert_eq!(wrapping_double(DataType::INT8, 100), Some(-56));
+/// assert_eq!(wrapping_double(DataType::INT4, 1), None);
 /// ```
 #[macro_export]
 macro_rules! dispatch {
@@ -42,6 +51,20 @@ macro_rules! dispatch {
             _ => $fallback
         )
     };
+    ($dtype:expr, {$($konst:ident),+ $(,)?} $T:ident => $body:expr, _ => $fallback:expr $(,)?) => {
+        'dispatch: {
+            let dtype: $crate::DataType = $dtype;
+            $(
+                if dtype == $crate::DataType::$konst {
+                    #[allow(dead_code, reason = "the body need not name the element type")]
+                    type $T = <$crate::__DtypeNumber<{ $crate::DataType::$konst.number() }>
+                        as $crate::__ElementOf>::Element;
+                    break 'dispatch ($body);
+                }
+            )+
+            $fallback
+        }
+    };
     ($dtype:expr, [$($cat:ident),+ $(,)?] $T:ident => $body:expr, _ => $fallback:expr $(,)?) => {
         'dispatch: {
             let dtype: $crate::DataType = $dtype;
@@ -50,6 +73,27 @@ macro_rules! dispatch {
         }
     };
 }
+
+/// A dtype's proto number as a type: [`ElementOf`] maps it to the dtype's element type, which
+/// is how [`dispatch!`]'s brace form names the type of a listed constant.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Number<const N: i32>;
+
+/// The element type of the dtype numbered `N` (implemented for every row of the table).
+#[doc(hidden)]
+pub trait ElementOf {
+    /// The Rust element type.
+    type Element: crate::Element;
+}
+
+macro_rules! element_of_rows {
+    (; $( $konst:ident = $num:literal, $name:literal, $size:expr, $cat:ident, $bitcast:literal, $ty:ty; )*) => {
+        $( impl ElementOf for Number<$num> { type Element = $ty; } )*
+    };
+}
+
+crate::__dtype_table!(element_of_rows);
 
 /// The arms of [`dispatch!`]: one `if` per table row whose category is selected.
 #[doc(hidden)]
@@ -122,6 +166,16 @@ mod tests {
         for d in DataType::all() {
             let got: Option<DataType> = dispatch!(d, [int, uint] T => Some(T::DTYPE), _ => None);
             assert_eq!(got.is_some(), d.is_integer(), "{d}");
+        }
+    }
+
+    #[test]
+    fn brace_lists_select_exactly_the_named_dtypes() {
+        for d in DataType::all() {
+            let got: Option<DataType> =
+                dispatch!(d, {BFLOAT16, INT4, STRING} T => Some(T::DTYPE), _ => None);
+            let want = [DataType::BFLOAT16, DataType::INT4, DataType::STRING].contains(&d);
+            assert_eq!(got, want.then_some(d), "{d}");
         }
     }
 

@@ -25,12 +25,17 @@
 //! **Adding a dtype.** Add its row to the table in `src/dtype.rs` (constant, proto number,
 //! name, size, category, bitcastability, Rust type; a new Rust type goes in `src/types/` as a
 //! `#[repr(transparent)]` `bytemuck::Pod` newtype). The row alone makes the `DataType`
-//! constant, its `DATA_TYPES` entry, its `Element` impl and a `dispatch!` arm in every dispatch
-//! over its category; the compiler then points at each trait a dispatching op needs for it
-//! (how `SummarizeValue` prints it, for one). What the row cannot decide is written where each
-//! rule lives and is not flagged by the compiler: `Cast`'s conversions (`ops/cast.rs`), the
-//! element-wise kernels and type lists (`ops/elementwise/`), the `TensorProto` typed field
-//! (`tensorcast-proto`), and the npy/safetensors names (`tensorcast-io`).
+//! constant, its `DATA_TYPES` entry (size and alignment included, which the proto decoder
+//! reads), its `Element` impl, and an arm in every [`dispatch!`] over its category (printing,
+//! object storage, the CLI's statistics); the compiler then points at each trait such a
+//! dispatch needs for it (how `SummarizeValue` prints it, for one). An op whose TensorFlow type
+//! list cuts across categories names its dtypes in a `dispatch!` brace list where its rules
+//! live, and takes the new dtype when it is added there: `Cast` (`ops/cast.rs`: the
+//! `cast_sources!` list, then the compiler asks for its `Castable`, `Src` and `Dst` impls),
+//! the element-wise kernels and type lists (`ops/elementwise/`) and `saturate_cast`'s clip
+//! kernels (`ops/saturate.rs`). Facts about the dtype outside this crate are written where
+//! they apply: its `TensorProto` typed field (`tensorcast-proto`) and its npy/safetensors names
+//! (`tensorcast-io`).
 //!
 //! ```
 //! use tensorcast_core::{DataType, Tensor, TensorShape};
@@ -66,6 +71,8 @@ pub mod view;
 mod x86;
 
 pub use description::{AllocationDescription, TensorDescription};
+#[doc(hidden)]
+pub use dispatch::{ElementOf as __ElementOf, Number as __DtypeNumber};
 pub use dtype::DataType;
 pub use element::Element;
 #[doc(hidden)]

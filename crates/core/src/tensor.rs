@@ -443,12 +443,10 @@ impl Tensor {
             Storage::Strings(o) => {
                 n * TSTRING_SIZE + o.as_slice().iter().map(TString::len).sum::<usize>()
             }
-            _ => match self.dtype {
-                DataType::STRING => n * TSTRING_SIZE,
-                DataType::RESOURCE => n * std::mem::size_of::<ResourceHandle>(),
-                DataType::VARIANT => n * std::mem::size_of::<Variant>(),
-                d => n.saturating_mul(d.size()),
-            },
+            // An unallocated string tensor counts its empty strings.
+            _ if self.dtype == DataType::STRING => n * TSTRING_SIZE,
+            _ => crate::dispatch!(self.dtype, [object] T => n * std::mem::size_of::<T>(),
+                _ => n.saturating_mul(self.dtype.size())),
         }
     }
 

@@ -8,10 +8,8 @@ use prost::Message;
 use std::sync::Arc;
 
 use tensorcast_buffer::{Allocator, Buffer};
-use tensorcast_core::types::QInt32;
 use tensorcast_core::{
-    bf16, f16, Complex32, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape,
-    Variant, VariantTensorData,
+    DataType, ResourceHandle, TString, Tensor, TensorShape, Variant, VariantTensorData,
 };
 
 use crate::handle::resource_handle_from_proto;
@@ -163,25 +161,9 @@ pub(crate) struct Decoder<'a> {
     depth: usize,
 }
 
-/// `align_of` the Rust type holding one element of a memcpy-able dtype.
+/// `align_of` the Rust type holding one element of a dtype (the dtype table's column).
 fn element_align(dtype: DataType) -> usize {
-    use std::mem::align_of;
-    match dtype {
-        DataType::FLOAT => align_of::<f32>(),
-        DataType::DOUBLE => align_of::<f64>(),
-        DataType::INT32 | DataType::QINT32 => align_of::<QInt32>().max(align_of::<i32>()),
-        DataType::UINT32 => align_of::<u32>(),
-        DataType::INT64 => align_of::<i64>(),
-        DataType::UINT64 => align_of::<u64>(),
-        DataType::INT16 | DataType::QINT16 | DataType::UINT16 | DataType::QUINT16 => {
-            align_of::<u16>()
-        }
-        DataType::HALF => align_of::<f16>(),
-        DataType::BFLOAT16 => align_of::<bf16>(),
-        DataType::COMPLEX64 => align_of::<Complex32>(),
-        DataType::COMPLEX128 => align_of::<Complex64>(),
-        _ => 1,
-    }
+    dtype.info().map_or(1, |row| row.align)
 }
 
 fn check_dtype(dtype: DataType) -> Result<(), ProtoError> {

@@ -3,41 +3,32 @@
 //! dimension is added or dropped), Ascend TIK's `reinterpret_cast_to` with `--reinterpret`
 //! (same rank, last dimension scaled).
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result};
 use tensorcast::ops;
 
 /// Arguments of `bitcast`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The file to read (format detected from the content).
-    pub input: PathBuf,
+    #[command(flatten)]
+    pub files: super::MapArgs,
     /// The dtype to view the bytes as.
     #[arg(long, value_name = "DTYPE")]
     pub to: String,
-    /// The file to write (replaced atomically).
-    #[arg(short, long, value_name = "OUT")]
-    pub output: PathBuf,
     /// Use Ascend TIK's reinterpret_cast_to rule instead of TensorFlow's Bitcast.
     #[arg(long)]
     pub reinterpret: bool,
-    /// Output format (npy, npz, safetensors, pb); default: from OUT's extension.
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
 }
 
 /// Runs `bitcast`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    let in_name = args.input.display().to_string();
+    let in_name = args.files.input.display().to_string();
     let dtype = super::parse_dtype(&args.to).with_context(|| format!("{in_name}: --to"))?;
-    let format = args.format.as_deref();
     if args.reinterpret {
-        super::map_file(&args.input, &args.output, format, "reinterpreting", |t| {
+        super::map_file(&args.files, "reinterpreting", |t| {
             ops::reinterpret::reinterpret_cast_to(t, dtype)
         })
     } else {
-        super::map_file(&args.input, &args.output, format, "bitcasting", |t| {
+        super::map_file(&args.files, "bitcasting", |t| {
             ops::bitcast::bitcast(t, dtype)
         })
     }

@@ -1,33 +1,24 @@
 //! `tensorcast broadcast IN --shape 2,3 -o OUT`: every tensor broadcast to a shape
 //! (TensorFlow's `BroadcastTo`, materialised).
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result};
 use tensorcast::ops;
 
 /// Arguments of `broadcast`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The file to read (format detected from the content).
-    pub input: PathBuf,
+    #[command(flatten)]
+    pub files: super::MapArgs,
     /// The target shape: comma-separated sizes (`2,3`; empty for a scalar).
     #[arg(long, value_name = "DIMS", allow_hyphen_values = true)]
     pub shape: String,
-    /// The file to write (replaced atomically).
-    #[arg(short, long, value_name = "OUT")]
-    pub output: PathBuf,
-    /// Output format (npy, npz, safetensors, pb); default: from OUT's extension.
-    #[arg(long, value_name = "FORMAT")]
-    pub format: Option<String>,
 }
 
 /// Runs `broadcast`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    let in_name = args.input.display().to_string();
+    let in_name = args.files.input.display().to_string();
     let shape = super::parse_shape(&args.shape).with_context(|| format!("{in_name}: --shape"))?;
-    let format = args.format.as_deref();
-    super::map_file(&args.input, &args.output, format, "broadcasting", |t| {
+    super::map_file(&args.files, "broadcasting", |t| {
         ops::broadcast::broadcast_to(t, &shape)
     })
 }

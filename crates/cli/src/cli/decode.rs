@@ -1,15 +1,11 @@
-//! Element decoding for statistics and `diff`: any numeric tensor's raw little-endian bytes,
+//! Element decoding for statistics and `diff`: any numeric tensor's raw bytes,
 //! a chunk at a time, as `f64`, exact integers (`i128`) or complex pairs.
 //!
 //! Working from [`Tensor::tensor_data`] rather than typed views means misaligned data (an
 //! npy member that is not 64-byte aligned, say) needs no copy, and one loop serves every
 //! dtype. Chunks keep the scratch memory bounded whatever the tensor's size.
 
-use tensorcast::types::{
-    Float4E2M1FN, Float8E4M3B11FNUZ, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ,
-    Int2, Int4, UInt2, UInt4,
-};
-use tensorcast::{bf16, f16, DataType, Tensor};
+use tensorcast::{dispatch, DataType, Tensor};
 
 /// Elements decoded per chunk (a few hundred KiB of scratch).
 pub(crate) const CHUNK_ELEMS: usize = 1 << 15;
@@ -50,13 +46,6 @@ pub(crate) enum Chunk {
     Int(Vec<i128>),
     /// Complex values.
     Complex(Vec<(f64, f64)>),
-}
-
-/// Reads `N` little-endian bytes at the start of `b` (callers pass `chunks_exact(N)` pieces).
-fn le<const N: usize>(b: &[u8]) -> [u8; N] {
-    let mut a = [0u8; N];
-    a.copy_from_slice(&b[..N]);
-    a
 }
 
 /// Decodes raw element bytes of a numeric tensor chunk by chunk.
@@ -163,85 +152,49 @@ fn reuse_complex(out: &mut Chunk) -> &mut Vec<(f64, f64)> {
     }
 }
 
+/// The elements of `raw` (whole elements of a tensor's bytes, in host order, maybe unaligned).
+fn elems<T: bytemuck::Pod>(raw: &[u8]) -> impl Iterator<Item = T> + '_ {
+    raw.chunks_exact(std::mem::size_of::<T>())
+        .map(bytemuck::pod_read_unaligned::<T>)
+}
+
+#[allow(
+    clippy::useless_conversion,
+    reason = "one body for every width, `double` included"
+)]
 fn decode_float(dtype: DataType, raw: &[u8], out: &mut Vec<f64>) {
-    macro_rules! byte_float {
-        ($t:ty) => {
-            out.extend(raw.iter().map(|&b| <$t>::from_bits(b).to_f64()))
-        };
-    }
-    match dtype {
-        DataType::FLOAT => out.extend(
-            raw.chunks_exact(4)
-                .map(|b| f64::from(f32::from_le_bytes(le(b)))),
-        ),
-        DataType::DOUBLE => out.extend(raw.chunks_exact(8).map(|b| f64::from_le_bytes(le(b)))),
-        DataType::HALF => out.extend(
-            raw.chunks_exact(2)
-                .map(|b| f16::from_bits(u16::from_le_bytes(le(b))).to_f64()),
-        ),
-        DataType::BFLOAT16 => out.extend(
-            raw.chunks_exact(2)
-                .map(|b| bf16::from_bits(u16::from_le_bytes(le(b))).to_f64()),
-        ),
-        DataType::FLOAT8_E5M2 => byte_float!(Float8E5M2),
-        DataType::FLOAT8_E4M3FN => byte_float!(Float8E4M3FN),
-        DataType::FLOAT8_E4M3FNUZ => byte_float!(Float8E4M3FNUZ),
-        DataType::FLOAT8_E4M3B11FNUZ => byte_float!(Float8E4M3B11FNUZ),
-        DataType::FLOAT8_E5M2FNUZ => byte_float!(Float8E5M2FNUZ),
-        DataType::FLOAT4_E2M1FN => byte_float!(Float4E2M1FN),
-        // `kind` only sends floating dtypes here; anything else decodes to nothing.
-        _ => {}
-    }
+    // `kind` only sends floating dtypes here; anything else decodes to nothing.
+    dispatch!(dtype, [float, minifloat] T => out.extend(elems::<T>(raw).map(f64::from)), _ => {})
 }
 
 fn decode_int(dtype: DataType, raw: &[u8], out: &mut Vec<i128>) {
-    macro_rules! ints {
-        ($t:ty, $n:literal) => {
-            out.extend(
-                raw.chunks_exact($n)
-                    .map(|b| i128::from(<$t>::from_le_bytes(le(b)))),
-            )
-        };
+    if dtype == DataType::BOOL {
+        // Any nonzero byte is true.
+        return out.extend(raw.iter().map(|&b| i128::from(b != 0)));
     }
-    match dtype {
-        DataType::INT8 | DataType::QINT8 => out.extend(raw.iter().map(|&b| i128::from(b as i8))),
-        DataType::UINT8 | DataType::QUINT8 => out.extend(raw.iter().map(|&b| i128::from(b))),
-        DataType::BOOL => out.extend(raw.iter().map(|&b| i128::from(b != 0))),
-        DataType::INT16 | DataType::QINT16 => ints!(i16, 2),
-        DataType::UINT16 | DataType::QUINT16 => ints!(u16, 2),
-        DataType::INT32 | DataType::QINT32 => ints!(i32, 4),
-        DataType::UINT32 => ints!(u32, 4),
-        DataType::INT64 => ints!(i64, 8),
-        DataType::UINT64 => ints!(u64, 8),
-        DataType::INT4 => out.extend(raw.iter().map(|&b| i128::from(Int4(b as _).value()))),
-        DataType::UINT4 => out.extend(raw.iter().map(|&b| i128::from(UInt4(b as _).value()))),
-        DataType::INT2 => out.extend(raw.iter().map(|&b| i128::from(Int2(b as _).value()))),
-        DataType::UINT2 => out.extend(raw.iter().map(|&b| i128::from(UInt2(b as _).value()))),
-        _ => {}
-    }
+    dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T =>
+        out.extend(elems::<T>(raw).map(i128::from)),
+        // Quantized and sub-byte integers: their value.
+        _ => dispatch!(dtype, {QINT8, QUINT8, QINT16, QUINT16, QINT32, INT4, UINT4, INT2, UINT2} T =>
+            out.extend(elems::<T>(raw).map(|x| i128::from(x.value()))),
+            _ => {}))
 }
 
+#[allow(
+    clippy::useless_conversion,
+    reason = "one body for every width, `double` included"
+)]
 fn decode_complex(dtype: DataType, raw: &[u8], out: &mut Vec<(f64, f64)>) {
-    match dtype {
-        DataType::COMPLEX64 => out.extend(raw.chunks_exact(8).map(|b| {
-            (
-                f64::from(f32::from_le_bytes(le(&b[..4]))),
-                f64::from(f32::from_le_bytes(le(&b[4..]))),
-            )
-        })),
-        DataType::COMPLEX128 => out.extend(raw.chunks_exact(16).map(|b| {
-            (
-                f64::from_le_bytes(le(&b[..8])),
-                f64::from_le_bytes(le(&b[8..])),
-            )
-        })),
-        _ => {}
-    }
+    dispatch!(dtype, [complex] T =>
+        out.extend(elems::<T>(raw).map(|z| (f64::from(z.re), f64::from(z.im)))),
+        _ => {})
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tensorcast::bf16;
+    use tensorcast::types::{Float8E4M3FN, Int4};
     use tensorcast::{Complex32, TensorShape};
 
     fn all(t: &Tensor) -> Chunk {
@@ -272,6 +225,26 @@ mod tests {
         assert_eq!(all(&t), Chunk::Int(vec![i128::from(u64::MAX)]));
         let t = Tensor::vector(&[Int4::new(-3), Int4::new(7)]);
         assert_eq!(all(&t), Chunk::Int(vec![-3, 7]));
+    }
+
+    #[test]
+    fn every_numeric_dtype_decodes_one_value_per_element() {
+        for dtype in DataType::all() {
+            let Some(kind) = kind(dtype) else { continue };
+            // One byte in, so that wider elements are misaligned.
+            let bytes =
+                tensorcast::buffer::Buffer::copy_from_slice(&vec![1u8; 1 + 5 * dtype.size()])
+                    .unwrap()
+                    .slice(1..1 + 5 * dtype.size())
+                    .unwrap();
+            let t = Tensor::from_buffer(dtype, &TensorShape::new(&[5]).unwrap(), bytes).unwrap();
+            let n = match all(&t) {
+                Chunk::Float(v) => (kind == Kind::Float, v.len()),
+                Chunk::Int(v) => (kind == Kind::Int, v.len()),
+                Chunk::Complex(v) => (kind == Kind::Complex, v.len()),
+            };
+            assert_eq!(n, (true, 5), "{dtype}");
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub(crate) mod source;
 pub(crate) mod stats;
 pub(crate) mod table;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use tensorcast::io::{FileContents, Format, NamedTensor};
@@ -116,17 +116,30 @@ pub(crate) fn map_tensors(
     Ok(out)
 }
 
-/// The body of the per-tensor commands (`bitcast`, `broadcast`): read `input`, apply `op` to
-/// every tensor (progress labelled `what`), write the results to `output` in `format` (or the
-/// format its extension names). Errors name the file they concern.
+/// The file arguments of the per-tensor commands (`bitcast`, `broadcast`).
+#[derive(clap::Args, Debug)]
+pub(crate) struct MapArgs {
+    /// The file to read (format detected from the content).
+    pub input: PathBuf,
+    /// The file to write (replaced atomically).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: PathBuf,
+    /// Output format (npy, npz, safetensors, pb); default: from OUT's extension.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+}
+
+/// The body of the per-tensor commands (`bitcast`, `broadcast`): read the input, apply `op` to
+/// every tensor (progress labelled `what`), write the results to the output in the format
+/// asked for (or the one its extension names). Errors name the file they concern.
 pub(crate) fn map_file(
-    input: &Path,
-    output: &Path,
-    format: Option<&str>,
+    files: &MapArgs,
     what: &str,
     op: impl Fn(&Tensor) -> tensorcast::Result<Tensor>,
 ) -> Result<i32> {
-    let format = output_format(output, format).with_context(|| output.display().to_string())?;
+    let (input, output) = (&files.input, &files.output);
+    let format = output_format(output, files.format.as_deref())
+        .with_context(|| output.display().to_string())?;
     let contents = load(input)?;
     let tensors = map_tensors(contents.tensors, what, op).context(input.display().to_string())?;
     write(output, format, &tensors)?;

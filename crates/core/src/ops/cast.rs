@@ -76,9 +76,35 @@ use num_complex::Complex;
 use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
 use crate::error::{Error, Result};
-use crate::types::{Float8E4M3FN, Float8E5M2, Int4, UInt4};
+use crate::types::{Float8E4M3FN, Float8E5M2, Int4, QInt16, QInt32, QInt8, QUInt16, QUInt8, UInt4};
 use crate::x86::{daz32, daz64, X86Float};
 use crate::{DataType, Tensor};
+
+/// Runs `$body` with `$T` the element type of a dtype `Cast` reads: the dtypes TensorFlow
+/// 2.21's CPU kernel converts (`$fallback` for the rest).
+macro_rules! cast_sources {
+    ($d:expr, $T:ident => $body:expr, _ => $fallback:expr) => {
+        crate::dispatch!($d, {
+            BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
+            QINT8, QUINT8, QINT16, QUINT16, QINT32,
+            HALF, BFLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128,
+            FLOAT8_E4M3FN, FLOAT8_E5M2, INT4, UINT4
+        } $T => $body, _ => $fallback)
+    };
+}
+
+/// [`cast_sources!`] for a destination other than `half` (which converts by slices, see
+/// [`to_f16`]).
+macro_rules! cast_destinations_but_half {
+    ($d:expr, $T:ident => $body:expr, _ => $fallback:expr) => {
+        crate::dispatch!($d, {
+            BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
+            QINT8, QUINT8, QINT16, QUINT16, QINT32,
+            BFLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128,
+            FLOAT8_E4M3FN, FLOAT8_E5M2, INT4, UINT4
+        } $T => $body, _ => $fallback)
+    };
+}
 
 /// Outputs at least this large are split over the rayon pool.
 const PARALLEL_MIN_OUT_BYTES: usize = 1 << 20;
@@ -91,11 +117,21 @@ const PIECE_ELEMS: usize = 1 << 16;
 /// other results for out-of-range float-to-integer conversions. (Observed: 32 for `float` to
 /// 8- and 16-bit integers, 16 for `double`, `complex128` and `half` to them, 8 otherwise; it
 /// only matters where the vector and scalar rules differ.)
-fn vector_elems(src: Kind, dst: Kind) -> usize {
-    let narrow = matches!(dst, Kind::I8 | Kind::I16 | Kind::U8 | Kind::U16);
+fn vector_elems(src: DataType, dst: DataType) -> usize {
+    let narrow = matches!(
+        dst,
+        DataType::INT8
+            | DataType::INT16
+            | DataType::UINT8
+            | DataType::UINT16
+            | DataType::QINT8
+            | DataType::QINT16
+            | DataType::QUINT8
+            | DataType::QUINT16
+    );
     match src {
-        Kind::F32 if narrow => 32,
-        Kind::F64 | Kind::C128 | Kind::F16 if narrow => 16,
+        DataType::FLOAT if narrow => 32,
+        DataType::DOUBLE | DataType::COMPLEX128 | DataType::HALF if narrow => 16,
         _ => 8,
     }
 }
@@ -128,48 +164,72 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
     if src_dtype == dtype && dtype.is_supported() {
         return Ok(input.clone());
     }
-    let unsupported = || Error::UnsupportedCast {
-        from: src_dtype,
-        to: dtype,
-    };
-    let (Some(src_kind), Some(dst_kind)) = (Kind::of(src_dtype), Kind::of(dtype)) else {
-        return Err(unsupported());
-    };
-    if !Kind::pair_supported(src_kind, dst_kind) {
-        return Err(unsupported());
+    if !pair_supported(src_dtype, dtype) {
+        return Err(Error::UnsupportedCast {
+            from: src_dtype,
+            to: dtype,
+        });
     }
     let n = input.shape().num_elements_usize();
     let bytes = input.tensor_data()?;
-    if n > 0 && bytes.len() != n.saturating_mul(src_kind.size()) {
+    if n > 0 && bytes.len() != n.saturating_mul(src_dtype.size()) {
         return Err(Error::Uninitialized {
             op: "Cast",
             dtype: src_dtype,
             elements: n as i64,
         });
     }
-    let src = SrcSlice::new(src_kind, bytes);
-    let out_bytes = n.saturating_mul(dst_kind.size());
-    // TensorFlow's kernel converts all but the last few elements with vector code.
-    let head_len = n - n % vector_elems(src_kind, dst_kind);
-    let run = |start: usize, end: usize, w: &mut Writer<'_>| {
-        let mid = head_len.clamp(start, end);
-        if mid > start {
-            src.sub(start, mid).convert(dst_kind, w, true);
-        }
-        if end > mid {
-            src.sub(mid, end).convert(dst_kind, w, false);
-        }
+    let job = Job {
+        allocator,
+        shape: input.shape(),
+        dtype,
+        n,
+        // TensorFlow's kernel converts all but the last few elements with vector code.
+        head_len: n - n % vector_elems(src_dtype, dtype),
     };
-    Tensor::from_writer(allocator, dtype, input.shape(), |w| {
-        if out_bytes >= PARALLEL_MIN_OUT_BYTES && rayon::current_num_threads() > 1 {
-            w.par_chunks(PIECE_ELEMS * dst_kind.size(), |i, w| {
-                let start = i * PIECE_ELEMS;
-                run(start, (start + PIECE_ELEMS).min(n), w);
-            });
-        } else {
-            run(0, n, w);
-        }
-    })
+    cast_sources!(src_dtype, S => job.run::<<S as Castable>::Repr>(bytes), _ => Err(Error::UnsupportedCast {
+        from: src_dtype,
+        to: dtype,
+    }))
+}
+
+/// One cast: where the output goes and how the input splits into vector and scalar parts.
+struct Job<'a> {
+    allocator: &'a Arc<dyn Allocator>,
+    shape: &'a crate::TensorShape,
+    dtype: DataType,
+    n: usize,
+    head_len: usize,
+}
+
+impl Job<'_> {
+    /// Converts `bytes`, the input's elements as `S`, into the output (split over the rayon
+    /// pool when large).
+    fn run<S: Src>(&self, bytes: &[u8]) -> Result<Tensor> {
+        let src = typed::<S>(bytes);
+        let (n, head_len, dst) = (self.n, self.head_len, self.dtype);
+        let run = |start: usize, end: usize, w: &mut Writer<'_>| {
+            let mid = head_len.clamp(start, end);
+            if mid > start {
+                S::convert(&src[start..mid], dst, w, true);
+            }
+            if end > mid {
+                S::convert(&src[mid..end], dst, w, false);
+            }
+        };
+        let size = dst.size();
+        Tensor::from_writer(self.allocator, dst, self.shape, |w| {
+            if n.saturating_mul(size) >= PARALLEL_MIN_OUT_BYTES && rayon::current_num_threads() > 1
+            {
+                w.par_chunks(PIECE_ELEMS * size, |i, w| {
+                    let start = i * PIECE_ELEMS;
+                    run(start, (start + PIECE_ELEMS).min(n), w);
+                });
+            } else {
+                run(0, n, w);
+            }
+        })
+    }
 }
 
 impl Tensor {
@@ -223,95 +283,49 @@ fn bf16_bits_to_f32(b: u16) -> f32 {
     f32::from_bits(u32::from(b) << 16)
 }
 
-/// The element kinds `Cast` converts between (quantized types map to their integers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    U8,
-    U16,
-    U32,
-    U64,
-    F16,
-    Bf16,
-    F32,
-    F64,
-    C64,
-    C128,
-    F8E4M3,
-    F8E5M2,
-    I4,
-    U4,
+/// The type `Cast` reads and writes an element of a dtype as: the element type itself, except
+/// `bool` (read as its byte, [`B8`]) and the quantized types (their integers, as TensorFlow's
+/// `CastOpBase` maps them).
+trait Castable {
+    type Repr: Src;
 }
 
-impl Kind {
-    fn of(d: DataType) -> Option<Kind> {
-        Some(match d {
-            DataType::BOOL => Kind::Bool,
-            DataType::INT8 | DataType::QINT8 => Kind::I8,
-            DataType::INT16 | DataType::QINT16 => Kind::I16,
-            DataType::INT32 | DataType::QINT32 => Kind::I32,
-            DataType::INT64 => Kind::I64,
-            DataType::UINT8 | DataType::QUINT8 => Kind::U8,
-            DataType::UINT16 | DataType::QUINT16 => Kind::U16,
-            DataType::UINT32 => Kind::U32,
-            DataType::UINT64 => Kind::U64,
-            DataType::HALF => Kind::F16,
-            DataType::BFLOAT16 => Kind::Bf16,
-            DataType::FLOAT => Kind::F32,
-            DataType::DOUBLE => Kind::F64,
-            DataType::COMPLEX64 => Kind::C64,
-            DataType::COMPLEX128 => Kind::C128,
-            DataType::FLOAT8_E4M3FN => Kind::F8E4M3,
-            DataType::FLOAT8_E5M2 => Kind::F8E5M2,
-            DataType::INT4 => Kind::I4,
-            DataType::UINT4 => Kind::U4,
-            _ => return None,
-        })
-    }
+macro_rules! castable {
+    ($($t:ty => $r:ty),* $(,)?) => {$( impl Castable for $t { type Repr = $r; } )*};
+}
+castable! {
+    bool => B8, i8 => i8, i16 => i16, i32 => i32, i64 => i64,
+    u8 => u8, u16 => u16, u32 => u32, u64 => u64,
+    QInt8 => i8, QUInt8 => u8, QInt16 => i16, QUInt16 => u16, QInt32 => i32,
+    f16 => f16, bf16 => bf16, f32 => f32, f64 => f64,
+    Complex<f32> => Complex<f32>, Complex<f64> => Complex<f64>,
+    Float8E4M3FN => Float8E4M3FN, Float8E5M2 => Float8E5M2, Int4 => Int4, UInt4 => UInt4,
+}
 
-    /// The pairs TensorFlow 2.21's `Cast` has kernels for, among those involving `float8` and
-    /// 4-bit integers (observed: `tests/tf_observed/cast_extra.jsonl`): a `float8` converts to
-    /// every numeric dtype and from the real floating types; `int4`/`uint4` convert from and
-    /// to the integer types (and each other). The 15 classic numeric dtypes convert between
-    /// every pair.
-    fn pair_supported(src: Kind, dst: Kind) -> bool {
-        let f8 = |k: Kind| matches!(k, Kind::F8E4M3 | Kind::F8E5M2);
-        let i4 = |k: Kind| matches!(k, Kind::I4 | Kind::U4);
-        let int = |k: Kind| {
-            matches!(
-                k,
-                Kind::I8
-                    | Kind::I16
-                    | Kind::I32
-                    | Kind::I64
-                    | Kind::U8
-                    | Kind::U16
-                    | Kind::U32
-                    | Kind::U64
-            )
-        };
-        let real_float = |k: Kind| matches!(k, Kind::F16 | Kind::Bf16 | Kind::F32 | Kind::F64);
-        match (f8(src) || i4(src), f8(dst) || i4(dst)) {
-            (false, false) => true,
-            _ if f8(src) => !i4(dst),
-            _ if f8(dst) => real_float(src) || f8(src),
-            _ => (i4(src) || int(src)) && (i4(dst) || int(dst)),
-        }
+/// The pairs TensorFlow 2.21's `Cast` has kernels for. The 20 classic numeric dtypes (with
+/// the quantized ones) convert between every pair; among those involving `float8` and 4-bit
+/// integers (observed: `tests/tf_observed/cast_extra.jsonl`), a `float8` converts to every
+/// numeric dtype and from the real floating types; `int4`/`uint4` convert from and to the
+/// integer types (and each other).
+fn pair_supported(src: DataType, dst: DataType) -> bool {
+    let castable = |d: DataType| cast_sources!(d, T => true, _ => false);
+    let f8 = |d: DataType| matches!(d, DataType::FLOAT8_E4M3FN | DataType::FLOAT8_E5M2);
+    let i4 = |d: DataType| matches!(d, DataType::INT4 | DataType::UINT4);
+    let int = |d: DataType| d.is_integer() || d.is_quantized();
+    let real_float = |d: DataType| {
+        matches!(
+            d,
+            DataType::HALF | DataType::BFLOAT16 | DataType::FLOAT | DataType::DOUBLE
+        )
+    };
+    if !castable(src) || !castable(dst) {
+        return false;
     }
-
-    fn size(self) -> usize {
-        match self {
-            Kind::Bool | Kind::I8 | Kind::U8 => 1,
-            Kind::I16 | Kind::U16 | Kind::F16 | Kind::Bf16 => 2,
-            Kind::I32 | Kind::U32 | Kind::F32 => 4,
-            Kind::I64 | Kind::U64 | Kind::F64 | Kind::C64 => 8,
-            Kind::C128 => 16,
-            Kind::F8E4M3 | Kind::F8E5M2 | Kind::I4 | Kind::U4 => 1,
-        }
+    match (f8(src) || i4(src), f8(dst) || i4(dst)) {
+        (false, false) => true,
+        _ if f8(src) => !i4(dst),
+        _ if f8(dst) => real_float(src) || f8(src),
+        _ => int(src) && int(dst),
     }
 }
 
@@ -487,6 +501,12 @@ trait Src: Pod + Send + Sync {
     fn to_head<D: Dst>(self) -> D {
         self.to::<D>()
     }
+    /// Appends every element converted to `dst` (serially); `head` says the elements lie in
+    /// the part TensorFlow converts with vector instructions. Sources with a faster path for
+    /// some destinations (`float`, `half`) override it.
+    fn convert(src: &[Self], dst: DataType, w: &mut Writer<'_>, head: bool) {
+        to_dst(src, dst, w, head);
+    }
 }
 
 // Integer destinations. Columns: the scalar rule; then the vectorised rule for sources of
@@ -533,119 +553,62 @@ int_dst! {
     u64: r_u64, r_u64, r_u64, r_u64, r_u64, r_u64, r_u64;
 }
 
-impl Dst for f32 {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        if b {
-            1.0
-        } else {
-            0.0
+// Real floating destinations: integers round to nearest even, `double` to `float` flushes a
+// subnormal result and `float` to `double` reads a subnormal as zero (DAZ/FTZ).
+macro_rules! float_dst {
+    ($($t:ty: from_f32 $f32:expr, from_f64 $f64:expr;)*) => {$(
+        impl Dst for $t {
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { <$t>::from(u8::from(b)) }
+            #[inline(always)]
+            fn from_i64(x: i64) -> Self { x as $t }
+            #[inline(always)]
+            fn from_u64(x: u64) -> Self { x as $t }
+            #[inline(always)]
+            fn from_f32(x: f32) -> Self { $f32(x) }
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self { $f64(x) }
         }
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        x as f32
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        x
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        f64_to_f32_ftz(x)
-    }
+    )*};
+}
+float_dst! {
+    f32: from_f32 |x| x, from_f64 f64_to_f32_ftz;
+    f64: from_f32 |x| f64::from(daz32(x)), from_f64 |x| x;
 }
 
-impl Dst for f64 {
+/// A complex destination: each part converts as its real type does; a real source gives an
+/// imaginary part of 0.
+impl<R: Dst> Dst for Complex<R>
+where
+    Complex<R>: Pod,
+{
     #[inline(always)]
     fn from_bool(b: bool) -> Self {
-        if b {
-            1.0
-        } else {
-            0.0
-        }
+        Complex::new(R::from_bool(b), R::zeroed())
     }
     #[inline(always)]
     fn from_i64(x: i64) -> Self {
-        x as f64
+        Complex::new(R::from_i64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_u64(x: u64) -> Self {
-        x as f64
+        Complex::new(R::from_u64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_f32(x: f32) -> Self {
-        f64::from(daz32(x))
+        Complex::new(R::from_f32(x), R::zeroed())
     }
     #[inline(always)]
     fn from_f64(x: f64) -> Self {
-        x
-    }
-}
-
-impl Dst for Complex<f32> {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        Complex::new(f32::from_bool(b), 0.0)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        Complex::new(x as f32, 0.0)
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        Complex::new(x as f32, 0.0)
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        Complex::new(x, 0.0)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        Complex::new(f64_to_f32_ftz(x), 0.0)
+        Complex::new(R::from_f64(x), R::zeroed())
     }
     #[inline(always)]
     fn from_c64(re: f32, im: f32) -> Self {
-        Complex::new(re, im)
+        Complex::new(R::from_f32(re), R::from_f32(im))
     }
     #[inline(always)]
     fn from_c128(re: f64, im: f64) -> Self {
-        Complex::new(f64_to_f32_ftz(re), f64_to_f32_ftz(im))
-    }
-}
-
-impl Dst for Complex<f64> {
-    #[inline(always)]
-    fn from_bool(b: bool) -> Self {
-        Complex::new(f64::from_bool(b), 0.0)
-    }
-    #[inline(always)]
-    fn from_i64(x: i64) -> Self {
-        Complex::new(x as f64, 0.0)
-    }
-    #[inline(always)]
-    fn from_u64(x: u64) -> Self {
-        Complex::new(x as f64, 0.0)
-    }
-    #[inline(always)]
-    fn from_f32(x: f32) -> Self {
-        Complex::new(f64::from(daz32(x)), 0.0)
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> Self {
-        Complex::new(x, 0.0)
-    }
-    #[inline(always)]
-    fn from_c64(re: f32, im: f32) -> Self {
-        Complex::new(f64::from(daz32(re)), f64::from(daz32(im)))
-    }
-    #[inline(always)]
-    fn from_c128(re: f64, im: f64) -> Self {
-        Complex::new(re, im)
+        Complex::new(R::from_f64(re), R::from_f64(im))
     }
 }
 
@@ -749,6 +712,13 @@ impl Src for f32 {
     fn to_head<D: Dst>(self) -> D {
         D::head_f32(self)
     }
+    fn convert(src: &[Self], dst: DataType, w: &mut Writer<'_>, head: bool) {
+        match dst {
+            DataType::INT32 | DataType::QINT32 => f32_to_i32(src, w),
+            DataType::HALF => f32_to_f16(src, w),
+            _ => to_dst(src, dst, w, head),
+        }
+    }
 }
 
 impl Src for f64 {
@@ -782,6 +752,12 @@ impl Src for f16 {
     #[inline(always)]
     fn to_head<D: Dst>(self) -> D {
         D::head_f16(self.to_f32())
+    }
+    fn convert(src: &[Self], dst: DataType, w: &mut Writer<'_>, head: bool) {
+        match dst {
+            DataType::FLOAT => f16_to_f32(src, w),
+            _ => from_f16(src, dst, w, head),
+        }
     }
 }
 
@@ -876,128 +852,10 @@ int4!(Int4, UInt4);
 
 /// The input's elements, typed (borrowed when the bytes are aligned for the type, copied
 /// otherwise: a tensor adopted from foreign memory may be unaligned).
-#[derive(Clone)]
-enum SrcSlice<'a> {
-    Bool(Cow<'a, [B8]>),
-    I8(Cow<'a, [i8]>),
-    I16(Cow<'a, [i16]>),
-    I32(Cow<'a, [i32]>),
-    I64(Cow<'a, [i64]>),
-    U8(Cow<'a, [u8]>),
-    U16(Cow<'a, [u16]>),
-    U32(Cow<'a, [u32]>),
-    U64(Cow<'a, [u64]>),
-    F16(Cow<'a, [f16]>),
-    Bf16(Cow<'a, [bf16]>),
-    F32(Cow<'a, [f32]>),
-    F64(Cow<'a, [f64]>),
-    C64(Cow<'a, [Complex<f32>]>),
-    C128(Cow<'a, [Complex<f64>]>),
-    F8E4M3(Cow<'a, [Float8E4M3FN]>),
-    F8E5M2(Cow<'a, [Float8E5M2]>),
-    I4(Cow<'a, [Int4]>),
-    U4(Cow<'a, [UInt4]>),
-}
-
 fn typed<T: Pod>(bytes: &[u8]) -> Cow<'_, [T]> {
     match bytemuck::try_cast_slice(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => Cow::Owned(bytemuck::pod_collect_to_vec(bytes)),
-    }
-}
-
-macro_rules! each_src {
-    ($s:expr, $v:ident => $body:expr) => {
-        match $s {
-            SrcSlice::Bool($v) => $body,
-            SrcSlice::I8($v) => $body,
-            SrcSlice::I16($v) => $body,
-            SrcSlice::I32($v) => $body,
-            SrcSlice::I64($v) => $body,
-            SrcSlice::U8($v) => $body,
-            SrcSlice::U16($v) => $body,
-            SrcSlice::U32($v) => $body,
-            SrcSlice::U64($v) => $body,
-            SrcSlice::F16($v) => $body,
-            SrcSlice::Bf16($v) => $body,
-            SrcSlice::F32($v) => $body,
-            SrcSlice::F64($v) => $body,
-            SrcSlice::C64($v) => $body,
-            SrcSlice::C128($v) => $body,
-            SrcSlice::F8E4M3($v) => $body,
-            SrcSlice::F8E5M2($v) => $body,
-            SrcSlice::I4($v) => $body,
-            SrcSlice::U4($v) => $body,
-        }
-    };
-}
-
-impl<'a> SrcSlice<'a> {
-    fn new(kind: Kind, bytes: &'a [u8]) -> Self {
-        match kind {
-            Kind::Bool => SrcSlice::Bool(typed(bytes)),
-            Kind::I8 => SrcSlice::I8(typed(bytes)),
-            Kind::I16 => SrcSlice::I16(typed(bytes)),
-            Kind::I32 => SrcSlice::I32(typed(bytes)),
-            Kind::I64 => SrcSlice::I64(typed(bytes)),
-            Kind::U8 => SrcSlice::U8(typed(bytes)),
-            Kind::U16 => SrcSlice::U16(typed(bytes)),
-            Kind::U32 => SrcSlice::U32(typed(bytes)),
-            Kind::U64 => SrcSlice::U64(typed(bytes)),
-            Kind::F16 => SrcSlice::F16(typed(bytes)),
-            Kind::Bf16 => SrcSlice::Bf16(typed(bytes)),
-            Kind::F32 => SrcSlice::F32(typed(bytes)),
-            Kind::F64 => SrcSlice::F64(typed(bytes)),
-            Kind::C64 => SrcSlice::C64(typed(bytes)),
-            Kind::C128 => SrcSlice::C128(typed(bytes)),
-            Kind::F8E4M3 => SrcSlice::F8E4M3(typed(bytes)),
-            Kind::F8E5M2 => SrcSlice::F8E5M2(typed(bytes)),
-            Kind::I4 => SrcSlice::I4(typed(bytes)),
-            Kind::U4 => SrcSlice::U4(typed(bytes)),
-        }
-    }
-
-    /// Elements `start..end`, borrowed.
-    fn sub(&self, start: usize, end: usize) -> SrcSlice<'_> {
-        macro_rules! b {
-            ($variant:ident, $v:expr) => {
-                SrcSlice::$variant(Cow::Borrowed(&$v[start..end]))
-            };
-        }
-        match self {
-            SrcSlice::Bool(v) => b!(Bool, v),
-            SrcSlice::I8(v) => b!(I8, v),
-            SrcSlice::I16(v) => b!(I16, v),
-            SrcSlice::I32(v) => b!(I32, v),
-            SrcSlice::I64(v) => b!(I64, v),
-            SrcSlice::U8(v) => b!(U8, v),
-            SrcSlice::U16(v) => b!(U16, v),
-            SrcSlice::U32(v) => b!(U32, v),
-            SrcSlice::U64(v) => b!(U64, v),
-            SrcSlice::F16(v) => b!(F16, v),
-            SrcSlice::Bf16(v) => b!(Bf16, v),
-            SrcSlice::F32(v) => b!(F32, v),
-            SrcSlice::F64(v) => b!(F64, v),
-            SrcSlice::C64(v) => b!(C64, v),
-            SrcSlice::C128(v) => b!(C128, v),
-            SrcSlice::F8E4M3(v) => b!(F8E4M3, v),
-            SrcSlice::F8E5M2(v) => b!(F8E5M2, v),
-            SrcSlice::I4(v) => b!(I4, v),
-            SrcSlice::U4(v) => b!(U4, v),
-        }
-    }
-
-    /// Appends every element converted to `dst` (serially); `head` says the elements lie in
-    /// the part TensorFlow converts with vector instructions.
-    fn convert(&self, dst: Kind, w: &mut Writer<'_>, head: bool) {
-        match (self, dst) {
-            (SrcSlice::F32(s), Kind::I32) => f32_to_i32(s, w),
-            (SrcSlice::F32(s), Kind::F16) => f32_to_f16(s, w),
-            (SrcSlice::F16(s), Kind::F32) => f16_to_f32(s, w),
-            (SrcSlice::F16(s), _) => from_f16(s, dst, w, head),
-            (_, Kind::F16) => each_src!(self, s => to_f16(s, w)),
-            _ => each_src!(self, s => to_dst(s, dst, w, head)),
-        }
     }
 }
 
@@ -1012,38 +870,20 @@ fn f32_to_i32(src: &[f32], w: &mut Writer<'_>) {
 }
 
 /// Converts `src` to the element type of `dst`.
-fn to_dst<S: Src>(src: &[S], dst: Kind, w: &mut Writer<'_>, head: bool) {
-    macro_rules! go {
-        ($d:ty) => {
-            if head {
-                w.put_map(src, |x| x.to_head::<$d>())
-            } else {
-                w.put_map(src, |x| x.to::<$d>())
-            }
-        };
+fn to_dst<S: Src>(src: &[S], dst: DataType, w: &mut Writer<'_>, head: bool) {
+    if dst == DataType::HALF {
+        return to_f16(src, w);
     }
-    match dst {
-        Kind::Bool => go!(B8),
-        Kind::I8 => go!(i8),
-        Kind::I16 => go!(i16),
-        Kind::I32 => go!(i32),
-        Kind::I64 => go!(i64),
-        Kind::U8 => go!(u8),
-        Kind::U16 => go!(u16),
-        Kind::U32 => go!(u32),
-        Kind::U64 => go!(u64),
-        Kind::Bf16 => go!(bf16),
-        Kind::F32 => go!(f32),
-        Kind::F64 => go!(f64),
-        Kind::C64 => go!(Complex<f32>),
-        Kind::C128 => go!(Complex<f64>),
-        Kind::F8E4M3 => go!(Float8E4M3FN),
-        Kind::F8E5M2 => go!(Float8E5M2),
-        Kind::I4 => go!(Int4),
-        Kind::U4 => go!(UInt4),
-        // `half` outputs take the slice path (`to_f16`), chosen in `SrcSlice::convert`.
-        Kind::F16 => to_f16(src, w),
-    }
+    cast_destinations_but_half!(dst, D => {
+        type R = <D as Castable>::Repr;
+        if head {
+            w.put_map(src, |x| x.to_head::<R>())
+        } else {
+            w.put_map(src, |x| x.to::<R>())
+        }
+    }, _ => {
+        // `pair_supported` admitted only dtypes of the lists; nothing else reaches here.
+    })
 }
 
 /// `float` to `half` with the `half` crate's slice conversion (F16C when present).
@@ -1085,7 +925,7 @@ fn to_f16<S: Src>(src: &[S], w: &mut Writer<'_>) {
 
 /// `half` to anything but `half` and `float`: widened to `float` exactly a block at a time
 /// (F16C), then converted as a `half` source.
-fn from_f16(src: &[f16], dst: Kind, w: &mut Writer<'_>, head: bool) {
+fn from_f16(src: &[f16], dst: DataType, w: &mut Writer<'_>, head: bool) {
     let mut tmp = vec![H32(0.0); BLOCK_ELEMS.min(src.len())];
     for piece in src.chunks(BLOCK_ELEMS) {
         let t = &mut tmp[..piece.len()];
@@ -1121,10 +961,11 @@ mod tests {
     }
 
     #[test]
-    fn kinds_cover_the_numeric_dtypes_and_sizes_match() {
+    fn cast_reprs_have_the_dtypes_sizes() {
         for d in DataType::all() {
-            if let Some(k) = Kind::of(d) {
-                assert_eq!(k.size(), d.size(), "{}", d.name());
+            let size = cast_sources!(d, T => Some(std::mem::size_of::<<T as Castable>::Repr>()), _ => None);
+            if let Some(size) = size {
+                assert_eq!(size, d.size(), "{}", d.name());
             }
         }
     }

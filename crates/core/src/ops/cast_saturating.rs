@@ -49,31 +49,44 @@ macro_rules! saturate_from {
 }
 saturate_from!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-fn convert<S: Element + Copy, D: SaturateFrom>(
-    input: &Tensor,
-    dtype: DataType,
-    to_f64: fn(S) -> f64,
-) -> Result<Tensor> {
+/// A float or complex source: its (real) value as `f64`, exactly.
+trait RealValue: Element + Copy {
+    fn real(self) -> f64;
+}
+
+macro_rules! real_value {
+    ($($t:ty),*) => {$(
+        impl RealValue for $t {
+            #[inline]
+            fn real(self) -> f64 {
+                f64::from(self)
+            }
+        }
+    )*};
+}
+real_value!(f32, f64, f16, bf16, Float8E4M3FN, Float8E5M2);
+
+impl RealValue for Complex<f32> {
+    #[inline]
+    fn real(self) -> f64 {
+        f64::from(self.re)
+    }
+}
+
+impl RealValue for Complex<f64> {
+    #[inline]
+    fn real(self) -> f64 {
+        self.re
+    }
+}
+
+fn convert<S: RealValue, D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     input.check_initialized()?;
     let src = input.unaligned_flat::<S>()?;
     let values: &[S] = src.as_slice().unwrap_or(&[]);
     Tensor::from_writer(&cpu_allocator(), dtype, input.shape(), |w| {
-        w.put_map(values, |x| D::saturate(to_f64(x)))
+        w.put_map(values, |x| D::saturate(x.real()))
     })
-}
-
-fn to_integer<D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Result<Tensor> {
-    match input.dtype() {
-        DataType::FLOAT => convert::<f32, D>(input, dtype, f64::from),
-        DataType::DOUBLE => convert::<f64, D>(input, dtype, |x| x),
-        DataType::HALF => convert::<f16, D>(input, dtype, f64::from),
-        DataType::BFLOAT16 => convert::<bf16, D>(input, dtype, f64::from),
-        DataType::FLOAT8_E4M3FN => convert::<Float8E4M3FN, D>(input, dtype, f64::from),
-        DataType::FLOAT8_E5M2 => convert::<Float8E5M2, D>(input, dtype, f64::from),
-        DataType::COMPLEX64 => convert::<Complex<f32>, D>(input, dtype, |z| f64::from(z.re)),
-        DataType::COMPLEX128 => convert::<Complex<f64>, D>(input, dtype, |z| z.re),
-        _ => crate::ops::cast::cast(input, dtype),
-    }
 }
 
 /// `Cast` with float-to-integer conversion that saturates the same way on every machine (see
@@ -92,31 +105,12 @@ fn to_integer<D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Result<Tensor
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn cast_clamped(input: &Tensor, dtype: DataType) -> Result<Tensor> {
-    let float_source = matches!(
-        input.dtype(),
-        DataType::FLOAT
-            | DataType::DOUBLE
-            | DataType::HALF
-            | DataType::BFLOAT16
-            | DataType::FLOAT8_E4M3FN
-            | DataType::FLOAT8_E5M2
-            | DataType::COMPLEX64
-            | DataType::COMPLEX128
-    );
-    if !float_source {
-        return crate::ops::cast::cast(input, dtype);
-    }
-    match dtype {
-        DataType::INT8 => to_integer::<i8>(input, dtype),
-        DataType::INT16 => to_integer::<i16>(input, dtype),
-        DataType::INT32 => to_integer::<i32>(input, dtype),
-        DataType::INT64 => to_integer::<i64>(input, dtype),
-        DataType::UINT8 => to_integer::<u8>(input, dtype),
-        DataType::UINT16 => to_integer::<u16>(input, dtype),
-        DataType::UINT32 => to_integer::<u32>(input, dtype),
-        DataType::UINT64 => to_integer::<u64>(input, dtype),
-        _ => crate::ops::cast::cast(input, dtype),
-    }
+    let cast = || crate::ops::cast::cast(input, dtype);
+    crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} D =>
+        crate::dispatch!(input.dtype(), {
+            FLOAT, DOUBLE, HALF, BFLOAT16, FLOAT8_E4M3FN, FLOAT8_E5M2, COMPLEX64, COMPLEX128
+        } S => convert::<S, D>(input, dtype), _ => cast()),
+        _ => cast())
 }
 
 /// TensorFlow's `tf.dtypes.saturate_cast(input, dtype)`: clip to the limits TensorFlow

@@ -190,16 +190,10 @@ fn clip_complex128_to_float(input: &Tensor) -> Result<Tensor> {
 
 /// The real part of a complex tensor.
 fn real_part(input: &Tensor) -> Result<Tensor> {
-    match input.dtype() {
-        DataType::COMPLEX64 => {
-            let v = input.unaligned_flat::<Complex<f32>>()?;
-            Tensor::from_vec(v.iter().map(|z| z.re).collect::<Vec<_>>(), input.shape())
-        }
-        _ => {
-            let v = input.unaligned_flat::<Complex<f64>>()?;
-            Tensor::from_vec(v.iter().map(|z| z.re).collect::<Vec<_>>(), input.shape())
-        }
-    }
+    crate::dispatch!(input.dtype(), [complex] T => {
+        let v = input.unaligned_flat::<T>()?;
+        Tensor::from_vec(v.iter().map(|z| z.re).collect::<Vec<_>>(), input.shape())
+    }, _ => Err(Error::Internal(format!("{} is not complex", input.dtype()))))
 }
 
 pub(crate) fn saturate_cast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
@@ -239,25 +233,15 @@ fn clip_then_cast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
         // No range to clip to: what remains is Cast's own refusal (string, ...).
         return cast(input, dtype);
     }
-    let clipped = match in_dtype {
-        DataType::FLOAT => clip_real::<f32>(input, out)?,
-        DataType::DOUBLE => clip_real::<f64>(input, out)?,
-        DataType::HALF => clip_real::<f16>(input, out)?,
-        DataType::BFLOAT16 => clip_real::<bf16>(input, out)?,
-        DataType::INT8 => clip_real::<i8>(input, out)?,
-        DataType::INT16 => clip_real::<i16>(input, out)?,
-        DataType::INT32 => clip_real::<i32>(input, out)?,
-        DataType::INT64 => clip_real::<i64>(input, out)?,
-        DataType::UINT8 => clip_real::<u8>(input, out)?,
-        DataType::UINT16 => clip_real::<u16>(input, out)?,
-        // uint32, uint64 and the quantized types: in the type list, but no CPU kernel.
-        _ => {
-            return Err(Error::NoKernel {
-                op: "ClipByValue",
-                dtype: in_dtype,
-            })
-        }
-    };
+    // uint32, uint64 and the quantized types: in the type list, but no CPU kernel.
+    let clipped = crate::dispatch!(in_dtype, {
+        FLOAT, DOUBLE, HALF, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, UINT16
+    } T => clip_real::<T>(input, out)?, _ => {
+        return Err(Error::NoKernel {
+            op: "ClipByValue",
+            dtype: in_dtype,
+        })
+    });
     cast(&clipped, dtype)
 }
 

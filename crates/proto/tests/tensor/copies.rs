@@ -8,7 +8,7 @@ use tensorcast_proto::{
     tensor_from_proto, Message, TensorProto,
 };
 
-use crate::samples::sample;
+use super::samples::sample;
 
 /// The shapes tensor_test.cc uses per dtype family, plus empty and scalar ones.
 fn shapes_for(dtype: DataType) -> Vec<Vec<i64>> {

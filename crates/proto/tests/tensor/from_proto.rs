@@ -11,7 +11,7 @@ use tensorcast_proto::{
     TensorShapeProto,
 };
 
-use crate::samples::proto;
+use super::samples::proto;
 
 fn bytes_of(t: &Tensor) -> Vec<u8> {
     t.tensor_data().unwrap().to_vec()
@@ -33,7 +33,7 @@ fn bool_content_with_bytes_other_than_0_1_is_rejected() {
 fn compressed_tensor_proto_parses_by_repeating_the_last_value() {
     // TensorFromProto.CompressedTensorProto: float[100] = 42, AsProtoField, then compressed the
     // way CompressTensorProtoInPlace does (trailing run of equal values cut to one).
-    let t = Tensor::from_vec(vec![42.0f32; 100], crate::samples::shape(&[100])).unwrap();
+    let t = Tensor::from_vec(vec![42.0f32; 100], super::samples::shape(&[100])).unwrap();
     let mut p = as_proto_field(&t);
     assert_eq!(p.float_val.len(), 100);
     while p.float_val.len() > 1 && p.float_val[p.float_val.len() - 2] == 42.0 {

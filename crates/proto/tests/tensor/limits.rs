@@ -11,7 +11,7 @@ use tensorcast_proto::{
     TensorShapeProto, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH,
 };
 
-use crate::samples::proto;
+use super::samples::proto;
 
 fn claim(dtype: DataType, dims: &[i64]) -> tensorcast_proto::TensorProto {
     let mut p = proto(dtype, &[]);

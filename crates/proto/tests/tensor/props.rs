@@ -10,7 +10,7 @@ use tensorcast_proto::{
     tensor_from_proto, Message, TensorProto,
 };
 
-use crate::samples::canonical_byte;
+use super::samples::canonical_byte;
 
 fn tensor_strategy() -> impl Strategy<Value = Tensor> {
     let dtypes: Vec<DataType> = DataType::all()

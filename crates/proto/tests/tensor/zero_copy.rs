@@ -8,7 +8,7 @@ use tensorcast_proto::{
     DecodeOptions,
 };
 
-use crate::samples::sample;
+use super::samples::sample;
 
 /// The serialization of `t` placed in a fresh buffer so that the content starts at an address
 /// that is `misalign` bytes past a multiple of 64.

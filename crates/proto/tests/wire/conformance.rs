@@ -3,7 +3,7 @@
 use bytes::Bytes;
 use tensorcast_proto::{tensor_shape_proto::Dim, DataType, Message, TensorProto, TensorShapeProto};
 
-use crate::util::{hex_decode, hex_encode, records, str_field};
+use super::util::{hex_decode, hex_encode, records, str_field};
 
 /// `DataTypeString` spelling (`float`, `complex64`) to the enum (`DT_FLOAT`, `DT_COMPLEX64`).
 fn dtype_from_tf_name(name: &str) -> DataType {

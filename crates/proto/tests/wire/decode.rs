@@ -8,7 +8,8 @@ use tensorcast_proto::{
     TensorShapeProto, VariantTensorDataProto,
 };
 
-use crate::util::{alloc_probe::largest_allocation, hex_decode, hex_encode};
+use super::util::{hex_decode, hex_encode};
+use crate::alloc_probe::largest_allocation;
 
 fn shape(dims: &[i64]) -> Option<TensorShapeProto> {
     Some(TensorShapeProto {

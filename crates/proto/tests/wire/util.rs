@@ -20,18 +20,3 @@ pub fn str_field<'a>(record: &'a serde_json::Value, key: &str) -> &'a str {
         .as_str()
         .unwrap_or_else(|| panic!("record has no string {key:?}: {record}"))
 }
-
-/// The largest single allocation a closure makes on this thread, through the buffer crate's
-/// counting allocator (so this test binary holds no `unsafe` of its own).
-pub mod alloc_probe {
-    use tensorcast_buffer::testing::CountingGlobalAlloc;
-
-    #[global_allocator]
-    static COUNTER: CountingGlobalAlloc = CountingGlobalAlloc::new();
-
-    /// Runs `f` and returns its result with the largest single allocation (bytes) it made on
-    /// this thread.
-    pub fn largest_allocation<R>(f: impl FnOnce() -> R) -> (R, usize) {
-        COUNTER.largest_request(f)
-    }
-}

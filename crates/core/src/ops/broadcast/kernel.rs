@@ -60,7 +60,7 @@ use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 use super::shape::{check_broadcast_to, shape_from_tensor};
 use crate::error::{Error, Result};
 use crate::layout::{coalesce, Layout};
-use crate::{DataType, Element, ResourceHandle, TString, Tensor, TensorShape, Variant};
+use crate::{Element, Tensor, TensorShape};
 
 /// Pieces at least this large bypass the staging buffer and go straight to the writer.
 const DIRECT_BYTES: usize = 2 * 1024;
@@ -138,12 +138,8 @@ pub fn broadcast_to_in(
             &tensorcast_buffer::AllocationAttributes::default(),
         );
     }
-    match dtype {
-        DataType::STRING => broadcast_objects::<TString>(input, shape),
-        DataType::RESOURCE => broadcast_objects::<ResourceHandle>(input, shape),
-        DataType::VARIANT => broadcast_objects::<Variant>(input, shape),
-        _ => broadcast_bytes(allocator, input, shape),
-    }
+    crate::dispatch!(dtype, [object] T => broadcast_objects::<T>(input, shape),
+        _ => broadcast_bytes(allocator, input, shape))
 }
 
 impl Tensor {

@@ -16,8 +16,7 @@ use super::numeric::{
 use super::{check, BinaryOp, Operand};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
-use crate::types::{QInt16, QInt32, QInt8, QUInt16, QUInt8};
-use crate::{DataType, Element, TString, Tensor, TensorShape};
+use crate::{DataType, Element, Tensor, TensorShape};
 
 /// SIMD packet lengths of TensorFlow's x86 build (AVX): the remainder of the output that does
 /// not fill a packet runs scalar code.
@@ -307,14 +306,6 @@ pub(crate) fn compute(
     }
 
     match dtype {
-        DataType::INT8 => int!(i8),
-        DataType::INT16 => int!(i16),
-        DataType::INT32 => int!(i32),
-        DataType::INT64 => int!(i64),
-        DataType::UINT8 => int!(u8),
-        DataType::UINT16 => int!(u16),
-        DataType::UINT32 => int!(u32),
-        DataType::UINT64 => int!(u64),
         DataType::FLOAT => match op {
             // The plain sum, difference or product is TensorFlow's unless an operand or the
             // result is subnormal (DAZ/FTZ), a result is at the edge of the normal range
@@ -482,14 +473,14 @@ pub(crate) fn compute(
                 _ => eq_only!(C, |v| (daz64(v.re), daz64(v.im))),
             }
         }
-        DataType::BOOL => eq_only!(bool, |v| *v),
-        DataType::STRING => eq_only!(TString, |v| v),
-        DataType::QINT8 => eq_only!(QInt8, |v| v.0),
-        DataType::QUINT8 => eq_only!(QUInt8, |v| v.0),
-        DataType::QINT16 => eq_only!(QInt16, |v| v.0),
-        DataType::QUINT16 => eq_only!(QUInt16, |v| v.0),
-        DataType::QINT32 => eq_only!(QInt32, |v| v.0),
-        _ => Err(check::no_kernel(op, dtype)),
+        // The integers every op takes (wrapping arithmetic); the quantized types compare as
+        // their integers; `bool` and `string` compare for equality only.
+        _ => {
+            crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => int!(T),
+            _ => crate::dispatch!(dtype, [quantized] T => eq_only!(T, |v| v.0),
+                _ => crate::dispatch!(dtype, {BOOL, STRING} T => eq_only!(T, |v| v),
+                    _ => Err(check::no_kernel(op, dtype)))))
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Wire-format tests for tensorcast-proto: TensorFlow's recorded encodings, packing, zero-copy
-//! decode and bounded allocation. One test binary, one module per concern.
+//! decode and bounded allocation, one module per concern.
 
 mod conformance;
 mod decode;

@@ -1,6 +1,6 @@
 //! Tensor <-> TensorProto tests for tensorcast-proto: TensorFlow's `FromProto` rules and
-//! `tensor_test.cc` round trips, memory limits, zero-copy decode, and property tests. One test
-//! binary, one module per concern.
+//! `tensor_test.cc` round trips, memory limits, zero-copy decode, and property tests, one module
+//! per concern.
 
 mod copies;
 mod from_proto;
