@@ -440,10 +440,16 @@ impl Drop for CpuAllocator {
 
 /// The process-wide default CPU allocator (created on first use).
 pub fn cpu_allocator() -> Arc<dyn Allocator> {
-    static DEFAULT: OnceLock<Arc<CpuAllocator>> = OnceLock::new();
-    DEFAULT
-        .get_or_init(|| Arc::new(CpuAllocator::new()))
-        .clone()
+    cpu_allocator_ref().clone()
+}
+
+/// The process-wide default CPU allocator, borrowed: [`cpu_allocator`] without a reference
+/// count update (two atomic operations), for paths that run per call on small tensors.
+/// Buffers from it do not hold a count of their own either (the allocator lives as long as
+/// the process).
+pub fn cpu_allocator_ref() -> &'static Arc<dyn Allocator> {
+    static DEFAULT: OnceLock<Arc<dyn Allocator>> = OnceLock::new();
+    DEFAULT.get_or_init(|| Arc::new(CpuAllocator::new()))
 }
 
 #[cfg(test)]

@@ -18,6 +18,10 @@ pub(crate) struct Level {
 
 impl Level {
     /// Zero, usable in a `static` (a global allocator's).
+    #[cfg_attr(
+        not(any(test, feature = "testing")),
+        allow(dead_code, reason = "the counting global allocator's")
+    )]
     pub(crate) const fn new() -> Self {
         Self {
             live: AtomicUsize::new(0),
@@ -49,6 +53,10 @@ impl Level {
     }
 
     /// Starts a new peak measurement at the live level, which it returns.
+    #[cfg_attr(
+        not(any(test, feature = "testing")),
+        allow(dead_code, reason = "the counting global allocator's")
+    )]
     pub(crate) fn reset_peak(&self) -> usize {
         let now = self.live();
         self.peak.store(now, Ordering::Relaxed);

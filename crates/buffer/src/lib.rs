@@ -49,8 +49,8 @@ mod tracking;
 mod writer;
 
 pub use alloc::{
-    cpu_allocator, AllocError, AllocationAttributes, Allocator, AllocatorStats, CpuAllocator,
-    DEFAULT_ALIGNMENT,
+    cpu_allocator, cpu_allocator_ref, AllocError, AllocationAttributes, Allocator, AllocatorStats,
+    CpuAllocator, DEFAULT_ALIGNMENT,
 };
 pub use buffer::Buffer;
 pub use objects::ObjectArray;

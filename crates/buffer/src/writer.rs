@@ -226,6 +226,36 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Appends `f(i)` for every `i` in `0..n_elems`: [`Writer::put_map`] by index, for
+    /// elements computed from several sources (a small element-wise op's output, written
+    /// without staging).
+    pub fn put_indexed<T: bytemuck::NoUninit>(
+        &mut self,
+        n_elems: usize,
+        mut f: impl FnMut(usize) -> T,
+    ) {
+        let size = std::mem::size_of::<T>();
+        let n = n_elems
+            .checked_mul(size)
+            .expect("indexed size overflows usize");
+        let dst = self.reserve(n);
+        if (dst as usize).is_multiple_of(std::mem::align_of::<T>()) {
+            let out = dst.cast::<MaybeUninit<T>>();
+            for i in 0..n_elems {
+                // SAFETY: `out` is aligned for `T` (checked above) and `[out, out + n_elems)`
+                // lies in the reserved range of `n = n_elems * size_of::<T>()` bytes; writing a
+                // `T` through a `MaybeUninit<T>` pointer initialises it.
+                unsafe { out.wrapping_add(i).write(MaybeUninit::new(f(i))) };
+            }
+            self.filled += n;
+        } else {
+            for i in 0..n_elems {
+                let v = f(i);
+                self.put_slice(bytemuck::bytes_of(&v));
+            }
+        }
+    }
+
     /// Appends `n_elems` elements of `T` produced by `fill`, which receives them (zeroed) a
     /// block at a time along with the index of the block's first element. For conversions that
     /// exist as slice functions (`half`'s F16C conversions, for example).
@@ -445,6 +475,17 @@ mod tests {
             });
         });
         assert_eq!(got, vec![0, 1, 0, 0, 0, 2, 0, 0, 1, 0, 2, 0]);
+    }
+
+    #[test]
+    fn put_indexed_writes_each_index_once_aligned_or_not() {
+        let got = build(13, |w| {
+            w.put_indexed(2, |i| (i as u32 + 1) * 256);
+            w.put_slice(&[9]);
+            // At offset 9: not aligned for `u16`, so the byte-wise path.
+            w.put_indexed(2, |i| 0x0102u16 + i as u16);
+        });
+        assert_eq!(got, vec![0, 1, 0, 0, 0, 2, 0, 0, 9, 2, 1, 3, 1]);
     }
 
     #[test]

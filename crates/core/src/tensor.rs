@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Allocator, Buffer};
+use tensorcast_buffer::{cpu_allocator_ref, AllocationAttributes, Allocator, Buffer};
 
 use crate::element::{shared_error, Element, Objects, Storage};
 use crate::error::{Error, Result};
@@ -103,6 +103,7 @@ impl Tensor {
     /// The gate of every constructor with data: checks the invariants (see [`Tensor`]) that
     /// tie `storage` to `dtype` and `shape`. A failure is a bug in tensorcast, reported as
     /// [`Error::Internal`] rather than a tensor that lies.
+    #[inline]
     fn assemble(dtype: DataType, shape: TensorShape, mut storage: Storage) -> Result<Self> {
         canonicalize_sub_byte(dtype, &mut storage);
         let n = shape.num_elements_usize();
@@ -141,7 +142,7 @@ impl Tensor {
         Error: From<S::Error>,
     {
         Self::new_in(
-            &cpu_allocator(),
+            cpu_allocator_ref(),
             dtype,
             &to_shape(shape)?,
             &AllocationAttributes::default(),

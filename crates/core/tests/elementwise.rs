@@ -457,3 +457,33 @@ fn bf16_mul_of_every_value_matches_the_reference() {
         );
     }
 }
+
+#[test]
+fn unaligned_operands_are_read_through_an_aligned_copy() {
+    // Float tensors over bytes at an odd address: the small path and a broadcast.
+    let odd = |vals: &[f32]| {
+        let mut bytes = vec![0u8];
+        for v in vals {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        let n = vals.len();
+        let buf = tensorcast_core::buffer::Buffer::copy_from_slice(&bytes)
+            .unwrap()
+            .slice(1..1 + 4 * n)
+            .unwrap();
+        Tensor::from_buffer(DataType::FLOAT, &shape(&[n as i64]), buf).unwrap()
+    };
+    let x = odd(&[1.5, -2.0, 3.25]);
+    let y = odd(&[0.5, 0.25, 0.125]);
+    let sum = binary(BinaryOp::AddV2, &x, &y, true).unwrap();
+    assert_eq!(sum.to_vec::<f32>().unwrap(), vec![2.0, -1.75, 3.375]);
+    let s = odd(&[2.0]);
+    let product = binary(BinaryOp::Mul, &x, &s, true).unwrap();
+    assert_eq!(product.to_vec::<f32>().unwrap(), vec![3.0, -4.0, 6.5]);
+    let m = Tensor::from_vec(vec![1.0f32; 6], shape(&[2, 3])).unwrap();
+    let less = binary(BinaryOp::Less, &m, &x, true).unwrap();
+    assert_eq!(
+        less.to_vec::<bool>().unwrap(),
+        vec![true, false, true, true, false, true]
+    );
+}

@@ -97,6 +97,36 @@ pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
     }
 }
 
+/// The op's type list as a set of dtype numbers (bit `n` for dtype number `n`; every type in
+/// the lists numbers below 64), so that the check on every call is one test, not a search.
+const fn allowed_mask(op: BinaryOp) -> u64 {
+    const fn mask(list: Option<&[DataType]>) -> u64 {
+        let Some(list) = list else { return 0 };
+        let mut m = 0u64;
+        let mut i = 0;
+        while i < list.len() {
+            m |= 1 << list[i].number();
+            i += 1;
+        }
+        m
+    }
+    const MASKS: [u64; 11] = {
+        let mut m = [0u64; 11];
+        let mut i = 0;
+        while i < 11 {
+            m[i] = mask(allowed(BinaryOp::ALL[i]));
+            i += 1;
+        }
+        m
+    };
+    MASKS[op as usize]
+}
+
+/// True if `dtype` is in the set `mask` (see [`allowed_mask`]).
+fn in_mask(mask: u64, dtype: DataType) -> bool {
+    u32::try_from(dtype.number()).is_ok_and(|n| n < 64 && mask >> n & 1 == 1)
+}
+
 /// The op's traits as its `OpDef` prints them after the attrs.
 fn op_traits(op: BinaryOp) -> &'static str {
     match op {
@@ -110,7 +140,7 @@ fn op_traits(op: BinaryOp) -> &'static str {
 /// against the type list, then input 1 must have the same dtype.
 pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error> {
     if let Some(list) = allowed(op) {
-        if !list.contains(&x) {
+        if !in_mask(allowed_mask(op), x) {
             return Err(not_in_type_list(op, x, list));
         }
     }
@@ -195,6 +225,21 @@ pub(crate) fn bcast_dims(x: &[i64], y: &[i64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allowed_mask_matches_the_type_lists() {
+        for op in BinaryOp::ALL {
+            let Some(list) = allowed(op) else { continue };
+            for n in -200..400 {
+                let d = DataType::from_number(n);
+                assert_eq!(
+                    in_mask(allowed_mask(op), d),
+                    list.contains(&d),
+                    "{op:?} {n}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn bcast_dims_merges_runs_of_the_same_kind() {

@@ -1,7 +1,6 @@
 //! The one place where a dtype selects its element type and an op its scalar function; the
 //! engine ([`super::engine`]) does the rest.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use half::{bf16, f16};
@@ -41,44 +40,67 @@ pub(crate) enum Scalar {
     Y,
 }
 
-/// An operand ready for the engine: its tensor (an aligned copy if it was not aligned for
+/// An operand ready for the engine: its tensor (and an aligned copy if it was not aligned for
 /// the element type) and its layout over the output (`None` for a dense tensor of the
 /// output's shape or a single element: the common cases need no layout work).
 pub(crate) struct Ready<'a> {
-    tensor: Cow<'a, Tensor>,
+    tensor: &'a Tensor,
+    /// An aligned copy of `tensor`, made only when `tensor` is not aligned for its elements.
+    copy: Option<Tensor>,
     layout: Option<Layout>,
 }
 
 impl<'a> Ready<'a> {
-    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape) -> Result<Self> {
-        let layout = if op.is_plain() && (op.shape() == out || op.shape().num_elements() == 1) {
+    /// `op` read over the output shape `out`; `same` says that both operands have `out`'s
+    /// shape (so that no shape needs comparing again).
+    #[inline]
+    pub(crate) fn new(op: &Operand<'a>, out: &TensorShape, same: bool) -> Result<Self> {
+        let dense = op.is_plain() && (same || op.shape().num_elements() == 1 || op.shape() == out);
+        let layout = if dense {
             None
         } else {
-            let dims = out.dims_usize();
-            Some(op.layout_over(&dims).ok_or_else(|| {
-                Error::Internal(format!(
-                    "operand of shape {} does not broadcast to {out}",
-                    op.shape()
-                ))
-            })?)
+            Some(layout_over(op, out)?)
         };
         Ok(Self {
-            tensor: Cow::Borrowed(op.tensor()),
+            tensor: op.tensor(),
+            copy: None,
             layout,
         })
     }
 
+    #[inline]
     fn src<T: Element>(&mut self) -> Result<Src<'_, T>> {
-        if let Err(Error::Misaligned { .. }) = self.tensor.as_slice::<T>() {
-            // A tensor adopted from foreign memory may be unaligned for `T`: read an aligned
-            // copy (the only input copy the engine ever makes).
-            self.tensor = Cow::Owned(self.tensor.deep_copy()?);
+        if self.copy.is_none() {
+            match self.tensor.as_slice::<T>() {
+                Ok(data) => {
+                    return Ok(Src {
+                        data,
+                        layout: self.layout.as_ref(),
+                    })
+                }
+                // A tensor adopted from foreign memory may be unaligned for `T`: read an
+                // aligned copy (the only input copy the engine ever makes).
+                Err(Error::Misaligned { .. }) => self.copy = Some(self.tensor.deep_copy()?),
+                Err(e) => return Err(e),
+            }
         }
+        let t = self.copy.as_ref().unwrap_or(self.tensor);
         Ok(Src {
-            data: self.tensor.as_slice::<T>()?,
+            data: t.as_slice::<T>()?,
             layout: self.layout.as_ref(),
         })
     }
+}
+
+/// The layout of an operand that is a view or a broadcast, over the output shape `out`.
+fn layout_over(op: &Operand<'_>, out: &TensorShape) -> Result<Layout> {
+    let dims = out.dims_usize();
+    op.layout_over(&dims).ok_or_else(|| {
+        Error::Internal(format!(
+            "operand of shape {} does not broadcast to {out}",
+            op.shape()
+        ))
+    })
 }
 
 /// Runs `op` on two operands whose dtypes and shapes were checked, into `out`.
@@ -89,8 +111,8 @@ pub(crate) fn compute(
     op: BinaryOp,
     dtype: DataType,
     scalar: Scalar,
-    mut a: Ready<'_>,
-    mut b: Ready<'_>,
+    a: &mut Ready<'_>,
+    b: &mut Ready<'_>,
     out: &TensorShape,
 ) -> Result<Tensor> {
     let n = out.num_elements_usize();

@@ -52,7 +52,7 @@ mod numeric;
 
 use std::sync::Arc;
 
-use tensorcast_buffer::{cpu_allocator, Allocator};
+use tensorcast_buffer::{cpu_allocator_ref, Allocator};
 
 use crate::error::Result;
 use crate::layout::Layout;
@@ -239,7 +239,7 @@ pub fn binary<'a>(
     y: impl Into<Operand<'a>>,
     incompatible_shape_error: bool,
 ) -> Result<Tensor> {
-    binary_in(&cpu_allocator(), op, x, y, incompatible_shape_error)
+    binary_in(cpu_allocator_ref(), op, x, y, incompatible_shape_error)
 }
 
 /// [`binary`] with the output's memory from `allocator` (the only allocation of the data's
@@ -257,22 +257,30 @@ pub fn binary_in<'a>(
     let (x, y) = (x.into(), y.into());
     check::dtypes(op, x.dtype(), y.dtype())?;
     let (xs, ys) = (x.shape(), y.shape());
-    let out = match if xs == ys {
-        Ok(xs.clone())
+    // Same shapes (the common case, and the one where per-call costs show) need no broadcast
+    // planning: the output has the operands' shape, borrowed rather than rebuilt.
+    let same = xs == ys;
+    let broadcast;
+    let out = if same {
+        xs
     } else {
-        broadcast_shapes(xs, ys)
-    } {
-        Ok(s) => s,
-        Err(_)
-            if !incompatible_shape_error && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
-        {
-            return Tensor::from_vec(vec![op == BinaryOp::NotEqual], TensorShape::scalar());
+        match broadcast_shapes(xs, ys) {
+            Ok(s) => {
+                broadcast = s;
+                &broadcast
+            }
+            Err(_)
+                if !incompatible_shape_error
+                    && matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) =>
+            {
+                return Tensor::from_vec(vec![op == BinaryOp::NotEqual], TensorShape::scalar());
+            }
+            Err(_) => return Err(check::incompatible(op, xs, ys)),
         }
-        Err(_) => return Err(check::incompatible(op, xs, ys)),
     };
     // TensorFlow's kernels: same shapes or a scalar operand are handled directly; otherwise
     // `BCast` must reduce the problem to at most 5 dims (unless the output is empty).
-    if xs != ys
+    if !same
         && xs.rank() > 0
         && ys.rank() > 0
         && out.num_elements() > 0
@@ -280,9 +288,9 @@ pub fn binary_in<'a>(
     {
         return Err(check::too_many_dims(xs, ys));
     }
-    let a = kernels::Ready::new(&x, &out)?;
-    let b = kernels::Ready::new(&y, &out)?;
-    let (nx, ny) = (x.shape().num_elements(), y.shape().num_elements());
+    let mut a = kernels::Ready::new(&x, out, same)?;
+    let mut b = kernels::Ready::new(&y, out, same)?;
+    let (nx, ny) = (xs.num_elements(), ys.num_elements());
     let scalar = if ny == 1 && nx > 1 {
         kernels::Scalar::Y
     } else if nx == 1 && ny > 1 {
@@ -290,7 +298,7 @@ pub fn binary_in<'a>(
     } else {
         kernels::Scalar::Neither
     };
-    kernels::compute(allocator, op, x.dtype(), scalar, a, b, &out)
+    kernels::compute(allocator, op, x.dtype(), scalar, &mut a, &mut b, out)
 }
 
 macro_rules! ops {
