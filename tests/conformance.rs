@@ -9,6 +9,10 @@
     dead_code,
     reason = "helpers shared by the per-file modules; not every file uses each"
 )]
+#![allow(
+    clippy::missing_errors_doc,
+    reason = "a test binary: its helpers' errors are failed records, not a public API"
+)]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
