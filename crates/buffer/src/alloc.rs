@@ -100,6 +100,10 @@ pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// Allocates `size_bytes > 0` bytes aligned to `alignment` (a power of two). The contents
     /// are unspecified (they may be stale bytes of an earlier block): [`crate::Buffer`] never
     /// exposes them before they are written.
+    ///
+    /// # Errors
+    /// [`AllocError::InvalidLayout`] for a size of 0 or one no layout can hold with that
+    /// alignment; [`AllocError::OutOfMemory`] when the memory is not available.
     fn allocate(
         &self,
         size_bytes: usize,

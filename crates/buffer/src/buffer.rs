@@ -237,6 +237,9 @@ impl Buffer {
     /// receives a [`Writer`] over the whole range and whatever it leaves unwritten is zeroed.
     ///
     /// This is how kernels produce outputs without paying for a zero fill first.
+    ///
+    /// # Errors
+    /// The allocator's [`AllocError`] when it cannot provide `len` bytes (`init` is not run).
     pub fn new_with(
         allocator: &Arc<dyn Allocator>,
         len: usize,
@@ -277,6 +280,9 @@ impl Buffer {
     }
 
     /// Allocates `len` zeroed bytes from `allocator`.
+    ///
+    /// # Errors
+    /// As [`Buffer::new_with`].
     pub fn zeroed_in(
         allocator: &Arc<dyn Allocator>,
         len: usize,
@@ -286,16 +292,25 @@ impl Buffer {
     }
 
     /// Allocates `len` zeroed bytes from the default CPU allocator.
+    ///
+    /// # Errors
+    /// As [`Buffer::new_with`].
     pub fn zeroed(len: usize) -> Result<Self, AllocError> {
         Self::zeroed_in(cpu_allocator_ref(), len, &AllocationAttributes::default())
     }
 
     /// Copies `bytes` into a new 64-byte-aligned buffer from the default CPU allocator.
+    ///
+    /// # Errors
+    /// As [`Buffer::new_with`].
     pub fn copy_from_slice(bytes: &[u8]) -> Result<Self, AllocError> {
         Self::copy_from_slice_in(cpu_allocator_ref(), bytes)
     }
 
     /// Copies `bytes` into a new 64-byte-aligned buffer from `allocator`.
+    ///
+    /// # Errors
+    /// As [`Buffer::new_with`].
     pub fn copy_from_slice_in(
         allocator: &Arc<dyn Allocator>,
         bytes: &[u8],
@@ -530,6 +545,10 @@ impl Buffer {
 
     /// The bytes, writable: if the root is shared or read-only, first copies this range into a
     /// new buffer from the default allocator (copy-on-write).
+    ///
+    /// # Errors
+    /// The default allocator's [`AllocError`] when the copy cannot be allocated (`self` is
+    /// left as it was).
     pub fn make_mut(&mut self) -> Result<&mut [u8], AllocError> {
         if !self.is_mutable() {
             *self = Self::copy_from_slice(self.as_slice())?;

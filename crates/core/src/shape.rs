@@ -180,6 +180,9 @@ impl TensorShape {
     /// Builds a shape dim by dim as `AddDimWithStatus` does, with its messages:
     /// `Expected a non-negative size, got <n>`, `Too many dimensions in tensor`,
     /// `Encountered overflow when multiplying <a> with <b>, result: -1`.
+    ///
+    /// # Errors
+    /// As [`TensorShape::add_dim`], for the first dim that fails.
     pub fn new(dims: &[i64]) -> Result<Self> {
         let mut s = Self::scalar();
         for &d in dims {
@@ -191,6 +194,10 @@ impl TensorShape {
     /// TensorFlow's `TensorShapeUtils::MakeShape` (used for shape tensors), with its messages:
     /// `Too many dimensions`, `Dimension <d> must be >= 0`,
     /// `Shape [..] would have more than 2**63 - 1 elements`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyDimensions`] above 254 dims, [`Error::NegativeDimension`] for a dim below 0,
+    /// [`Error::MultiplyOverflow`] when the element count passes `2**63 - 1`.
     pub fn make_shape(dims: &[i64]) -> Result<Self> {
         if dims.len() > MAX_DIMENSIONS {
             return Err(Error::TooManyDimensions { in_tensor: false });
@@ -212,6 +219,9 @@ impl TensorShape {
     }
 
     /// Shape from `usize` dims (as ndarray gives them).
+    ///
+    /// # Errors
+    /// As [`TensorShape::new`] (a dim above `i64::MAX` counts as negative).
     pub fn from_usizes(dims: &[usize]) -> Result<Self> {
         let v: Vec<i64> = dims
             .iter()
@@ -221,6 +231,10 @@ impl TensorShape {
     }
 
     /// Appends a dimension (`AddDimWithStatus`).
+    ///
+    /// # Errors
+    /// [`Error::NegativeSize`] for a negative size, [`Error::TooManyDimensions`] past 254 dims,
+    /// [`Error::MultiplyOverflow`] when the element count overflows; the shape is then unchanged.
     pub fn add_dim(&mut self, size: i64) -> Result<()> {
         if size < 0 {
             return Err(Error::NegativeSize { size });
@@ -242,6 +256,10 @@ impl TensorShape {
     }
 
     /// Sets dimension `d` to `size`, rechecking the element count (`set_dim`).
+    ///
+    /// # Errors
+    /// [`Error::DimensionOutOfRange`] for `d >= rank`, and [`TensorShape::add_dim`]'s errors for
+    /// the size and the new element count; the shape is then unchanged.
     pub fn set_dim(&mut self, d: usize, size: i64) -> Result<()> {
         if d >= self.rank() {
             return Err(Error::DimensionOutOfRange {
@@ -358,6 +376,9 @@ impl PartialTensorShape {
 
     /// A shape of known rank; -1 marks an unknown dim. Errors as TensorFlow's partial
     /// `MakeShape`: `Dimension <d> must be >= -1`, `Too many dimensions`.
+    ///
+    /// # Errors
+    /// [`Error::TooManyDimensions`] above 254 dims, [`Error::NegativeDimension`] for a dim below -1.
     pub fn new(dims: &[i64]) -> Result<Self> {
         if dims.len() > MAX_DIMENSIONS {
             return Err(Error::TooManyDimensions { in_tensor: false });
@@ -414,6 +435,10 @@ impl PartialTensorShape {
     }
 
     /// Merges two compatible shapes (`MergeWith`), with TensorFlow's messages.
+    ///
+    /// # Errors
+    /// [`Error::MergeRanks`] when both ranks are known and differ, [`Error::MergeShapes`] when a
+    /// dim known on both sides differs.
     pub fn merge_with(&self, other: &PartialTensorShape) -> Result<PartialTensorShape> {
         let (Some(a), Some(b)) = (&self.dims, &other.dims) else {
             return Ok(if self.dims.is_none() {

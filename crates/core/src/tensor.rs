@@ -154,6 +154,10 @@ impl Tensor {
     /// TensorFlow places them), so a failing allocator fails for them as for numbers; the bytes
     /// a string owns beyond its inline part come from the Rust heap, as TensorFlow's `tstring`
     /// takes them from `malloc`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDtype`] for `INVALID`, refs and unknown dtypes; [`Error::OutOfMemory`] when
+    /// the byte size cannot exist; [`Error::Alloc`] when the allocator fails.
     pub fn new_in(
         allocator: &Arc<dyn Allocator>,
         dtype: DataType,
@@ -221,6 +225,11 @@ impl Tensor {
 
     /// Builds a memcpy-able tensor of `shape` whose bytes are written by `init` (anything it
     /// leaves unwritten is zero). The way kernels produce outputs without a separate zero fill.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDtype`] for `INVALID`, refs and unknown dtypes; [`Error::NotBytes`] for
+    /// string, resource and variant; [`Error::OutOfMemory`] when the byte size cannot exist;
+    /// [`Error::Alloc`] when the allocator fails.
     pub fn from_writer(
         allocator: &Arc<dyn Allocator>,
         dtype: DataType,
@@ -251,6 +260,11 @@ impl Tensor {
 
     /// `Tensor(dtype, shape, buf)`: a tensor over an existing buffer, without copying. The
     /// buffer must hold exactly `num_elements * size` bytes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidDtype`] for `INVALID`, refs and unknown dtypes; [`Error::NotBytes`] for
+    /// string, resource and variant; [`Error::ByteCount`] when the buffer's length is not
+    /// `num_elements * size`.
     pub fn from_buffer(dtype: DataType, shape: &TensorShape, buffer: Buffer) -> Result<Self> {
         check_buildable(dtype)?;
         if !dtype.can_use_memcpy() {
@@ -349,6 +363,10 @@ impl Tensor {
     }
 
     /// A tensor holding a copy of an `ndarray` array (any layout), with its shape.
+    ///
+    /// # Errors
+    /// As [`TensorShape::from_usizes`] for the array's shape, and [`Error::Alloc`] when the copy
+    /// cannot be allocated.
     pub fn from_array<T: Element, D: ndarray::Dimension>(
         a: ndarray::ArrayView<'_, T, D>,
     ) -> Result<Self> {
@@ -469,6 +487,9 @@ impl Tensor {
 
     /// `tensor_data()`: the raw bytes (empty without a buffer). Errors for string, resource
     /// and variant tensors, where TensorFlow CHECK-fails.
+    ///
+    /// # Errors
+    /// [`Error::NotBytes`] for string, resource and variant tensors.
     pub fn tensor_data(&self) -> Result<&[u8]> {
         match &self.storage {
             Storage::Bytes(b) => Ok(b.as_slice()),
@@ -481,6 +502,10 @@ impl Tensor {
     }
 
     /// The raw bytes, writable (same rules as [`Tensor::flat_mut`]).
+    ///
+    /// # Errors
+    /// [`Error::NotBytes`] for string, resource and variant tensors; [`Error::SharedBuffer`] when
+    /// another tensor shares the buffer or it is read-only (see [`Tensor::make_unique`]).
     pub fn tensor_data_mut(&mut self) -> Result<&mut [u8]> {
         match &mut self.storage {
             Storage::Bytes(b) => b.as_mut_slice().ok_or_else(shared_error),
@@ -506,6 +531,9 @@ impl Tensor {
 
     /// Copies the buffer if another tensor shares it or it is read-only (adopted memory), so
     /// that writes are possible; a no-op otherwise.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] when the copy cannot be allocated (the tensor is then unchanged).
     pub fn make_unique(&mut self) -> Result<()> {
         match &mut self.storage {
             Storage::None => {}
@@ -533,6 +561,9 @@ impl Tensor {
 
     /// A deep copy with its own buffer from the default allocator (TensorFlow's
     /// `tensor::DeepCopy`).
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] when the copy cannot be allocated.
     pub fn deep_copy(&self) -> Result<Tensor> {
         let storage = match &self.storage {
             Storage::None => Storage::None,
@@ -586,6 +617,9 @@ impl Tensor {
     /// zero-sized data type`, `specified output type is zero-sized`, `input and output
     /// shapes/data type sizes are not compatible`. On error nothing changes. Never copies (the
     /// host is little-endian).
+    ///
+    /// # Errors
+    /// [`Error::BitcastFrom`] with TensorFlow's message for each of the three checks above.
     pub fn bitcast_from(
         &mut self,
         other: &Tensor,
@@ -618,6 +652,9 @@ impl Tensor {
     }
 
     /// [`Tensor::bitcast_from`] as a function: a new tensor sharing this one's buffer.
+    ///
+    /// # Errors
+    /// As [`Tensor::bitcast_from`].
     pub fn bitcast_to(&self, dtype: DataType, shape: &TensorShape) -> Result<Tensor> {
         // A placeholder without a buffer: `bitcast_from` replaces everything, nothing is
         // allocated.
@@ -628,6 +665,10 @@ impl Tensor {
 
     /// `Slice(start, limit)` along dimension 0, sharing the buffer. `start == 0` and
     /// `limit == dim0` return this tensor itself (a clone). The result may be unaligned.
+    ///
+    /// # Errors
+    /// [`Error::ScalarNotAllowed`] for a scalar; [`Error::SliceOutOfRange`] unless
+    /// `0 <= start <= limit <= dim_size(0)`.
     pub fn slice(&self, start: i64, limit: i64) -> Result<Tensor> {
         let dim0 = self.dim0("Slice")?;
         if !(0 <= start && start <= limit && limit <= dim0) {
@@ -645,6 +686,10 @@ impl Tensor {
 
     /// `SubSlice(index)`: the `index`-th entry along dimension 0, with that dimension dropped,
     /// sharing the buffer. Requires `0 <= index < dim_size(0)`. The result may be unaligned.
+    ///
+    /// # Errors
+    /// [`Error::ScalarNotAllowed`] for a scalar; [`Error::SubSliceOutOfRange`] unless
+    /// `0 <= index < dim_size(0)`.
     pub fn sub_slice(&self, index: i64) -> Result<Tensor> {
         let dim0 = self.dim0("SubSlice")?;
         if !(0 <= index && index < dim0) {
