@@ -72,6 +72,22 @@ fn check_buildable(dtype: DataType) -> Result<()> {
     Ok(())
 }
 
+/// `shape` as a [`TensorShape`], checked to hold exactly `count` values.
+fn shape_for_values<S>(count: usize, shape: S) -> Result<TensorShape>
+where
+    S: TryInto<TensorShape>,
+    Error: From<S::Error>,
+{
+    let shape = to_shape(shape)?;
+    if count as u64 != shape.num_elements() as u64 {
+        return Err(Error::ValueCount {
+            values: count,
+            shape,
+        });
+    }
+    Ok(shape)
+}
+
 /// Byte size of `n` elements of a memcpy-able dtype, or an error if it does not fit in memory.
 pub(crate) fn byte_len(dtype: DataType, n: usize) -> Result<usize> {
     n.checked_mul(dtype.size())
@@ -298,13 +314,7 @@ impl Tensor {
         S: TryInto<TensorShape>,
         Error: From<S::Error>,
     {
-        let shape = &to_shape(shape)?;
-        if values.len() as u64 != shape.num_elements() as u64 {
-            return Err(Error::ValueCount {
-                values: values.len(),
-                shape: shape.clone(),
-            });
-        }
+        let shape = &shape_for_values(values.len(), shape)?;
         let storage = if values.is_empty() {
             Storage::None
         } else {
@@ -324,13 +334,7 @@ impl Tensor {
         S: TryInto<TensorShape>,
         Error: From<S::Error>,
     {
-        let shape = &to_shape(shape)?;
-        if values.len() as u64 != shape.num_elements() as u64 {
-            return Err(Error::ValueCount {
-                values: values.len(),
-                shape: shape.clone(),
-            });
-        }
+        let shape = &shape_for_values(values.len(), shape)?;
         if T::IS_POD && T::DTYPE != DataType::BOOL {
             // Copy into an aligned buffer from the default allocator.
             let mut t = Self::new::<&TensorShape>(T::DTYPE, shape)?;
