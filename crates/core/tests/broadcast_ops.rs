@@ -13,6 +13,7 @@ use tensorcast_core::ops::broadcast::{
 use tensorcast_core::{
     bf16, f16, Code, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
+use tensorcast_testkit::strategies::broadcastable_to;
 
 fn shape(d: &[i64]) -> TensorShape {
     TensorShape::new(d).unwrap()
@@ -540,19 +541,6 @@ fn the_given_allocator_holds_the_output() {
 
 // ----- properties ----------------------------------------------------------------------------
 
-/// A target shape and an input shape that broadcasts to it (maybe with fewer axes).
-fn compatible_shapes() -> impl Strategy<Value = (Vec<i64>, Vec<i64>)> {
-    proptest::collection::vec((0i64..5, any::<bool>()), 0..6).prop_flat_map(|axes| {
-        let out: Vec<i64> = axes.iter().map(|&(d, _)| d).collect();
-        let inp: Vec<i64> = axes
-            .iter()
-            .map(|&(d, one)| if one { 1 } else { d })
-            .collect();
-        (Just(out), 0..=inp.len(), Just(inp))
-            .prop_map(|(out, drop, inp)| (inp[drop..].to_vec(), out))
-    })
-}
-
 fn dtype_strategy() -> impl Strategy<Value = DataType> {
     prop::sample::select(vec![
         DataType::UINT8,
@@ -568,7 +556,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn materialised_equals_naive_reference((inp, out) in compatible_shapes(), dtype in dtype_strategy(), seed in any::<u8>()) {
+    fn materialised_equals_naive_reference((inp, out) in broadcastable_to(5, 6), dtype in dtype_strategy(), seed in any::<u8>()) {
         let mut x = bytes_tensor(dtype, &inp, seed);
         if dtype == DataType::BOOL {
             x = bytes_tensor(DataType::UINT8, &inp, seed);
@@ -585,7 +573,7 @@ proptest! {
     }
 
     #[test]
-    fn lazy_view_reads_as_the_materialised((inp, out) in compatible_shapes(), seed in any::<u8>()) {
+    fn lazy_view_reads_as_the_materialised((inp, out) in broadcastable_to(5, 6), seed in any::<u8>()) {
         let x = bytes_tensor(DataType::FLOAT, &inp, seed);
         let m = broadcast_to(&x, &shape(&out)).unwrap();
         let v = x.broadcast_view(&shape(&out)).unwrap();
@@ -605,7 +593,7 @@ proptest! {
     }
 
     #[test]
-    fn strings_match_the_reference((inp, out) in compatible_shapes()) {
+    fn strings_match_the_reference((inp, out) in broadcastable_to(5, 6)) {
         let n: i64 = inp.iter().product();
         let vals: Vec<TString> = (0..n).map(|i| TString::from(format!("s{i}"))).collect();
         let x = Tensor::from_vec(vals.clone(), shape(&inp)).unwrap();

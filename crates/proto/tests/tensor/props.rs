@@ -10,49 +10,13 @@ use tensorcast_proto::{
     tensor_from_proto, Message, TensorProto,
 };
 
-use super::samples::canonical_byte;
-
-fn tensor_strategy() -> impl Strategy<Value = Tensor> {
-    let dtypes: Vec<DataType> = DataType::all()
-        .filter(|d| d.can_use_memcpy() || *d == DataType::STRING)
-        .collect();
-    (
-        proptest::sample::select(dtypes),
-        proptest::collection::vec(0i64..5, 0..4),
-        any::<u64>(),
-    )
-        .prop_map(|(dtype, dims, seed)| {
-            let shape = TensorShape::new(&dims).unwrap();
-            let n = shape.num_elements_usize();
-            let mut state = seed | 1;
-            let mut next = move || {
-                // xorshift64*: cheap deterministic bytes from the seed.
-                state ^= state >> 12;
-                state ^= state << 25;
-                state ^= state >> 27;
-                (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
-            };
-            if dtype == DataType::STRING {
-                let strings = (0..n)
-                    .map(|_| {
-                        let len = (next() % 9) as usize;
-                        TString::from((0..len).map(|_| next()).collect::<Vec<u8>>())
-                    })
-                    .collect();
-                return Tensor::from_vec(strings, &shape).unwrap();
-            }
-            let bytes: Vec<u8> = (0..n * dtype.size())
-                .map(|_| canonical_byte(dtype, next()))
-                .collect();
-            Tensor::from_buffer(dtype, &shape, Buffer::copy_from_slice(&bytes).unwrap()).unwrap()
-        })
-}
+use tensorcast_testkit::strategies::any_tensor;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn serialize_then_decode_is_identity(t in tensor_strategy()) {
+    fn serialize_then_decode_is_identity(t in any_tensor(5, 4)) {
         let wire = serialize_tensor(&t).unwrap();
         prop_assert_eq!(decode_tensor(Bytes::from(wire.clone())).unwrap(), t.clone());
         let enc = encode_tensor(&t).unwrap();
@@ -61,7 +25,7 @@ proptest! {
     }
 
     #[test]
-    fn both_proto_forms_round_trip_through_the_wire(t in tensor_strategy()) {
+    fn both_proto_forms_round_trip_through_the_wire(t in any_tensor(5, 4)) {
         for p in [as_proto_field(&t), as_proto_tensor_content(&t)] {
             let wire = p.encode_to_vec();
             let back = TensorProto::decode(Bytes::from(wire.clone())).unwrap();
@@ -72,7 +36,7 @@ proptest! {
     }
 
     #[test]
-    fn truncated_or_corrupted_bytes_never_panic(t in tensor_strategy(), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
+    fn truncated_or_corrupted_bytes_never_panic(t in any_tensor(5, 4), cut in any::<prop::sample::Index>(), flip in any::<(prop::sample::Index, u8)>()) {
         let wire = serialize_tensor(&t).unwrap();
         let k = cut.index(wire.len() + 1);
         let _ = decode_tensor(Bytes::copy_from_slice(&wire[..k]));

@@ -21,14 +21,7 @@ pub fn proto(dtype: DataType, dims: &[i64]) -> TensorProto {
     }
 }
 
-/// Makes arbitrary bytes a valid value of `dtype` in tensorcast's canonical form: bool 0/1,
-/// the sub-byte integers' value bits only (`DataType::sub_byte_mask`).
-pub fn canonical_byte(dtype: DataType, b: u8) -> u8 {
-    match dtype {
-        DataType::BOOL => b & 1,
-        _ => b & dtype.sub_byte_mask().unwrap_or(0xff),
-    }
-}
+pub use tensorcast_testkit::strategies::canonical_byte;
 
 /// A tensor of `dtype` and `dims`; memcpy-able dtypes get the bytes `seed`, `seed + 7`, ...
 /// made canonical; strings, handles and variants get distinct values.
