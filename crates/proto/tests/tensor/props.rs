@@ -3,13 +3,10 @@
 
 use bytes::Bytes;
 use proptest::prelude::*;
-use tensorcast_buffer::Buffer;
-use tensorcast_core::{DataType, TString, Tensor, TensorShape};
 use tensorcast_proto::{
     as_proto_field, as_proto_tensor_content, decode_tensor, encode_tensor, serialize_tensor,
     tensor_from_proto, Message, TensorProto,
 };
-
 use tensorcast_testkit::strategies::any_tensor;
 
 proptest! {
