@@ -9,8 +9,6 @@
 //! repository's `.venv/bin/python` (installed by scripts/test.sh), else `python3`. Skipped,
 //! saying why, where TensorFlow cannot be imported - except with `CI=true`, where that fails.
 
-mod peer;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,7 +22,7 @@ use tensorcast::graph::ops::{
 use tensorcast::graph::{import_graph_def_bytes, Error, Graph, Scope, Session};
 use tensorcast::{DataType, PartialTensorShape, Tensor, TensorShape};
 
-use peer::{hex, python_interpreter, tensorflow_unavailable};
+use crate::peer::{hex, python_interpreter, tensorflow_unavailable};
 
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(240);
 

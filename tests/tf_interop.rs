@@ -14,8 +14,6 @@
 //!    quantized, float8, float4, int4, int2 — these come in both content and `int_val` forms),
 //!    records what its own `parse_tensor` makes of them, and tensorcast must parse the same.
 
-mod peer;
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,7 +27,7 @@ use tensorcast::{
     DataType, PartialTensorShape, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
 
-use peer::{hex, python_interpreter, tensorflow_unavailable};
+use crate::peer::{hex, python_interpreter, tensorflow_unavailable};
 
 /// Longest the Python side may take (TensorFlow's import alone takes several seconds).
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(150);
