@@ -305,6 +305,37 @@ pub(crate) fn compute(
         }};
     }
 
+    // Complex of `$R` parts: the sum's operand order as for floats; the product is Eigen's
+    // formula in the vector packets and C99's (`__mulsc3`) in the scalar remainder; equality
+    // compares both parts under DAZ.
+    macro_rules! complex {
+        ($R:ty, $add:ident, $sub:ident, $packet_mul:ident, $c99_mul:ident, $daz:ident, $packet:expr) => {{
+            type C = Complex<$R>;
+            let add = |x: &C, y: &C| C::new($add(x.re, y.re), $add(x.im, y.im));
+            let tail = n % $packet;
+            match op {
+                BinaryOp::AddV2 => match scalar {
+                    Scalar::Neither => go!(C, C, dtype, add, add, 0),
+                    Scalar::X => go!(C, C, dtype, add, |x: &C, y: &C| add(y, x), tail),
+                    Scalar::Y => go!(C, C, dtype, |x: &C, y: &C| add(y, x), add, tail),
+                },
+                BinaryOp::Sub => same!(C, |x, y| C::new($sub(x.re, y.re), $sub(x.im, y.im))),
+                BinaryOp::Mul => {
+                    let swap = scalar == Scalar::X;
+                    go!(
+                        C,
+                        C,
+                        dtype,
+                        |x: &C, y: &C| $packet_mul(*x, *y, swap),
+                        |x: &C, y: &C| $c99_mul(*x, *y),
+                        tail
+                    )
+                }
+                _ => eq_only!(C, |v| ($daz(v.re), $daz(v.im))),
+            }
+        }};
+    }
+
     match dtype {
         DataType::FLOAT => match op {
             // The plain sum, difference or product is TensorFlow's unless an operand or the
@@ -421,58 +452,24 @@ pub(crate) fn compute(
             }
             _ => compare_float!(f16, |v| f16_to_f32(v)),
         },
-        // Complex: the sum's operand order as for floats; the product is Eigen's formula in
-        // the vector packets and C99's (`__mulsc3`) in the scalar remainder.
-        DataType::COMPLEX64 => {
-            type C = Complex<f32>;
-            let add = |x: &C, y: &C| C::new(add32(x.re, y.re), add32(x.im, y.im));
-            let tail = n % PACKET_C64;
-            match op {
-                BinaryOp::AddV2 => match scalar {
-                    Scalar::Neither => go!(C, C, dtype, add, add, 0),
-                    Scalar::X => go!(C, C, dtype, add, |x: &C, y: &C| add(y, x), tail),
-                    Scalar::Y => go!(C, C, dtype, |x: &C, y: &C| add(y, x), add, tail),
-                },
-                BinaryOp::Sub => same!(C, |x, y| C::new(sub32(x.re, y.re), sub32(x.im, y.im))),
-                BinaryOp::Mul => {
-                    let swap = scalar == Scalar::X;
-                    go!(
-                        C,
-                        C,
-                        dtype,
-                        |x: &C, y: &C| cmul_packet32(*x, *y, swap),
-                        |x: &C, y: &C| cmul_c99_32(*x, *y),
-                        tail
-                    )
-                }
-                _ => eq_only!(C, |v| (daz32(v.re), daz32(v.im))),
-            }
-        }
-        DataType::COMPLEX128 => {
-            type C = Complex<f64>;
-            let add = |x: &C, y: &C| C::new(add64(x.re, y.re), add64(x.im, y.im));
-            let tail = n % PACKET_C128;
-            match op {
-                BinaryOp::AddV2 => match scalar {
-                    Scalar::Neither => go!(C, C, dtype, add, add, 0),
-                    Scalar::X => go!(C, C, dtype, add, |x: &C, y: &C| add(y, x), tail),
-                    Scalar::Y => go!(C, C, dtype, |x: &C, y: &C| add(y, x), add, tail),
-                },
-                BinaryOp::Sub => same!(C, |x, y| C::new(sub64(x.re, y.re), sub64(x.im, y.im))),
-                BinaryOp::Mul => {
-                    let swap = scalar == Scalar::X;
-                    go!(
-                        C,
-                        C,
-                        dtype,
-                        |x: &C, y: &C| cmul_packet64(*x, *y, swap),
-                        |x: &C, y: &C| cmul_c99_64(*x, *y),
-                        tail
-                    )
-                }
-                _ => eq_only!(C, |v| (daz64(v.re), daz64(v.im))),
-            }
-        }
+        DataType::COMPLEX64 => complex!(
+            f32,
+            add32,
+            sub32,
+            cmul_packet32,
+            cmul_c99_32,
+            daz32,
+            PACKET_C64
+        ),
+        DataType::COMPLEX128 => complex!(
+            f64,
+            add64,
+            sub64,
+            cmul_packet64,
+            cmul_c99_64,
+            daz64,
+            PACKET_C128
+        ),
         // The integers every op takes (wrapping arithmetic); the quantized types compare as
         // their integers; `bool` and `string` compare for equality only.
         _ => {
