@@ -13,6 +13,7 @@ use tensorcast_core::ops::broadcast::{
 use tensorcast_core::{
     bf16, f16, Code, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
+use tensorcast_testkit::reference::broadcast_source_index;
 use tensorcast_testkit::strategies::broadcastable_to;
 
 fn shape(d: &[i64]) -> TensorShape {
@@ -23,23 +24,9 @@ fn shape(d: &[i64]) -> TensorShape {
 /// with the leading extra axes dropped and every size-1 input axis read at 0.
 fn reference_indices(input: &[i64], output: &[i64]) -> Vec<usize> {
     let n: i64 = output.iter().product();
-    let lead = output.len() - input.len();
-    let mut out = Vec::with_capacity(n as usize);
-    for flat in 0..n {
-        let mut rem = flat;
-        let mut idx = vec![0i64; output.len()];
-        for d in (0..output.len()).rev() {
-            idx[d] = rem % output[d];
-            rem /= output[d];
-        }
-        let mut src = 0i64;
-        for (k, &size) in input.iter().enumerate() {
-            let i = if size == 1 { 0 } else { idx[lead + k] };
-            src = src * size + i;
-        }
-        out.push(src as usize);
-    }
-    out
+    (0..n as usize)
+        .map(|flat| broadcast_source_index(input, output, flat))
+        .collect()
 }
 
 /// The reference result on raw bytes (`es` bytes per element).

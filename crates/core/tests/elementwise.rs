@@ -9,26 +9,11 @@ use proptest::prelude::*;
 use tensorcast_core::buffer::{cpu_allocator, Allocator, TrackingAllocator};
 use tensorcast_core::ops::elementwise::{binary, binary_in, equal_with, not_equal_with, BinaryOp};
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_testkit::reference::broadcast_source_index;
 use tensorcast_testkit::strategies::broadcast_pair;
 
 fn shape(d: &[i64]) -> TensorShape {
     TensorShape::new(d).unwrap()
-}
-
-/// Row-major index of the input element read for output index `i`.
-fn source_index(input: &[i64], out: &[i64], mut i: usize) -> usize {
-    let lead = out.len() - input.len();
-    let mut idx = vec![0usize; out.len()];
-    for d in (0..out.len()).rev() {
-        idx[d] = i % out[d] as usize;
-        i /= out[d] as usize;
-    }
-    let mut pos = 0;
-    for (k, &n) in input.iter().enumerate() {
-        let j = if n == 1 { 0 } else { idx[lead + k] };
-        pos = pos * n as usize + j;
-    }
-    pos
 }
 
 fn full_out(a: &[i64], b: &[i64]) -> Vec<i64> {
@@ -168,7 +153,7 @@ proptest! {
         let n = got.num_elements() as usize;
         let (xs, ys) = (x.to_vec::<f32>().unwrap(), y.to_vec::<f32>().unwrap());
         for i in 0..n {
-            let (a, b) = (xs[source_index(&sa, &out, i)], ys[source_index(&sb, &out, i)]);
+            let (a, b) = (xs[broadcast_source_index(&sa, &out, i)], ys[broadcast_source_index(&sb, &out, i)]);
             if op.is_comparison() {
                 let want = ref_cmp(op, flush(a), flush(b));
                 prop_assert_eq!(got.to_vec::<bool>().unwrap()[i], want, "{:?}({}, {})", op, a, b);
@@ -194,7 +179,7 @@ proptest! {
         let n = got.num_elements() as usize;
         let (xs, ys) = (x.to_vec::<i32>().unwrap(), y.to_vec::<i32>().unwrap());
         for i in 0..n {
-            let (a, b) = (xs[source_index(&sa, &out, i)], ys[source_index(&sb, &out, i)]);
+            let (a, b) = (xs[broadcast_source_index(&sa, &out, i)], ys[broadcast_source_index(&sb, &out, i)]);
             if op.is_comparison() {
                 prop_assert_eq!(got.to_vec::<bool>().unwrap()[i], ref_cmp(op, a, b));
             } else {
@@ -360,7 +345,7 @@ fn f32_arithmetic_on_long_rows_matches_the_reference() {
             let got = binary(op, &x, y, true).unwrap().to_vec::<f32>().unwrap();
             let n = got.len();
             for (i, g) in got.iter().enumerate() {
-                let (a, b) = (xs[i], yv[source_index(&sb, &out, i)]);
+                let (a, b) = (xs[i], yv[broadcast_source_index(&sb, &out, i)]);
                 let want = ref_f32(op, a, b, i < n - n % 8).unwrap();
                 assert!(
                     same_f32(*g, want),

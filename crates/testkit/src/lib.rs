@@ -7,4 +7,5 @@
 
 pub mod fuzz;
 pub mod records;
+pub mod reference;
 pub mod strategies;

@@ -102,21 +102,6 @@ fn operand_dims(t: &Tensor) -> Option<Vec<i64>> {
     }
 }
 
-/// The input element index behind each output element (numpy's rule).
-fn reference_index(input: &[i64], output: &[i64], mut flat: i64) -> usize {
-    let lead = output.len() - input.len();
-    let mut idx = vec![0i64; output.len()];
-    for d in (0..output.len()).rev() {
-        idx[d] = flat % output[d];
-        flat /= output[d];
-    }
-    let mut src = 0i64;
-    for (k, &size) in input.iter().enumerate() {
-        src = src * size + if size == 1 { 0 } else { idx[lead + k] };
-    }
-    src as usize
-}
-
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
     let mut b = Reader::new(data);
@@ -181,7 +166,7 @@ pub fn run(data: &[u8]) {
             out.tensor_data().unwrap_or(&[]),
         );
         for i in 0..n {
-            let j = reference_index(&in_dims, &target, i as i64);
+            let j = crate::reference::broadcast_source_index(&in_dims, &target, i);
             assert_eq!(
                 &got[i * es..(i + 1) * es],
                 &src[j * es..(j + 1) * es],
@@ -194,7 +179,10 @@ pub fn run(data: &[u8]) {
             out.as_slice::<TString>().unwrap_or(&[]),
         );
         for (i, g) in got.iter().enumerate() {
-            assert_eq!(g, &src[reference_index(&in_dims, &target, i as i64)]);
+            assert_eq!(
+                g,
+                &src[crate::reference::broadcast_source_index(&in_dims, &target, i)]
+            );
         }
     }
 }
