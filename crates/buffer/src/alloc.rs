@@ -7,6 +7,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::counters::Counters;
+use crate::small;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The alignment every tensorcast allocation has: TensorFlow's `Allocator::kAllocatorAlignment`
@@ -218,6 +219,34 @@ unsafe fn padded_dealloc(ptr: NonNull<u8>, outer: Layout) {
     unsafe { std::alloc::dealloc(base.as_ptr(), outer) };
 }
 
+/// A block of `layout` (non-zero size) from the system allocator: a padded one for small
+/// aligned layouts (see [`SMALL_PADDED_MAX_BYTES`]). `None` when the system has no memory.
+pub(crate) fn system_alloc_block(layout: Layout) -> Option<NonNull<u8>> {
+    if let Some(outer) = padded(layout) {
+        return padded_alloc(layout, outer);
+    }
+    // SAFETY: `layout` has a non-zero size (no caller asks for 0 bytes: `allocate` refuses it
+    // and the small classes start at 64) and was built by `Layout::from_size_align`.
+    NonNull::new(unsafe { std::alloc::alloc(layout) })
+}
+
+/// Frees a block from [`system_alloc_block`].
+///
+/// # Safety
+/// `ptr` must come from `system_alloc_block(layout)` with this same `layout`, and must not be
+/// used after this call.
+pub(crate) unsafe fn system_free_block(ptr: NonNull<u8>, layout: Layout) {
+    if let Some(outer) = padded(layout) {
+        // SAFETY: `system_alloc_block` took this block from `padded_alloc` with the same
+        // layout (`padded` depends on the layout alone), per this function's contract.
+        unsafe { padded_dealloc(ptr, outer) };
+        return;
+    }
+    // SAFETY: `ptr` was returned by `std::alloc::alloc` with exactly `layout`, per this
+    // function's contract, and is not used after this.
+    unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
+}
+
 /// Blocks below this size go straight to the system allocator (which pools small blocks well
 /// already); larger ones are kept in the free-block cache after they are freed.
 const POOL_MIN_BYTES: usize = 64 * 1024;
@@ -258,6 +287,31 @@ struct Pool {
 /// most 12.5% larger), and on free are kept while the cache holds no more than its limit
 /// (default: 1 GiB, or `TENSORCAST_ALLOCATOR_CACHE_BYTES`); [`Allocator::release_cached_memory`]
 /// empties it.
+///
+/// Small blocks (up to 256 bytes: scalars, short vectors) are kept too, on a shelf of the
+/// thread that frees them (64-byte size classes, at most 32 blocks each, 20 KiB a thread), so
+/// that a small tensor's creation and drop skip the system allocator. A shelf is freed when its
+/// thread ends; `release_cached_memory` also frees the calling thread's shelf. Shelved bytes
+/// are not part of `bytes_cached`, and hits on a shelf are not part of `cache_hits`. An
+/// allocator with a cache limit of 0 keeps nothing, small blocks included. The buffers of the
+/// default allocator ([`cpu_allocator_ref`]) go one step further: a dropped small buffer keeps
+/// its memory with its reference-counted cell, for the next small buffer of its thread. The
+/// counters are kept exact through all of this:
+///
+/// ```
+/// use tensorcast_buffer::{cpu_allocator_ref, Buffer};
+/// let stats = || cpu_allocator_ref().stats().unwrap();
+/// let before = stats();
+/// for i in 0..3u8 {
+///     let b = Buffer::copy_from_slice(&[i; 12])?;
+///     assert_eq!(b.as_slice(), &[i; 12]);
+///     assert_eq!(stats().bytes_in_use, before.bytes_in_use + 12);
+/// }
+/// let after = stats();
+/// assert_eq!(after.bytes_in_use, before.bytes_in_use);
+/// assert_eq!(after.num_allocs, before.num_allocs + 3);
+/// # Ok::<(), tensorcast_buffer::AllocError>(())
+/// ```
 pub struct CpuAllocator {
     name: String,
     cache_limit_bytes: usize,
@@ -311,6 +365,26 @@ impl CpuAllocator {
         self.cache_limit_bytes
     }
 
+    /// True when small blocks go through the per-thread shelf (see the type's docs).
+    #[inline]
+    pub(crate) fn shelves_small_blocks(&self) -> bool {
+        self.cache_limit_bytes > 0
+    }
+
+    /// Records that a small block of the shelf was handed out for `size_bytes` without a call
+    /// to `allocate` (the buffer crate's reuse of a small root with its memory).
+    #[inline]
+    pub(crate) fn note_allocated(&self, size_bytes: usize) {
+        self.counters.allocated(size_bytes);
+    }
+
+    /// Records that a block of `size_bytes` came back without a call to `deallocate` (its
+    /// memory kept with its root for reuse).
+    #[inline]
+    pub(crate) fn note_freed(&self, size_bytes: usize) {
+        self.counters.freed(size_bytes);
+    }
+
     fn pool(&self) -> std::sync::MutexGuard<'_, Pool> {
         // A panic while holding the lock cannot leave the pool inconsistent (every update is a
         // single push or pop plus a counter), so a poisoned lock is still usable.
@@ -318,15 +392,9 @@ impl CpuAllocator {
     }
 
     fn system_alloc(&self, layout: Layout, attrs: &AllocationAttributes) -> Option<NonNull<u8>> {
-        if let Some(outer) = padded(layout) {
-            return padded_alloc(layout, outer);
-        }
-        // SAFETY: `layout` has a non-zero size (callers never ask for 0 bytes: `allocate`
-        // refuses it before we get here) and was built by `Layout::from_size_align`.
-        let p = NonNull::new(unsafe { std::alloc::alloc(layout) });
+        let p = system_alloc_block(layout);
         if p.is_none() && attrs.retry_on_failure && self.release_cached_memory() > 0 {
-            // SAFETY: as above.
-            return NonNull::new(unsafe { std::alloc::alloc(layout) });
+            return system_alloc_block(layout);
         }
         p
     }
@@ -352,6 +420,16 @@ unsafe impl Allocator for CpuAllocator {
                 alignment,
             });
         }
+        if self.shelves_small_blocks() {
+            if let Some(class) = small::class_of(size_bytes, alignment) {
+                let p = small::take(class).ok_or_else(|| AllocError::OutOfMemory {
+                    allocator: self.name.clone(),
+                    size_bytes,
+                })?;
+                self.counters.allocated(size_bytes);
+                return Ok(p);
+            }
+        }
         let class = size_class(size_bytes);
         let layout = layout_for(class, alignment)?;
         if class >= POOL_MIN_BYTES && self.cache_limit_bytes > 0 {
@@ -376,6 +454,15 @@ unsafe impl Allocator for CpuAllocator {
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
         self.counters.freed(size_bytes);
+        if self.shelves_small_blocks() {
+            if let Some(class) = small::class_of(size_bytes, alignment) {
+                // SAFETY: `allocate` served this (size, alignment) from the shelf's class
+                // (the same test, on a limit that never changes), and the caller no longer
+                // uses the block.
+                unsafe { small::give_back(class, ptr) };
+                return;
+            }
+        }
         let class = size_class(size_bytes);
         if class >= POOL_MIN_BYTES {
             let mut pool = self.pool();
@@ -393,15 +480,9 @@ unsafe impl Allocator for CpuAllocator {
         let Ok(layout) = layout_for(class, alignment) else {
             return;
         };
-        if let Some(outer) = padded(layout) {
-            // SAFETY: `allocate` took this block from `padded_alloc` with the same layout
-            // (`padded` depends on the layout alone), per this function's contract.
-            unsafe { padded_dealloc(ptr, outer) };
-            return;
-        }
-        // SAFETY: `ptr` was returned by `std::alloc::alloc` with exactly `layout` (same size
-        // class and alignment), per this function's contract, and is not used after this.
-        unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
+        // SAFETY: `allocate` took `ptr` from `system_alloc_block(layout)` (same size class and
+        // alignment), per this function's contract, and it is not used after this.
+        unsafe { system_free_block(ptr, layout) };
     }
 
     fn stats(&self) -> Option<AllocatorStats> {
@@ -413,7 +494,10 @@ unsafe impl Allocator for CpuAllocator {
         })
     }
 
+    /// Frees the cache of large blocks and the calling thread's shelf of small ones (other
+    /// threads' shelves are freed when those threads end).
     fn release_cached_memory(&self) -> usize {
+        let shelf = small::release_this_thread();
         let free = {
             let mut pool = self.pool();
             pool.cached_bytes = 0;
@@ -432,7 +516,7 @@ unsafe impl Allocator for CpuAllocator {
                 released += class;
             }
         }
-        released
+        released + shelf
     }
 }
 
@@ -451,9 +535,24 @@ pub fn cpu_allocator() -> Arc<dyn Allocator> {
 /// count update (two atomic operations), for paths that run per call on small tensors.
 /// Buffers from it do not hold a count of their own either (the allocator lives as long as
 /// the process).
+#[inline]
 pub fn cpu_allocator_ref() -> &'static Arc<dyn Allocator> {
     static DEFAULT: OnceLock<Arc<dyn Allocator>> = OnceLock::new();
-    DEFAULT.get_or_init(|| Arc::new(CpuAllocator::new()))
+    match DEFAULT.get() {
+        Some(a) => a,
+        None => DEFAULT.get_or_init(|| default_cpu().clone()),
+    }
+}
+
+/// The default CPU allocator as its concrete type (the same allocation as
+/// [`cpu_allocator_ref`]), for the buffer crate's own small-block path.
+#[inline]
+pub(crate) fn default_cpu() -> &'static Arc<CpuAllocator> {
+    static DEFAULT_CPU: OnceLock<Arc<CpuAllocator>> = OnceLock::new();
+    match DEFAULT_CPU.get() {
+        Some(a) => a,
+        None => DEFAULT_CPU.get_or_init(|| Arc::new(CpuAllocator::new())),
+    }
 }
 
 #[cfg(test)]

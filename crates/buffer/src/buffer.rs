@@ -9,8 +9,9 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 
 use crate::alloc::{
-    cpu_allocator_ref, AllocError, AllocationAttributes, Allocator, DEFAULT_ALIGNMENT,
+    cpu_allocator_ref, default_cpu, AllocError, AllocationAttributes, Allocator, DEFAULT_ALIGNMENT,
 };
+use crate::small;
 use crate::writer::Writer;
 
 /// A zero-sized type whose alignment makes `NonNull::dangling()` 64-byte aligned.
@@ -40,6 +41,10 @@ enum Owner {
     },
     /// No memory (a zero-length root).
     Empty,
+    /// A small block of the default CPU allocator's shelf (of [`small::class_layout`] for
+    /// `class`), already counted as freed, kept with its cell for the next small buffer of
+    /// this thread ([`SMALL_ROOTS`]); only roots on that list have this owner.
+    Shelved { class: usize },
 }
 
 /// The allocator an allocated root returns its memory to: the process-wide default one
@@ -139,6 +144,21 @@ fn release_cell(mut cell: Arc<Root>) {
     let Some(root) = Arc::get_mut(&mut cell) else {
         return;
     };
+    if let Owner::Allocated {
+        allocator: AllocatorHandle::Default(_),
+        ..
+    } = root.owner
+    {
+        if let Some(class) = small::class_of(root.len, DEFAULT_ALIGNMENT) {
+            if default_cpu().shelves_small_blocks() {
+                // A small block of the default allocator: keep it with its cell.
+                default_cpu().note_freed(root.len);
+                root.owner = Owner::Shelved { class };
+                keep_small_root(class, cell);
+                return;
+            }
+        }
+    }
     // Only handle: release the memory now (the owner's drop runs here, outside any borrow of
     // the cache, so it may itself build or drop buffers).
     drop(std::mem::replace(root, Root::empty()));
@@ -151,17 +171,76 @@ fn release_cell(mut cell: Arc<Root>) {
     });
 }
 
+/// The most small roots a thread keeps with their memory, per size class (see [`SMALL_ROOTS`]).
+const SMALL_ROOTS_PER_CLASS: usize = 16;
+
+thread_local! {
+    /// Cells of this thread's dropped small buffers from the default CPU allocator, each still
+    /// holding its memory (a block of the allocator's small-block shelf, by size class): the
+    /// next small buffer of that class this thread builds takes one, so that creating and
+    /// dropping a small tensor costs no allocator call, only the allocator's counters. The
+    /// memory is counted as freed while it waits here, and goes to the allocator's shelf
+    /// (and from there to the system) when the thread ends.
+    static SMALL_ROOTS: RefCell<[Vec<Arc<Root>>; small::CLASSES]> =
+        const { RefCell::new([Vec::new(), Vec::new(), Vec::new(), Vec::new()]) };
+}
+
+/// The size class of a `len`-byte buffer from `allocator` if it is served by
+/// [`SMALL_ROOTS`]: the default CPU allocator, shelving small blocks, and a small length.
+#[inline]
+fn small_root_class(allocator: &Arc<dyn Allocator>, len: usize) -> Option<usize> {
+    let class = small::class_of(len, DEFAULT_ALIGNMENT)?;
+    (Arc::ptr_eq(allocator, cpu_allocator_ref()) && default_cpu().shelves_small_blocks())
+        .then_some(class)
+}
+
+/// A kept small root of `class` (unique, with its memory), if this thread has one.
+#[inline]
+fn take_small_root(class: usize) -> Option<Arc<Root>> {
+    SMALL_ROOTS
+        .try_with(|c| c.try_borrow_mut().ok().and_then(|mut c| c[class].pop()))
+        .ok()
+        .flatten()
+}
+
+/// Keeps `cell` (unique; its root a small block of `class` from the default CPU allocator,
+/// just counted as freed and marked [`Owner::Shelved`]) for reuse; or drops it, which returns
+/// the memory to the allocator's shelf, when the thread keeps enough already.
+#[inline]
+fn keep_small_root(class: usize, cell: Arc<Root>) {
+    let _ = SMALL_ROOTS.try_with(move |c| {
+        if let Ok(mut c) = c.try_borrow_mut() {
+            let list = &mut c[class];
+            if list.len() < SMALL_ROOTS_PER_CLASS {
+                if list.capacity() == 0 {
+                    list.reserve_exact(SMALL_ROOTS_PER_CLASS);
+                }
+                list.push(cell);
+            }
+        }
+    });
+}
+
 impl Drop for Root {
     fn drop(&mut self) {
-        if let Owner::Allocated {
-            allocator,
-            alignment,
-        } = &self.owner
-        {
-            // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when
-            // this root was built (roots of length 0 are `Owner::Empty`), and the root is the
-            // only owner of the memory, so it is returned exactly once, here.
-            unsafe { allocator.get().deallocate(self.ptr, self.len, *alignment) };
+        match &self.owner {
+            Owner::Allocated {
+                allocator,
+                alignment,
+            } => {
+                // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)`
+                // when this root was built or last reused (roots of length 0 are
+                // `Owner::Empty`), and the root is the only owner of the memory, so it is
+                // returned exactly once, here.
+                unsafe { allocator.get().deallocate(self.ptr, self.len, *alignment) };
+            }
+            Owner::Shelved { class } => {
+                // SAFETY: a shelved root holds a block of `class` that the default CPU
+                // allocator took from its shelf (`small::take`) and that is already counted as
+                // freed; the root is its only owner, so it goes back exactly once, here.
+                unsafe { small::give_back(*class, self.ptr) };
+            }
+            Owner::Foreign { .. } | Owner::Empty => {}
         }
     }
 }
@@ -251,9 +330,31 @@ impl Buffer {
             init(&mut w);
             return Ok(Self::empty());
         }
+        if let Some(class) = small_root_class(allocator, len) {
+            if let Some(mut cell) = take_small_root(class) {
+                if let Some(root) = Arc::get_mut(&mut cell) {
+                    // A kept small root: its block holds `len` bytes (same class). Count it
+                    // as allocated before `init` runs, so that a panic there (which drops the
+                    // root and so deallocates it) leaves the counters even.
+                    default_cpu().note_allocated(len);
+                    root.len = len;
+                    root.writable = true;
+                    root.owner = Owner::Allocated {
+                        allocator: AllocatorHandle::Default(cpu_allocator_ref()),
+                        alignment: DEFAULT_ALIGNMENT,
+                    };
+                    Self::write_root(root, init);
+                    return Ok(Self {
+                        root: ManuallyDrop::new(cell),
+                        offset: 0,
+                        len,
+                    });
+                }
+            }
+        }
         let ptr = allocator.allocate(len, DEFAULT_ALIGNMENT, attrs)?;
         // Build the root first so the memory is returned to the allocator even if `init` panics.
-        let root = Root {
+        let mut root = Root {
             ptr,
             len,
             writable: true,
@@ -262,21 +363,28 @@ impl Buffer {
                 alignment: DEFAULT_ALIGNMENT,
             },
         };
-        {
-            // SAFETY: `ptr` is valid for writes of `len` bytes and owned by `root` alone
-            // (Allocator contract); viewing possibly-uninitialised bytes as `MaybeUninit<u8>` is
-            // always allowed. The slice borrows `root` mutably, so nothing else touches it.
-            let raw = unsafe {
-                std::slice::from_raw_parts_mut(
-                    root.ptr.as_ptr().cast::<std::mem::MaybeUninit<u8>>(),
-                    root.len,
-                )
-            };
-            let mut w = Writer::new(raw);
-            init(&mut w);
-            w.finish();
-        }
+        Self::write_root(&mut root, init);
         Ok(Self::from_root(root))
+    }
+
+    /// Runs `init` on a writer over all of `root`'s bytes (an allocated root no buffer shares
+    /// yet), then zeroes what it left unwritten.
+    #[inline]
+    fn write_root(root: &mut Root, init: impl FnOnce(&mut Writer<'_>)) {
+        // SAFETY: `root` was just allocated (or taken back with its block, which holds at
+        // least `len` bytes), so `ptr` is valid for writes of `len` bytes and owned by `root`
+        // alone (Allocator contract); viewing possibly-uninitialised bytes as
+        // `MaybeUninit<u8>` is always allowed. The slice borrows `root` mutably, so nothing
+        // else touches it.
+        let raw = unsafe {
+            std::slice::from_raw_parts_mut(
+                root.ptr.as_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+                root.len,
+            )
+        };
+        let mut w = Writer::new(raw);
+        init(&mut w);
+        w.finish();
     }
 
     /// Allocates `len` zeroed bytes from `allocator`.
@@ -563,7 +671,7 @@ impl Buffer {
         match &self.root.owner {
             Owner::Allocated { allocator, .. } => allocator.get().name(),
             Owner::Foreign { kind, .. } => kind,
-            Owner::Empty => "empty",
+            Owner::Empty | Owner::Shelved { .. } => "empty",
         }
     }
 
@@ -661,6 +769,79 @@ mod tests {
         let d = Buffer::from_vec(vec![7u16]);
         assert_eq!(d.as_slice(), &[7, 0]);
         assert_eq!(d.owner_name(), "vec");
+    }
+
+    #[test]
+    fn a_small_default_buffer_reuses_its_dropped_memory_without_exposing_old_bytes() {
+        // Run on a fresh thread: its kept roots start empty, and are freed when it ends (Miri
+        // would report a block left behind as a leak).
+        std::thread::spawn(|| {
+            let a = Buffer::new_with(
+                cpu_allocator_ref(),
+                200,
+                &AllocationAttributes::default(),
+                |w| w.put_fill(&[0xEE], 200),
+            )
+            .unwrap();
+            let addr = a.as_ptr();
+            drop(a);
+            // Same size class (193..=256 bytes): the same memory, rewritten; the bytes the
+            // writer leaves are zeroed, not the old 0xEE.
+            let b = Buffer::new_with(
+                cpu_allocator_ref(),
+                250,
+                &AllocationAttributes::default(),
+                |w| w.put_slice(&[1, 2, 3]),
+            )
+            .unwrap();
+            assert_eq!(b.as_ptr(), addr);
+            assert_eq!(b.len(), 250);
+            assert_eq!(&b.as_slice()[..3], &[1, 2, 3]);
+            assert!(b.as_slice()[3..].iter().all(|&x| x == 0));
+            assert_eq!((b.root_ref_count(), b.owner_name()), (1, "cpu"));
+            assert_eq!(b.as_ptr().addr() % DEFAULT_ALIGNMENT, 0);
+            // Another class, or a shared handle, does not take it.
+            let c = Buffer::copy_from_slice(&[9; 20]).unwrap();
+            assert_ne!(c.as_ptr(), addr);
+            let b2 = b.clone();
+            drop(b);
+            assert_eq!(b2.as_slice()[..3], [1, 2, 3]);
+            drop((b2, c));
+            // More small buffers than a thread keeps: the rest go back to the allocator.
+            let many: Vec<Buffer> = (0..SMALL_ROOTS_PER_CLASS + 4)
+                .map(|i| Buffer::copy_from_slice(&[i as u8; 100]).unwrap())
+                .collect();
+            for (i, b) in many.iter().enumerate() {
+                assert_eq!(b.as_slice(), &[i as u8; 100]);
+            }
+            drop(many);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_panic_while_writing_a_reused_small_buffer_returns_its_memory() {
+        std::thread::spawn(|| {
+            drop(Buffer::copy_from_slice(&[1; 10]).unwrap());
+            let r = std::panic::catch_unwind(|| {
+                Buffer::new_with(
+                    cpu_allocator_ref(),
+                    10,
+                    &AllocationAttributes::default(),
+                    |w| {
+                        w.put_slice(&[5]);
+                        panic!("init fails");
+                    },
+                )
+            });
+            assert!(r.is_err());
+            // The thread's state is intact: the next small buffers work.
+            let b = Buffer::copy_from_slice(&[7; 10]).unwrap();
+            assert_eq!(b.as_slice(), &[7; 10]);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -43,6 +43,7 @@ mod buffer;
 mod counters;
 mod objects;
 pub mod simd;
+mod small;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 mod tracking;

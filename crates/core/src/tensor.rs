@@ -90,12 +90,15 @@ where
 
 /// Byte size of `n` elements of a memcpy-able dtype, or an error if it does not fit in memory.
 pub(crate) fn byte_len(dtype: DataType, n: usize) -> Result<usize> {
-    n.checked_mul(dtype.size())
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or(Error::OutOfMemory {
+    // A `match` rather than `ok_or`: the error is built only when it is returned (`ok_or`
+    // builds and drops one on every call, a measurable cost on per-call paths).
+    match n.checked_mul(dtype.size()) {
+        Some(b) if b <= isize::MAX as usize => Ok(b),
+        _ => Err(Error::OutOfMemory {
             dtype,
             elements: n as u64,
-        })
+        }),
+    }
 }
 
 impl Tensor {
@@ -261,7 +264,7 @@ impl Tensor {
         }
         let n = shape.num_elements_usize();
         let len = byte_len(dtype, n)?;
-        let storage = if n == 0 {
+        let mut storage = if n == 0 {
             Storage::None
         } else {
             Storage::Bytes(Buffer::new_with(
@@ -271,7 +274,15 @@ impl Tensor {
                 init,
             )?)
         };
-        Self::assemble(dtype, shape.clone(), storage)
+        // The invariant `assemble` checks holds by construction here: the buffer has exactly
+        // `byte_len(dtype, n)` bytes of a memcpy-able dtype (this is a per-call path of every
+        // kernel, small outputs included).
+        canonicalize_sub_byte(dtype, &mut storage);
+        Ok(Self {
+            dtype,
+            shape: shape.clone(),
+            storage,
+        })
     }
 
     /// `Tensor(dtype, shape, buf)`: a tensor over an existing buffer, without copying. The

@@ -107,19 +107,11 @@ where
     // pass straight into the output, `main` and `tail` only (`fast` is a shortcut to `main`'s
     // results, worth its check only on long runs).
     let osize = std::mem::size_of::<O>().max(1);
-    if n * osize <= SMALL_WORDS * 8 {
+    if n * osize <= SMALL_WORDS * 8 && std::mem::align_of::<O>() <= 8 {
         if let (Some(step_a), Some(step_b)) = (simple(&a), simple(&b)) {
-            let split = n - k.tail_len.min(n);
-            let f = |i: usize, x: &T, y: &T| {
-                if i < split {
-                    (k.main)(x, y)
-                } else {
-                    (k.tail)(x, y)
-                }
-            };
-            return Tensor::from_writer(allocator, out_dtype, out_shape, |w| {
-                w.put_indexed(n, |i| f(i, &a.data[i * step_a], &b.data[i * step_b]));
-            });
+            return small(
+                allocator, a.data, step_a, b.data, step_b, n, out_shape, out_dtype, &k,
+            );
         }
     }
     let offset = |s: &Src<'_, T>| s.layout.map_or(0, Layout::offset);
@@ -173,6 +165,74 @@ where
             plan.range(w, 0, n);
         }
     })
+}
+
+/// A small output (at most [`SMALL_WORDS`] words) of operands that are dense over it
+/// (`step` 1) or single elements (`step` 0): computed on the stack with `main` and `tail`
+/// only (`fast` is a shortcut to `main`'s results, worth its check only on long runs), then
+/// copied into the output in one piece.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the two operands' (data, step) pairs, the output's description and the kernel"
+)]
+#[inline(always)]
+fn small<T, O, F, G, H, S>(
+    allocator: &Arc<dyn Allocator>,
+    a: &[T],
+    step_a: usize,
+    b: &[T],
+    step_b: usize,
+    n: usize,
+    out_shape: &TensorShape,
+    out_dtype: DataType,
+    k: &Kernel<F, G, H, S>,
+) -> Result<Tensor>
+where
+    O: bytemuck::Pod,
+    F: Fn(&T, &T) -> O,
+    G: Fn(&T, &T) -> O,
+{
+    let mut words = [0u64; SMALL_WORDS];
+    let out = &mut bytemuck::cast_slice_mut::<u64, O>(&mut words)[..n];
+    let split = n - k.tail_len.min(n);
+    let (main, tail) = out.split_at_mut(split);
+    small_part(main, a, step_a, b, step_b, 0, &k.main);
+    small_part(tail, a, step_a, b, step_b, split, &k.tail);
+    let bytes: &[u8] = bytemuck::cast_slice(out);
+    Tensor::from_writer(allocator, out_dtype, out_shape, |w| w.put_slice(bytes))
+}
+
+/// `out[i] = f(a[lo + i], b[lo + i])`, an operand of `step` 0 being one element read
+/// everywhere.
+#[inline(always)]
+fn small_part<T, O: Copy>(
+    out: &mut [O],
+    a: &[T],
+    step_a: usize,
+    b: &[T],
+    step_b: usize,
+    lo: usize,
+    f: &impl Fn(&T, &T) -> O,
+) {
+    let hi = lo + out.len();
+    match (step_a, step_b) {
+        (1, 1) => {
+            for ((o, x), y) in out.iter_mut().zip(&a[lo..hi]).zip(&b[lo..hi]) {
+                *o = f(x, y);
+            }
+        }
+        (0, 1) => {
+            for (o, y) in out.iter_mut().zip(&b[lo..hi]) {
+                *o = f(&a[0], y);
+            }
+        }
+        (1, 0) => {
+            for (o, x) in out.iter_mut().zip(&a[lo..hi]) {
+                *o = f(x, &b[0]);
+            }
+        }
+        _ => out.fill(f(&a[0], &b[0])),
+    }
 }
 
 struct Plan<'p, T, F, G, H, S> {

@@ -71,17 +71,18 @@ impl<'a> Ready<'a> {
     #[inline]
     fn src<T: Element>(&mut self) -> Result<Src<'_, T>> {
         if self.copy.is_none() {
+            if let Ok(data) = self.tensor.as_slice::<T>() {
+                return Ok(Src {
+                    data,
+                    layout: self.layout.as_ref(),
+                });
+            }
             match self.tensor.as_slice::<T>() {
-                Ok(data) => {
-                    return Ok(Src {
-                        data,
-                        layout: self.layout.as_ref(),
-                    })
-                }
                 // A tensor adopted from foreign memory may be unaligned for `T`: read an
                 // aligned copy (the only input copy the engine ever makes).
                 Err(Error::Misaligned { .. }) => self.copy = Some(self.tensor.deep_copy()?),
                 Err(e) => return Err(e),
+                Ok(_) => {}
             }
         }
         let t = self.copy.as_ref().unwrap_or(self.tensor);
