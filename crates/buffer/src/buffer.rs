@@ -140,6 +140,7 @@ fn root_cell(root: Root) -> Arc<Root> {
 
 /// Releases the root of `cell` if `cell` is its only handle, and keeps the emptied cell for
 /// reuse; otherwise just drops this handle.
+#[inline]
 fn release_cell(mut cell: Arc<Root>) {
     let Some(root) = Arc::get_mut(&mut cell) else {
         return;
@@ -283,6 +284,7 @@ impl fmt::Debug for Buffer {
 }
 
 impl Drop for Buffer {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: `self.root` is taken once, here, and never used again: the buffer is being
         // dropped.
@@ -543,6 +545,7 @@ impl Buffer {
     }
 
     /// Number of bytes in this range.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -553,6 +556,7 @@ impl Buffer {
     }
 
     /// The bytes.
+    #[inline]
     pub fn as_slice(&self) -> &[u8] {
         // SAFETY: `offset + len <= root.len` (checked in `slice`), the root's memory is valid for
         // reads for as long as `self` holds the `Arc`, and it was fully initialised when the root

@@ -41,6 +41,7 @@ impl std::fmt::Debug for Writer<'_> {
 }
 
 impl<'a> Writer<'a> {
+    #[inline]
     pub(crate) fn new(dst: &'a mut [MaybeUninit<u8>]) -> Self {
         let streaming = dst.len() >= STREAMING_MIN_TOTAL_BYTES && cfg!(not(miri));
         Self {
@@ -66,6 +67,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Bytes still to write.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.dst.len() - self.filled
     }
@@ -85,6 +87,7 @@ impl<'a> Writer<'a> {
         unsafe { std::slice::from_raw_parts(self.dst.as_ptr().cast::<u8>(), self.filled) }
     }
 
+    #[inline]
     fn reserve(&mut self, n: usize) -> *mut u8 {
         assert!(
             n <= self.remaining(),
@@ -96,6 +99,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Appends a copy of `src`.
+    #[inline]
     pub fn put_slice(&mut self, src: &[u8]) {
         let n = src.len();
         let dst = self.reserve(n);
@@ -112,6 +116,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Appends `n` zero bytes.
+    #[inline]
     pub fn put_zeros(&mut self, n: usize) {
         let dst = self.reserve(n);
         // SAFETY: `dst` is valid for `n` bytes of writes (bounds checked in `reserve`).
@@ -312,6 +317,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Zeroes whatever is still unwritten and fences streaming stores.
+    #[inline]
     pub(crate) fn finish(&mut self) {
         let n = self.remaining();
         if n > 0 {
