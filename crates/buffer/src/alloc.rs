@@ -295,8 +295,8 @@ struct Pool {
 /// are not part of `bytes_cached`, and hits on a shelf are not part of `cache_hits`. An
 /// allocator with a cache limit of 0 keeps nothing, small blocks included. The buffers of the
 /// default allocator ([`cpu_allocator_ref`]) go one step further: a dropped small buffer keeps
-/// its memory with its reference-counted cell, for the next small buffer of its thread. The
-/// counters are kept exact through all of this:
+/// its memory with its reference-counted cell, for the next small buffer of its thread (at
+/// most 16 a size class, 10 KiB a thread). The counters are kept exact through all of this:
 ///
 /// ```
 /// use tensorcast_buffer::{cpu_allocator_ref, Buffer};
@@ -494,9 +494,11 @@ unsafe impl Allocator for CpuAllocator {
         })
     }
 
-    /// Frees the cache of large blocks and the calling thread's shelf of small ones (other
-    /// threads' shelves are freed when those threads end).
+    /// Frees the cache of large blocks and the calling thread's small blocks: its shelf, and
+    /// the memory its dropped small buffers kept (other threads' are freed when those threads
+    /// end). The count returned is of the blocks' sizes.
     fn release_cached_memory(&self) -> usize {
+        crate::buffer::release_small_roots();
         let shelf = small::release_this_thread();
         let free = {
             let mut pool = self.pool();

@@ -222,6 +222,20 @@ fn keep_small_root(class: usize, cell: Arc<Root>) {
     });
 }
 
+/// Drops this thread's kept small roots: their blocks go back to the CPU allocator's shelf
+/// (which [`crate::Allocator::release_cached_memory`] frees next).
+pub(crate) fn release_small_roots() {
+    let kept = SMALL_ROOTS
+        .try_with(|c| {
+            c.try_borrow_mut()
+                .map(|mut c| c.iter_mut().flat_map(std::mem::take).collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    // Dropped here, outside the borrow of the lists (each drop reaches the allocator's shelf).
+    drop(kept);
+}
+
 impl Drop for Root {
     fn drop(&mut self) {
         match &self.owner {
@@ -819,6 +833,23 @@ mod tests {
                 assert_eq!(b.as_slice(), &[i as u8; 100]);
             }
             drop(many);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn releasing_cached_memory_frees_the_threads_kept_small_buffers() {
+        std::thread::spawn(|| {
+            let kept = || SMALL_ROOTS.with(|c| c.borrow().iter().map(Vec::len).sum::<usize>());
+            drop(Buffer::copy_from_slice(&[3; 40]).unwrap());
+            assert_eq!(kept(), 1);
+            // The kept block goes back to the shelf and from there to the system.
+            cpu_allocator_ref().release_cached_memory();
+            assert_eq!(kept(), 0);
+            assert_eq!(small::release_this_thread(), 0);
+            let b = Buffer::copy_from_slice(&[4; 40]).unwrap();
+            assert_eq!(b.as_slice(), &[4; 40]);
         })
         .join()
         .unwrap();
