@@ -150,6 +150,9 @@ fn release_cell(mut cell: Arc<Root>) {
         ..
     } = root.owner
     {
+        // The block came from `allocate(root.len, DEFAULT_ALIGNMENT)` of the default
+        // allocator (`new_with` makes every allocated root, always with that alignment): for
+        // a small length, a block of the shelf's class of that length.
         if let Some(class) = small::class_of(root.len, DEFAULT_ALIGNMENT) {
             if default_cpu().shelves_small_blocks() {
                 // A small block of the default allocator: keep it with its cell.

@@ -14,7 +14,9 @@
 //!   bytes, so kernels can skip a zero fill and still be written in safe code.
 //! - Allocation failure, including absurd sizes, is an [`AllocError`], never an abort.
 //! - The default [`CpuAllocator`] keeps a bounded cache of freed large blocks, so repeated large
-//!   outputs do not pay the page faults of fresh memory each time.
+//!   outputs do not pay the page faults of fresh memory each time, and small ones on a shelf
+//!   per thread (the default allocator's small buffers keep theirs with their cell), so a
+//!   small tensor's creation and drop make no system allocator call.
 //!
 //! ```
 //! use std::sync::Arc;
