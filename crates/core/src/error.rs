@@ -188,16 +188,26 @@ pub enum Error {
         /// The dtype without a range.
         dtype: DataType,
     },
-    /// A dtype that an op takes in principle but has no kernel for.
+    /// A dtype that an op takes in principle but has no CPU kernel for: TensorFlow's
+    /// `NotFoundError`, whose text names the node with its attrs and lists the kernels
+    /// registered for the op (as TensorFlow 2.21's `tensorflow-cpu` build registers them).
     #[error(
-        "{op} is not supported for {} tensors (TensorFlow registers no {op} kernel for it)",
-        dtype.name()
+        "Could not find device for node: {{{{node {op}}}}} = {op}[T={}{}]\nAll kernels registered for op {op}:\n{}",
+        dtype.proto_name().unwrap_or_default(),
+        match incompatible_shape_error {
+            Some(true) => ", incompatible_shape_error=true",
+            Some(false) => ", incompatible_shape_error=false",
+            None => "",
+        },
+        registered_kernels(op)
     )]
     NoKernel {
         /// The op.
         op: &'static str,
         /// The dtype.
         dtype: DataType,
+        /// The `incompatible_shape_error` attr of `Equal`/`NotEqual` (printed with the node).
+        incompatible_shape_error: Option<bool>,
     },
     /// An operation that needs plain bytes met a dtype whose elements are objects (strings,
     /// resources, variants) or have no size.
@@ -615,9 +625,10 @@ impl Error {
     /// TensorFlow's status code for this error.
     pub fn code(&self) -> Code {
         match self {
-            Error::UnsupportedCast { .. }
-            | Error::NoKernel { .. }
-            | Error::BroadcastUnsupported { .. } => Code::Unimplemented,
+            Error::NoKernel { .. } => Code::NotFound,
+            Error::UnsupportedCast { .. } | Error::BroadcastUnsupported { .. } => {
+                Code::Unimplemented
+            }
             Error::Alloc(_) | Error::OutOfMemory { .. } => Code::ResourceExhausted,
             Error::SharedBuffer => Code::FailedPrecondition,
             Error::Uninitialized { op, .. } if *op != "Cast" => Code::FailedPrecondition,
@@ -625,6 +636,59 @@ impl Error {
             Error::ShapeIndex { edit, .. } => edit.code(),
             _ => Code::InvalidArgument,
         }
+    }
+}
+
+/// The kernels TensorFlow 2.21's CPU build (the `tensorflow-cpu` wheel) registers for `op`, as
+/// its "could not find device" error lists them: one line per registration, in its order.
+/// Only the ops whose [`Error::NoKernel`] tensorcast reports have a list.
+fn registered_kernels(op: &str) -> &'static str {
+    // Equal and NotEqual register the same kernels; the order of the lines differs.
+    macro_rules! xla_equal {
+        () => {
+            "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, \
+        DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_QINT8, DT_QUINT8, DT_QINT32, \
+        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64, DT_FLOAT8_E5M2, \
+        DT_FLOAT8_E4M3FN, DT_FLOAT8_E4M3FNUZ, DT_FLOAT8_E4M3B11FNUZ, DT_FLOAT8_E5M2FNUZ, DT_INT4, \
+        DT_UINT4]\n"
+        };
+    }
+    macro_rules! cpu_equal {
+        () => {
+            "  device='CPU'; T in [DT_BOOL]\n  device='CPU'; T in [DT_STRING]\n  \
+        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
+        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
+        device='CPU'; T in [DT_QINT32]\n  device='CPU'; T in [DT_QUINT16]\n  \
+        device='CPU'; T in [DT_QUINT8]\n  device='CPU'; T in [DT_QINT16]\n  \
+        device='CPU'; T in [DT_QINT8]\n  device='CPU'; T in [DT_UINT64]\n  \
+        device='CPU'; T in [DT_UINT32]\n  device='CPU'; T in [DT_UINT16]\n  \
+        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_INT16]\n  \
+        device='CPU'; T in [DT_INT8]\n  device='CPU'; T in [DT_UINT8]\n  \
+        device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_HALF]\n  \
+        device='CPU'; T in [DT_FLOAT]\n"
+        };
+    }
+    macro_rules! default_int32 {
+        () => {
+            "  device='DEFAULT'; T in [DT_INT32]\n"
+        };
+    }
+    const EQUAL: &str = concat!(xla_equal!(), cpu_equal!(), default_int32!());
+    const NOT_EQUAL: &str = concat!(xla_equal!(), default_int32!(), cpu_equal!());
+    const CLIP_BY_VALUE: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
+        DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_QINT8, DT_QUINT8, DT_QINT32, \
+        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64]\n  \
+        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
+        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT8]\n  \
+        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
+        device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_INT8]\n  \
+        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
+        device='CPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_HALF]\n";
+    match op {
+        "Equal" => EQUAL,
+        "NotEqual" => NOT_EQUAL,
+        "ClipByValue" => CLIP_BY_VALUE,
+        _ => "",
     }
 }
 

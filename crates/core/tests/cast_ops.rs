@@ -6,6 +6,7 @@ use half::{bf16, f16};
 use proptest::prelude::*;
 use tensorcast_core::buffer::Buffer;
 use tensorcast_core::ops::cast::cast;
+use tensorcast_core::ops::elementwise::not_equal_with;
 use tensorcast_core::ops::equal::equal;
 use tensorcast_core::Complex;
 use tensorcast_core::{Code, DataType, TString, Tensor, TensorShape};
@@ -616,8 +617,29 @@ fn equal_errors_match_tensorflow() {
         equal(&a, &b).unwrap_err().to_string(),
         "Incompatible shapes: [2] vs. [3]"
     );
+    // No CPU kernel: TensorFlow's NotFoundError, with the node and the registered kernels,
+    // before shapes are looked at (an empty operand too).
     let f8 = raw(DataType::FLOAT8_E4M3FN, &[1], &[1]);
-    assert_eq!(equal(&f8, &f8).unwrap_err().code(), Code::Unimplemented);
+    let e = equal(&f8, &f8).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "Could not find device for node: {{node Equal}} = Equal[T=DT_FLOAT8_E4M3FN, \
+             incompatible_shape_error=true]\nAll kernels registered for op Equal:\n  \
+             device='XLA_CPU_JIT'; T in [DT_FLOAT, "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("  device='CPU'; T in [DT_FLOAT]\n  device='DEFAULT'; T in [DT_INT32]\n")
+    );
+    let empty = raw(DataType::INT4, &[0], &[]);
+    let e = not_equal_with(&empty, &empty, false).unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    assert!(e
+        .to_string()
+        .contains("= NotEqual[T=DT_INT4, incompatible_shape_error=false]\n"));
 }
 
 #[test]

@@ -240,6 +240,7 @@ fn clip_then_cast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
         return Err(Error::NoKernel {
             op: "ClipByValue",
             dtype: in_dtype,
+            incompatible_shape_error: None,
         })
     });
     cast(&clipped, dtype)

@@ -176,13 +176,55 @@ pub(crate) fn incompatible(op: BinaryOp, x: &TensorShape, y: &TensorShape) -> Er
     }
 }
 
-/// TensorFlow has no kernel for this dtype (its `NotFoundError`, "Could not find device for
-/// node"): the float8, float4, int4/int2, resource and variant types.
-pub(crate) fn no_kernel(op: BinaryOp, dtype: DataType) -> Error {
-    Error::NoKernel {
-        op: op.name(),
-        dtype,
+/// `Equal`/`NotEqual` take any type, but TensorFlow's CPU build has kernels for these only;
+/// for any other dtype (float8, float4, int4/int2, resource, variant) it fails with its
+/// `NotFoundError`, "Could not find device for node", before looking at shapes.
+pub(crate) fn kernel(
+    op: BinaryOp,
+    dtype: DataType,
+    incompatible_shape_error: bool,
+) -> Result<(), Error> {
+    const EQUALITY_KERNELS: u64 = {
+        use DataType as D;
+        let list = [
+            D::BOOL,
+            D::STRING,
+            D::COMPLEX128,
+            D::COMPLEX64,
+            D::INT64,
+            D::INT32,
+            D::QINT32,
+            D::QUINT16,
+            D::QUINT8,
+            D::QINT16,
+            D::QINT8,
+            D::UINT64,
+            D::UINT32,
+            D::UINT16,
+            D::BFLOAT16,
+            D::INT16,
+            D::INT8,
+            D::UINT8,
+            D::DOUBLE,
+            D::HALF,
+            D::FLOAT,
+        ];
+        let mut m = 0u64;
+        let mut i = 0;
+        while i < list.len() {
+            m |= 1 << list[i].number();
+            i += 1;
+        }
+        m
+    };
+    if matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) && !in_mask(EQUALITY_KERNELS, dtype) {
+        return Err(Error::NoKernel {
+            op: op.name(),
+            dtype,
+            incompatible_shape_error: Some(incompatible_shape_error),
+        });
     }
+    Ok(())
 }
 
 /// TensorFlow's broadcasting kernels exist for up to 5 dims after `BCast` merges neighbouring

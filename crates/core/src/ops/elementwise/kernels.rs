@@ -9,11 +9,12 @@ use tensorcast_buffer::{AllocationAttributes, Allocator};
 
 use super::engine::{self, never, Kernel, Src};
 use super::numeric::{
-    add32, add64, bf16_to_f32, cmul_c99_32, cmul_c99_64, cmul_packet32, cmul_packet64, daz32,
-    daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_f16, ftz32, max_nan, min_nan, mul32, mul64, sub32,
+    add32, add64, add_plain32, bf16_to_f32, cmul_c99_32, cmul_c99_64, cmul_packet32, cmul_packet64,
+    daz32, daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_bf16_scalar, f32_to_f16, ftz32,
+    indefinite32, max_nan, max_select, min_nan, min_select, mul32, mul64, mul_plain32, sub32,
     sub64, subnormal32, subnormal64, subnormal_bf16, tiny32, tiny_bf16,
 };
-use super::{check, BinaryOp, Operand};
+use super::{BinaryOp, Operand};
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::{DataType, Element, Tensor, TensorShape};
@@ -21,9 +22,18 @@ use crate::{DataType, Element, Tensor, TensorShape};
 /// SIMD packet lengths of TensorFlow's x86 build (AVX): the remainder of the output that does
 /// not fill a packet runs scalar code.
 const PACKET_F32: usize = 8;
+const PACKET_BF16: usize = 8;
 const PACKET_F64: usize = 4;
 const PACKET_C64: usize = 4;
 const PACKET_C128: usize = 2;
+
+/// `a * b` of two widened `bfloat16`s in `float` with DAZ and FTZ: the product of two 8-bit
+/// significands is exact in `float`, so a plain flush of the result is exact (NaN bits are
+/// left to the hardware: the packets' conversion makes every NaN `0x7fc0` anyway).
+#[inline(always)]
+fn mul_bf16(a: f32, b: f32) -> f32 {
+    ftz32(daz32(a) * daz32(b))
+}
 
 /// Which operand, if any, is a single element read against a larger other: TensorFlow then
 /// runs its `Right` (`y`) or `Left` (`x`) kernel, whose vectorised loop puts the single element
@@ -221,7 +231,7 @@ pub(crate) fn compute(
                     let $x = b;
                     ka != $key
                 }),
-                _ => Err(check::no_kernel(op, dtype)),
+                _ => unreachable_arith(op),
             }
         }};
     }
@@ -266,6 +276,70 @@ pub(crate) fn compute(
         ($T:ty, $v:expr, $x:ident, $w:expr) => {{
             let $x: $T = *$v;
             $w
+        }};
+    }
+    // `bfloat16` AddV2 / Sub / Mul through `float` (with DAZ/FTZ): the packets' rounding of
+    // `$main` (every NaN `0x7fc0`) for all but the last `n % 8` elements, and for those the
+    // scalar conversion of `$tail` (a NaN keeps its sign; an invalid operation's NaN is
+    // negative, x86's), with a single-element `x` second when `$commutes` (as `ordered!`).
+    // With `shortcut`, blocks of the packets' part without subnormal operands or tiny results
+    // skip DAZ/FTZ.
+    macro_rules! bf16_arith {
+        ($main:ident, $tail:ident, $commutes:expr $(, $shortcut:ident)?) => {{
+            let main = |x: &bf16, y: &bf16| f32_to_bf16($main(bf16_to_f32(*x), bf16_to_f32(*y)));
+            let swap = $commutes && scalar == Scalar::X;
+            let tail = move |x: &bf16, y: &bf16| {
+                let (a, b) = (bf16_to_f32(*x), bf16_to_f32(*y));
+                let (a, b) = if swap { (b, a) } else { (a, b) };
+                f32_to_bf16_scalar(indefinite32(a, b, $tail(a, b)))
+            };
+            bf16_arith!(@go main, tail $(, $shortcut)?)
+        }};
+        (@go $main:ident, $tail:ident) => {
+            go!(bf16, bf16, dtype, $main, $tail, n % PACKET_BF16)
+        };
+        (@go $main:ident, $tail:ident, shortcut) => {
+            go!(
+                bf16,
+                bf16,
+                dtype,
+                $main,
+                $tail,
+                n % PACKET_BF16,
+                |x: &bf16, y: &bf16| f32_to_bf16(bf16_to_f32(*x) * bf16_to_f32(*y)),
+                |x: &bf16, y: &bf16, r: &bf16| {
+                    u16::from(subnormal_bf16(*x) | subnormal_bf16(*y) | tiny_bf16(*r))
+                }
+            )
+        };
+    }
+    // Maximum / Minimum of `half` / `bfloat16`: the selected operand's own bits (NaNs
+    // included; see `max_select`), `x` on ties everywhere; in `bfloat16`'s packets (all but
+    // the last `n % $packet` elements) a subnormal result is flushed to zero, as the packets
+    // compute in `float` with DAZ.
+    macro_rules! select_16 {
+        ($T:ty, $packet:expr, |$x:ident| $w:expr, |$r:ident| $flush:expr) => {{
+            let wide = |$x: $T| $w;
+            let flush = |$r: $T| $flush;
+            let tail = n % $packet;
+            match op {
+                BinaryOp::Maximum => go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |a: &$T, b: &$T| flush(max_select(*a, *b, wide)),
+                    |a: &$T, b: &$T| max_select(*a, *b, wide),
+                    tail
+                ),
+                _ => go!(
+                    $T,
+                    $T,
+                    dtype,
+                    |a: &$T, b: &$T| flush(min_select(*a, *b, wide)),
+                    |a: &$T, b: &$T| min_select(*a, *b, wide),
+                    tail
+                ),
+            }
         }};
     }
     // Maximum / Minimum of floats: TensorFlow's vector loop returns `y` for equal operands
@@ -412,44 +486,57 @@ pub(crate) fn compute(
             _ => compare_float!(f64, |v| daz64(v)),
         },
         // bfloat16 widens to float exactly (its subnormals are float subnormals: DAZ), and a
-        // product of two 8-bit significands is exact in float, so plain FTZ is exact.
+        // product of two 8-bit significands is exact in float, so plain FTZ is exact. A NaN
+        // result is `0x7fc0` in the 8-element packets and keeps its sign in the scalar
+        // remainder, whose operand order is float's (see `ordered!`).
         DataType::BFLOAT16 => match op {
-            BinaryOp::AddV2 => same!(bf16, |x, y| f32_to_bf16(add32(
-                bf16_to_f32(*x),
-                bf16_to_f32(*y)
-            ))),
-            BinaryOp::Sub => same!(bf16, |x, y| f32_to_bf16(sub32(
-                bf16_to_f32(*x),
-                bf16_to_f32(*y)
-            ))),
-            BinaryOp::Mul => shortcut!(
+            BinaryOp::AddV2 => bf16_arith!(add32, add32, true),
+            BinaryOp::Sub => bf16_arith!(sub32, sub32, false),
+            BinaryOp::Mul => bf16_arith!(mul_bf16, mul32, true, shortcut),
+            BinaryOp::Maximum | BinaryOp::Minimum => select_16!(
                 bf16,
-                u16,
-                |x, y| f32_to_bf16(ftz32(daz32(bf16_to_f32(*x)) * daz32(bf16_to_f32(*y)))),
-                fast | x,
-                y | f32_to_bf16(bf16_to_f32(*x) * bf16_to_f32(*y)),
-                special | x,
-                y,
-                r | subnormal_bf16(*x) | subnormal_bf16(*y) | tiny_bf16(*r)
+                PACKET_BF16,
+                |v| daz32(bf16_to_f32(v)),
+                |r| if subnormal_bf16(r) {
+                    bf16::from_bits(r.to_bits() & 0x8000)
+                } else {
+                    r
+                }
             ),
-            BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(
-                    bf16,
-                    usize::MAX,
-                    |v| daz32(bf16_to_f32(v)),
-                    |r| f32_to_bf16(r)
-                )
-            }
             _ => compare_float!(bf16, |v| daz32(bf16_to_f32(v))),
         },
         // half widens to float exactly and its values are never float subnormals, nor are
         // their sums and products (other than zero).
         DataType::HALF => match op {
-            BinaryOp::AddV2 => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) + f16_to_f32(*y))),
+            // With a single-element `x`, the other operand comes first in AddV2 and Mul (which
+            // of two NaNs comes out; recorded from TensorFlow 2.21 in elementwise_extra).
+            BinaryOp::AddV2 if scalar == Scalar::X => {
+                same!(f16, |x, y| f32_to_f16(add_plain32(
+                    f16_to_f32(*y),
+                    f16_to_f32(*x)
+                )))
+            }
+            BinaryOp::AddV2 => {
+                same!(f16, |x, y| f32_to_f16(add_plain32(
+                    f16_to_f32(*x),
+                    f16_to_f32(*y)
+                )))
+            }
             BinaryOp::Sub => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) - f16_to_f32(*y))),
-            BinaryOp::Mul => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) * f16_to_f32(*y))),
+            BinaryOp::Mul if scalar == Scalar::X => {
+                same!(f16, |x, y| f32_to_f16(mul_plain32(
+                    f16_to_f32(*y),
+                    f16_to_f32(*x)
+                )))
+            }
+            BinaryOp::Mul => {
+                same!(f16, |x, y| f32_to_f16(mul_plain32(
+                    f16_to_f32(*x),
+                    f16_to_f32(*y)
+                )))
+            }
             BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(f16, usize::MAX, |v| f16_to_f32(v), |r| f32_to_f16(r))
+                select_16!(f16, usize::MAX, |v| f16_to_f32(v), |r| r)
             }
             _ => compare_float!(f16, |v| f16_to_f32(v)),
         },
@@ -474,10 +561,21 @@ pub(crate) fn compute(
         // The integers every op takes (wrapping arithmetic); the quantized types compare as
         // their integers; `bool` and `string` compare for equality only.
         _ => {
+            // qint32's NotEqual compares the values as `float` (TensorFlow 2.21: 16777217 and
+            // 16777216 are not unequal there); its Equal, and every other quantized type's
+            // comparison, are exact.
+            if dtype == DataType::QINT32 && op == BinaryOp::NotEqual {
+                type Q = crate::types::QInt32;
+                return cmp!(Q, |x, y| x.0 as f32 != y.0 as f32);
+            }
             crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => int!(T),
             _ => crate::dispatch!(dtype, [quantized] T => eq_only!(T, |v| v.0),
                 _ => crate::dispatch!(dtype, {BOOL, STRING} T => eq_only!(T, |v| v),
-                    _ => Err(check::no_kernel(op, dtype)))))
+                    _ => Err(Error::Internal(format!(
+                        "no {} kernel for {} (check::kernel lets no such dtype through)",
+                        op.name(),
+                        dtype.name()
+                    ))))))
         }
     }
 }

@@ -256,6 +256,7 @@ pub fn binary_in<'a>(
 ) -> Result<Tensor> {
     let (x, y) = (x.into(), y.into());
     check::dtypes(op, x.dtype(), y.dtype())?;
+    check::kernel(op, x.dtype(), incompatible_shape_error)?;
     let (xs, ys) = (x.shape(), y.shape());
     // Same shapes (the common case, and the one where per-call costs show) need no broadcast
     // planning: the output has the operands' shape, borrowed rather than rebuilt.

@@ -90,6 +90,19 @@ fn nan_first64(a: f64, b: f64, r: f64) -> f64 {
     }
 }
 
+/// `a + b` in `float` without DAZ/FTZ, with x86's NaN rule written out (see [`nan_first32`]):
+/// for `half`, whose values and their sums are never `float` subnormals.
+#[inline(always)]
+pub(crate) fn add_plain32(a: f32, b: f32) -> f32 {
+    nan_first32(a, b, a + b)
+}
+
+/// `a * b` in `float` without DAZ/FTZ, with x86's NaN rule written out: for `half`.
+#[inline(always)]
+pub(crate) fn mul_plain32(a: f32, b: f32) -> f32 {
+    nan_first32(a, b, a * b)
+}
+
 /// `a * b` in `float` with DAZ and FTZ. The product of two floats is exact in `double`; it is
 /// tiny when rounding it to 24 bits with an unbounded exponent stays below `f32::MIN_POSITIVE`
 /// (checked on a copy scaled by 2^64, which is exact and keeps it in the normal range).
@@ -219,13 +232,65 @@ pub(crate) fn bf16_to_f32(x: bf16) -> f32 {
     f32::from_bits(u32::from(x.to_bits()) << 16)
 }
 
-/// `float` to `bfloat16`, rounding to nearest even; every NaN becomes `0x7fc0` (TensorFlow
-/// 2.21 gives `+NaN` for `inf - inf` in `bfloat16`, though `float`'s is `-NaN`).
+/// `float` to `bfloat16` as TensorFlow's 8-element packets convert: rounding to nearest even,
+/// and every NaN becomes `0x7fc0` (so `inf - inf` is `+NaN` there, though `float`'s is `-NaN`;
+/// the scalar remainder converts with [`f32_to_bf16_scalar`]).
 #[inline(always)]
 pub(crate) fn f32_to_bf16(x: f32) -> bf16 {
     let b = x.to_bits();
     let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
     bf16::from_bits(if x.is_nan() { 0x7fc0 } else { rounded })
+}
+
+/// `float` to `bfloat16` as Eigen's scalar conversion does it, which TensorFlow runs on the
+/// scalar remainder of its loops (the elements after the last full 8-element packet): rounding
+/// to nearest even, and a NaN becomes the quiet NaN of its sign (`0x7fc0` or `0xffc0`), where
+/// the packet conversion ([`f32_to_bf16`]) always gives `0x7fc0`.
+#[inline(always)]
+pub(crate) fn f32_to_bf16_scalar(x: f32) -> bf16 {
+    if x.is_nan() {
+        bf16::from_bits(if x.is_sign_negative() { 0xffc0 } else { 0x7fc0 })
+    } else {
+        f32_to_bf16(x)
+    }
+}
+
+/// The NaN x86 writes for an invalid operation of two non-NaN operands (`inf - inf`,
+/// `0 * inf`): the "real indefinite", a negative quiet NaN; otherwise `r`. Written out because
+/// Rust leaves the sign of such a NaN unspecified.
+#[inline(always)]
+pub(crate) fn indefinite32(a: f32, b: f32, r: f32) -> f32 {
+    if r.is_nan() && !a.is_nan() && !b.is_nan() {
+        f32::from_bits(0xffc0_0000)
+    } else {
+        r
+    }
+}
+
+/// `Maximum` of two `half` or `bfloat16` values as TensorFlow computes it: a NaN operand is the
+/// result, bit for bit (`x`'s when both are; signalling NaNs stay signalling); otherwise the
+/// operands compare as floats (`wide`, with DAZ for `bfloat16`) and the larger one is the
+/// result, `x` when they are equal (`0` and `-0`). Eigen selects the operand rather than
+/// converting a result back, so its bits are kept.
+#[inline(always)]
+pub(crate) fn max_select<T: Copy>(x: T, y: T, wide: impl Fn(T) -> f32) -> T {
+    let (a, b) = (wide(x), wide(y));
+    if a.is_nan() || (!b.is_nan() && a >= b) {
+        x
+    } else {
+        y
+    }
+}
+
+/// `Minimum` of two `half` or `bfloat16` values; see [`max_select`].
+#[inline(always)]
+pub(crate) fn min_select<T: Copy>(x: T, y: T, wide: impl Fn(T) -> f32) -> T {
+    let (a, b) = (wide(x), wide(y));
+    if a.is_nan() || (!b.is_nan() && a <= b) {
+        x
+    } else {
+        y
+    }
 }
 
 /// `half` to `float` (exact; `half` subnormals are normal `float`s, so DAZ never applies).
@@ -277,6 +342,42 @@ pub(crate) fn min_nan<T: PartialOrd + Copy>(x: T, y: T, x_on_tie: bool) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bf16_scalar_conversion_keeps_a_nans_sign_the_packet_one_does_not() {
+        let neg_nan = f32::from_bits(0xffc1_2345);
+        assert_eq!(f32_to_bf16(neg_nan).to_bits(), 0x7fc0);
+        assert_eq!(f32_to_bf16_scalar(neg_nan).to_bits(), 0xffc0);
+        assert_eq!(
+            f32_to_bf16_scalar(f32::from_bits(0x7f80_0001)).to_bits(),
+            0x7fc0
+        );
+        assert_eq!(f32_to_bf16_scalar(1.0 + f32::EPSILON).to_bits(), 0x3f80);
+        // inf - inf: x86's negative default NaN, whatever the compiler's own NaN.
+        let (inf, ninf) = (f32::INFINITY, f32::NEG_INFINITY);
+        assert_eq!(indefinite32(inf, ninf, f32::NAN).to_bits(), 0xffc0_0000);
+        assert_eq!(
+            indefinite32(f32::NAN, 1.0, f32::NAN).to_bits(),
+            f32::NAN.to_bits()
+        );
+    }
+
+    #[test]
+    fn half_max_min_select_the_operands_bits() {
+        let w = |v: f16| v.to_f32();
+        let snan = f16::from_bits(0x7c03);
+        let neg_nan = f16::from_bits(0xfe05);
+        let one = f16::ONE;
+        assert_eq!(max_select(one, snan, w).to_bits(), 0x7c03);
+        assert_eq!(max_select(neg_nan, snan, w).to_bits(), 0xfe05);
+        assert_eq!(min_select(snan, neg_nan, w).to_bits(), 0x7c03);
+        // Equal operands: x.
+        let (z, nz) = (f16::from_bits(0), f16::from_bits(0x8000));
+        assert_eq!(max_select(nz, z, w).to_bits(), 0x8000);
+        assert_eq!(min_select(z, nz, w).to_bits(), 0);
+        assert_eq!(max_select(one, f16::from_bits(0x4000), w).to_bits(), 0x4000);
+        assert_eq!(min_select(one, f16::from_bits(0x4000), w), one);
+    }
 
     #[test]
     fn daz_keeps_sign_and_normals() {
