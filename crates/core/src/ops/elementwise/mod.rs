@@ -291,10 +291,17 @@ pub fn binary_in<'a>(
     }
     let mut a = kernels::Ready::new(&x, out, same)?;
     let mut b = kernels::Ready::new(&y, out, same)?;
+    // TensorFlow's choice of loop, in its order: same shapes, then a rank-0 `x` ("scalar op
+    // tensor"), a rank-0 `y`, then single elements by count (so `[]` against `[1]` is the
+    // scalar-`x` loop, but `[1]` against `[1,1]` the scalar-`y` one).
     let (nx, ny) = (xs.num_elements(), ys.num_elements());
-    let scalar = if ny == 1 && nx > 1 {
+    let scalar = if same {
+        kernels::Scalar::Neither
+    } else if xs.rank() == 0 {
+        kernels::Scalar::X
+    } else if ys.rank() == 0 || ny == 1 {
         kernels::Scalar::Y
-    } else if nx == 1 && ny > 1 {
+    } else if nx == 1 {
         kernels::Scalar::X
     } else {
         kernels::Scalar::Neither
