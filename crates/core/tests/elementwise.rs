@@ -135,6 +135,68 @@ fn i32_tensor(d: &[i64], v: &[i32]) -> Tensor {
     Tensor::from_vec(vals, shape(d)).unwrap()
 }
 
+/// The reference for `half` (`bf16: false`) and `bfloat16` given as bits: widened to f32
+/// (with DAZ for bfloat16, whose subnormals are f32 subnormals), the f32 result (exact in f64,
+/// rounded once, flushed for bfloat16) rounded once more to the type; `None` for a NaN result,
+/// whose bits the recorded TensorFlow vectors pin down. Maximum/Minimum select an operand:
+/// a NaN operand's own bits (`x`'s first), else `x` on ties, and in bfloat16's vector lanes a
+/// subnormal result is flushed.
+fn ref_16(op: BinaryOp, bf16: bool, x: u16, y: u16, vector_lane: bool) -> Option<u16> {
+    let widen = |v: u16| -> f32 {
+        if bf16 {
+            flush(half::bf16::from_bits(v).to_f32())
+        } else {
+            half::f16::from_bits(v).to_f32()
+        }
+    };
+    let narrow = |r: f32| -> u16 {
+        if bf16 {
+            half::bf16::from_f32(flush(r)).to_bits()
+        } else {
+            half::f16::from_f32(r).to_bits()
+        }
+    };
+    let (a, b) = (widen(x), widen(y));
+    let arith = |r: f64| {
+        let r = r as f32;
+        (!r.is_nan()).then(|| narrow(r))
+    };
+    match op {
+        BinaryOp::AddV2 => arith(f64::from(a) + f64::from(b)),
+        BinaryOp::Sub => arith(f64::from(a) - f64::from(b)),
+        BinaryOp::Mul => arith(f64::from(a) * f64::from(b)),
+        BinaryOp::Maximum | BinaryOp::Minimum => {
+            let pick = if a.is_nan() {
+                x
+            } else if b.is_nan() {
+                y
+            } else if a == b || (op == BinaryOp::Maximum) == (a > b) {
+                x
+            } else {
+                y
+            };
+            let subnormal = pick & 0x7f80 == 0 && pick & 0x7fff != 0;
+            Some(if bf16 && vector_lane && subnormal {
+                pick & 0x8000
+            } else {
+                pick
+            })
+        }
+        _ => None,
+    }
+}
+
+/// 16-bit patterns: random ones (every class: NaNs, subnormals, infinities) and edges.
+fn bits16() -> impl Strategy<Value = u16> {
+    prop_oneof![
+        3 => any::<u16>(),
+        1 => prop::sample::select(vec![
+            0u16, 0x8000, 0x0001, 0x8003, 0x3c00, 0x3f80, 0xbf80, 0x7c00, 0x7f80, 0xff80,
+            0x7e00, 0x7fc0, 0xffc1, 0x7c01, 0x7f81, 0x4040, 0x0400, 0x0080,
+        ]),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -161,6 +223,46 @@ proptest! {
                 let want = ref_f32(op, a, b, i < n - n % 8).unwrap();
                 let g = got.to_vec::<f32>().unwrap()[i];
                 prop_assert!(same_f32(g, want), "{:?}({:e}, {:e}) = {:e}, want {:e}", op, a, b, g, want);
+            }
+        }
+    }
+
+    #[test]
+    fn half_and_bfloat16_ops_match_the_scalar_reference(
+        (sa, sb, _out) in broadcast_pair(4, 5),
+        va in proptest::collection::vec(bits16(), 1..40),
+        vb in proptest::collection::vec(bits16(), 1..40),
+        k in 0usize..11,
+        bf16 in any::<bool>(),
+    ) {
+        let op = BinaryOp::ALL[k];
+        let dtype = if bf16 { DataType::BFLOAT16 } else { DataType::HALF };
+        let bits = |d: &[i64], v: &[u16]| {
+            let n = d.iter().product::<i64>() as usize;
+            let vals: Vec<u16> = (0..n).map(|i| v[i % v.len()]).collect();
+            let t = Tensor::from_vec(vals, shape(d)).unwrap();
+            (t.bitcast_to(dtype, t.shape()).unwrap(), (0..n).map(|i| v[i % v.len()]).collect::<Vec<_>>())
+        };
+        let ((x, xs), (y, ys)) = (bits(&sa, &va), bits(&sb, &vb));
+        let got = binary(op, &x, &y, true).unwrap();
+        let out = full_out(&sa, &sb);
+        prop_assert_eq!(got.shape(), &shape(&out));
+        let n = got.num_elements() as usize;
+        let data = got.tensor_data().unwrap();
+        for i in 0..n {
+            let (a, b) = (xs[broadcast_source_index(&sa, &out, i)], ys[broadcast_source_index(&sb, &out, i)]);
+            if op.is_comparison() {
+                let w = |v: u16| if bf16 { flush(half::bf16::from_bits(v).to_f32()) } else { half::f16::from_bits(v).to_f32() };
+                prop_assert_eq!(data[i] == 1, ref_cmp(op, w(a), w(b)), "{:?}({:04x}, {:04x})", op, a, b);
+                continue;
+            }
+            let g = u16::from_le_bytes([data[2 * i], data[2 * i + 1]]);
+            match ref_16(op, bf16, a, b, i < n - n % 8) {
+                Some(want) => prop_assert_eq!(g, want, "{:?} {}({:04x}, {:04x}) = {:04x}, want {:04x}", op, dtype, a, b, g, want),
+                None => prop_assert!(
+                    if bf16 { g & 0x7f80 == 0x7f80 && g & 0x7f != 0 } else { g & 0x7c00 == 0x7c00 && g & 0x3ff != 0 },
+                    "{:?} {}({:04x}, {:04x}) = {:04x}, want a NaN", op, dtype, a, b, g
+                ),
             }
         }
     }
