@@ -12,7 +12,10 @@
 //!   second input must have the same dtype (`cannot compute AddV2 as input #1(zero-based) was
 //!   expected to be a float tensor but is a int32 tensor`). `Equal`/`NotEqual` take every type
 //!   TensorFlow has a kernel for: numbers, `bool`, `string`, complex and the quantized integers
-//!   (compared as integers); others are `Unimplemented`.
+//!   (compared as integers, except that `qint32`'s `NotEqual` compares them as `float`, as
+//!   TensorFlow's does); for the others (float8, int4, ...) TensorFlow's `NotFound` error,
+//!   `Could not find device for node: {{node Equal}} = Equal[T=DT_INT4, ...]` with its list of
+//!   registered kernels, before shapes are looked at.
 //! - **Shapes** broadcast as TensorFlow's `BCast` ([`crate::ops::broadcast_shapes`]), size-0
 //!   dims and scalars included (`Incompatible shapes: [2,3] vs. [3,2]`). `Equal`/`NotEqual` with
 //!   `incompatible_shape_error = false` give a scalar `false`/`true` instead. TensorFlow has
@@ -23,13 +26,21 @@
 //!   in `float` and round once; `Maximum`/`Minimum` propagate NaN; complex numbers are equal
 //!   when both parts are; strings compare byte for byte. For `Maximum`/`Minimum` of `0` and
 //!   `-0` (equal operands), TensorFlow's vectorised loop returns `y` and its scalar remainder
-//!   (the last `n % 8` `float`s, `n % 4` `double`s) returns `x`; so does this.
+//!   (the last `n % 8` `float`s, `n % 4` `double`s) returns `x`; so does this. `half` and
+//!   `bfloat16` `Maximum`/`Minimum` return the selected operand's own bits (`x` on ties, NaN
+//!   payloads and signalling NaNs unchanged), except that `bfloat16`'s vector packets (all but
+//!   the last `n % 8`) flush a subnormal result to zero.
 //! - **Which NaN**: where both operands of an instruction are NaN, x86 returns the first
 //!   (quieted), and TensorFlow's operand order is followed: `x` first, except that with a
 //!   single-element operand its vector loop puts that element first in `AddV2`/`Mul` and its
 //!   scalar remainder (the last `n % 8` floats, `n % 4` doubles, `n % 4` complex64, `n % 2`
-//!   complex128) the other operand. Complex `Mul` is Eigen's formula in the vector packets and
-//!   C99's (Annex G, recovering infinities where both parts come out NaN) in the remainder.
+//!   complex128) the other operand; `half`'s `AddV2`/`Mul` put the other operand first
+//!   everywhere. A single-element operand means TensorFlow's choice of loop, which looks at
+//!   shapes first: same shapes are the plain loop, then a rank-0 `x`, then a rank-0 `y`, then
+//!   single elements by count (so `[]` against `[1]` is the scalar-`x` loop). Complex `Mul` is
+//!   Eigen's formula in the vector packets and C99's (Annex G, recovering infinities where both
+//!   parts come out NaN) in the remainder. A NaN `bfloat16` result is `0x7fc0` in the vector
+//!   packets and keeps its sign in the remainder (Eigen's scalar conversion).
 //!
 //! ```
 //! use tensorcast_core::{ops::elementwise, Tensor, TensorShape};
