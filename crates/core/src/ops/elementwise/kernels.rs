@@ -313,6 +313,18 @@ pub(crate) fn compute(
             )
         };
     }
+    // `half` AddV2 / Mul through `float`: with a single-element `x`, the other operand comes
+    // first (which of two NaNs comes out; recorded from TensorFlow 2.21 in elementwise_extra).
+    macro_rules! half_commuting {
+        ($f:ident) => {{
+            let wide = |v: &f16| f16_to_f32(*v);
+            if scalar == Scalar::X {
+                same!(f16, |x, y| f32_to_f16($f(wide(y), wide(x))))
+            } else {
+                same!(f16, |x, y| f32_to_f16($f(wide(x), wide(y))))
+            }
+        }};
+    }
     // Maximum / Minimum of `half` / `bfloat16`: the selected operand's own bits (NaNs
     // included; see `max_select`), `x` on ties everywhere; in `bfloat16`'s packets (all but
     // the last `n % $packet` elements) a subnormal result is flushed to zero, as the packets
@@ -508,33 +520,9 @@ pub(crate) fn compute(
         // half widens to float exactly and its values are never float subnormals, nor are
         // their sums and products (other than zero).
         DataType::HALF => match op {
-            // With a single-element `x`, the other operand comes first in AddV2 and Mul (which
-            // of two NaNs comes out; recorded from TensorFlow 2.21 in elementwise_extra).
-            BinaryOp::AddV2 if scalar == Scalar::X => {
-                same!(f16, |x, y| f32_to_f16(add_plain32(
-                    f16_to_f32(*y),
-                    f16_to_f32(*x)
-                )))
-            }
-            BinaryOp::AddV2 => {
-                same!(f16, |x, y| f32_to_f16(add_plain32(
-                    f16_to_f32(*x),
-                    f16_to_f32(*y)
-                )))
-            }
+            BinaryOp::AddV2 => half_commuting!(add_plain32),
             BinaryOp::Sub => same!(f16, |x, y| f32_to_f16(f16_to_f32(*x) - f16_to_f32(*y))),
-            BinaryOp::Mul if scalar == Scalar::X => {
-                same!(f16, |x, y| f32_to_f16(mul_plain32(
-                    f16_to_f32(*y),
-                    f16_to_f32(*x)
-                )))
-            }
-            BinaryOp::Mul => {
-                same!(f16, |x, y| f32_to_f16(mul_plain32(
-                    f16_to_f32(*x),
-                    f16_to_f32(*y)
-                )))
-            }
+            BinaryOp::Mul => half_commuting!(mul_plain32),
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 select_16!(f16, usize::MAX, |v| f16_to_f32(v), |r| r)
             }
