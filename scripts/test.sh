@@ -4,6 +4,7 @@
 # doc tests, property tests, the TensorFlow conformance vectors, fuzz-corpus replays, and the
 # interop tests against numpy, safetensors and TensorFlow, whose pinned Python packages this
 # script installs into .venv - see scripts/peers.sh; with CI=true a missing peer fails the run),
+# the core tests and conformance vectors again at each lower SIMD level,
 # then Miri over the buffer crate where a nightly toolchain with Miri is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,14 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 echo "== cargo test --release"
 cargo test --release --workspace
 echo "   ($((SECONDS - started)) s so far)"
+# The element-wise loops run compiled for the best vector instructions the CPU has (AVX-512,
+# AVX2, SSE2); the core tests and the conformance vectors run again at each lower level, so
+# that every path is checked on one machine (tensorcast_buffer::simd::level).
+for simd in avx2 baseline; do
+  echo "== core tests and conformance with TENSORCAST_SIMD=$simd"
+  TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-core -p tensorcast-buffer
+  TENSORCAST_SIMD=$simd cargo test --release -q --test conformance
+done
 echo "== miri (tensorcast-buffer)"
 ./scripts/miri.sh
 echo "== done in $((SECONDS - started)) s"

@@ -1,6 +1,8 @@
 //! Vector instructions beyond baseline x86-64, behind safe functions: element conversions that
-//! safe Rust cannot vectorise, and [`vectorized`], which runs a kernel's loop compiled for AVX2
-//! where the CPU has it.
+//! safe Rust cannot vectorise, and [`vectorized`], which runs a kernel's loop compiled for
+//! AVX-512 or AVX2 where the CPU has them ([`level`]; `TENSORCAST_SIMD` can lower it).
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Converts each `f32` to `i32` by truncation toward zero, with the x86 conversion
 /// instruction's result for NaN, infinities and values out of range: `i32::MIN` (what
@@ -45,15 +47,80 @@ pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
     }
 }
 
-/// Runs `f` and returns its result; on x86-64 CPUs with AVX2 and FMA, `f` runs inside a
-/// function compiled for them, so that loops inlined into `f` vectorise 8 `f32` lanes wide
-/// instead of baseline SSE2's 4. Elsewhere `f` is called plainly. The result is the same either
-/// way (the instructions differ, not the arithmetic: Rust never fuses `a * b + c` into an FMA
-/// on its own).
+/// The instruction set [`vectorized`] compiles loops for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Baseline: SSE2 on x86-64, the target's own elsewhere.
+    Baseline,
+    /// AVX2 and FMA: 256-bit vectors.
+    Avx2,
+    /// AVX-512 (F, BW, VL, DQ) with FMA: 512-bit vectors.
+    Avx512,
+}
+
+/// 0: not decided yet; otherwise `Level as u8 + 1`.
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The level [`vectorized`] uses: the best the CPU has, lowered by the environment variable
+/// `TENSORCAST_SIMD` (`baseline`, `avx2` or `avx512`; a level the CPU lacks is never used),
+/// decided once per process. Tests set the variable to run every code path on one machine.
 ///
-/// Only code that is inlined into `f` is compiled with AVX2: write the loop in `f`'s body or
-/// in `#[inline(always)]` functions it calls. The check is a cached flag test, cheap enough to
-/// call once per block of a few KiB.
+/// ```
+/// use tensorcast_buffer::simd::{level, Level};
+/// assert!(level() >= Level::Baseline);
+/// ```
+#[inline]
+pub fn level() -> Level {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::Baseline,
+        2 => Level::Avx2,
+        3 => Level::Avx512,
+        _ => decide_level(),
+    }
+}
+
+#[cold]
+fn decide_level() -> Level {
+    let best = cpu_level();
+    let wanted = match std::env::var_os("TENSORCAST_SIMD")
+        .as_deref()
+        .and_then(|v| v.to_str())
+    {
+        Some("baseline") => Level::Baseline,
+        Some("avx2") => Level::Avx2,
+        _ => Level::Avx512,
+    };
+    let l = best.min(wanted);
+    LEVEL.store(l as u8 + 1, Ordering::Relaxed);
+    l
+}
+
+/// The best level this CPU supports.
+fn cpu_level() -> Level {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if !(has!("avx2") && has!("fma")) {
+            return Level::Baseline;
+        }
+        if has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq") {
+            return Level::Avx512;
+        }
+        Level::Avx2
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Level::Baseline
+}
+
+/// Runs `f` and returns its result; on x86-64 CPUs with AVX-512 or AVX2 (see [`level`]), `f`
+/// runs inside a function compiled for them, so that loops inlined into `f` vectorise 16 or 8
+/// `f32` lanes wide instead of baseline SSE2's 4. Elsewhere `f` is called plainly. The result
+/// is the same at every level (the instructions differ, not the arithmetic: Rust never fuses
+/// `a * b + c` into an FMA on its own, and an element-wise loop computes each element alone).
+///
+/// Only code that is inlined into `f` is compiled for the wider vectors: write the loop in
+/// `f`'s body or in `#[inline(always)]` functions it calls. The level is a cached load, cheap
+/// enough to check once per block of a few KiB.
 ///
 /// ```
 /// use tensorcast_buffer::simd::vectorized;
@@ -69,10 +136,14 @@ pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
 #[inline(always)]
 pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: `with_avx2_fma`'s only requirement is that the CPU supports AVX2 and FMA,
-        // which was detected at run time just above.
-        return unsafe { with_avx2_fma(f) };
+    match level() {
+        // SAFETY: `with_avx512`'s only requirement is that the CPU supports the features it
+        // enables; `level` gives `Avx512` only when `cpu_level` detected all of them.
+        Level::Avx512 => return unsafe { with_avx512(f) },
+        // SAFETY: `with_avx2_fma`'s only requirement is that the CPU supports AVX2 and FMA;
+        // `level` gives `Avx2` only when `cpu_level` detected both.
+        Level::Avx2 => return unsafe { with_avx2_fma(f) },
+        Level::Baseline => {}
     }
     f()
 }
@@ -83,6 +154,15 @@ pub fn vectorized<R>(f: impl FnOnce() -> R) -> R {
 #[target_feature(enable = "avx2,fma")]
 #[inline]
 fn with_avx2_fma<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+/// Calls `f` in a function compiled with AVX-512 F, BW, VL and DQ, AVX2 and FMA (see
+/// [`vectorized`]); the caller must have checked that the CPU has them all.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")]
+#[inline]
+fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
@@ -99,6 +179,18 @@ pub fn cvtt_scalar(x: f32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn level_never_exceeds_the_cpu_or_the_override() {
+        let l = level();
+        assert!(l <= cpu_level());
+        assert_eq!(level(), l, "decided once");
+        match std::env::var("TENSORCAST_SIMD").as_deref() {
+            Ok("baseline") => assert_eq!(l, Level::Baseline),
+            Ok("avx2") => assert!(l <= Level::Avx2),
+            _ => assert_eq!(l, cpu_level()),
+        }
+    }
 
     #[test]
     fn vectorized_returns_the_closures_result_bit_for_bit() {

@@ -412,7 +412,7 @@ impl<O: bytemuck::Pod> Stage<'_, O> {
 
 // The three tight loops. Each returns whether any element was `special` (an OR reduction
 // the compiler vectorises with the loop, and removes for `never`). They run through
-// `vectorized`, so they are compiled for AVX2 as well as for baseline SSE2.
+// `vectorized`, so they are compiled for AVX-512 and AVX2 as well as for baseline SSE2.
 
 #[inline(always)]
 fn both<T, O, M: Flag>(
