@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use tensorcast_buffer::simd::vectorized;
+use tensorcast_buffer::simd::{vectorized, vectorized_wide};
 use tensorcast_buffer::{Allocator, Writer};
 
 use crate::error::Result;
@@ -338,20 +338,20 @@ where
                 match (sa, sb) {
                     (1, 1) => {
                         let (x, y) = (&self.a[pa..pa + k], &self.b[pb..pb + k]);
-                        if vectorized(|| both(out, x, y, fast, special)) {
-                            vectorized(|| both(out, x, y, f, &never));
+                        if simd::<T, _>(|| both(out, x, y, fast, special)) {
+                            simd::<T, _>(|| both(out, x, y, f, &never));
                         }
                     }
                     (0, 1) => {
                         let (x, y) = (&self.a[pa], &self.b[pb..pb + k]);
-                        if vectorized(|| left_one(out, x, y, fast, special)) {
-                            vectorized(|| left_one(out, x, y, f, &never));
+                        if simd::<T, _>(|| left_one(out, x, y, fast, special)) {
+                            simd::<T, _>(|| left_one(out, x, y, f, &never));
                         }
                     }
                     (1, 0) => {
                         let (x, y) = (&self.a[pa..pa + k], &self.b[pb]);
-                        if vectorized(|| right_one(out, x, y, fast, special)) {
-                            vectorized(|| right_one(out, x, y, f, &never));
+                        if simd::<T, _>(|| right_one(out, x, y, fast, special)) {
+                            simd::<T, _>(|| right_one(out, x, y, f, &never));
                         }
                     }
                     (0, 0) => {
@@ -410,9 +410,22 @@ impl<O: bytemuck::Pod> Stage<'_, O> {
     }
 }
 
+/// Runs a loop over elements of `T` compiled for wider vectors: AVX-512 for 1- and 2-byte
+/// elements (`bfloat16` and `half` convert each element to `float` and back, which makes
+/// their loops bound by computation), AVX2 for wider ones (bound by memory, and slower with
+/// 512-bit vectors on the development machine; see `tensorcast_buffer::simd::vectorized`).
+#[inline(always)]
+fn simd<T, R>(f: impl FnOnce() -> R) -> R {
+    if std::mem::size_of::<T>() <= 2 {
+        vectorized_wide(f)
+    } else {
+        vectorized(f)
+    }
+}
+
 // The three tight loops. Each returns whether any element was `special` (an OR reduction
 // the compiler vectorises with the loop, and removes for `never`). They run through
-// `vectorized`, so they are compiled for AVX-512 and AVX2 as well as for baseline SSE2.
+// `simd`, so they are compiled for AVX-512 or AVX2 as well as for baseline SSE2.
 
 #[inline(always)]
 fn both<T, O, M: Flag>(
