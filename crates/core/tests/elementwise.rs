@@ -556,3 +556,97 @@ fn unaligned_operands_are_read_through_an_aligned_copy() {
         vec![true, false, true, true, false, true]
     );
 }
+
+#[test]
+fn long_broadcast_rows_match_the_scalar_reference() {
+    // Rows of 5,001 f32 (20 KB, more than half an L1 cache), 1.3 MB of output: parallel chunks
+    // start mid-row, and the last 5 elements are TensorFlow's scalar remainder (0 and -0 pick
+    // the other operand there). The row is y, then x; values include NaN, zeros of both signs
+    // and subnormals.
+    let (rows, cols) = (67i64, 5001i64);
+    let edges = [
+        1.5f32,
+        -0.0,
+        0.0,
+        f32::NAN,
+        -2.0,
+        f32::from_bits(3),
+        7.25,
+        f32::INFINITY,
+        -f32::from_bits(0x0040_0000),
+        0.5,
+        -3.0,
+    ];
+    let x = f32_tensor(&[rows, cols], &edges);
+    let row_vals: Vec<f32> = (0..cols as usize)
+        .map(|i| edges[(i * 7 + 3) % edges.len()])
+        .collect();
+    let row = f32_tensor(&[1, cols], &row_vals);
+    let out = [rows, cols];
+    let n = (rows * cols) as usize;
+    let xs = x.to_vec::<f32>().unwrap();
+    for op in [
+        BinaryOp::AddV2,
+        BinaryOp::Sub,
+        BinaryOp::Maximum,
+        BinaryOp::Less,
+    ] {
+        for row_first in [false, true] {
+            let (a, b, sa, sb) = if row_first {
+                (&row, &x, [1, cols], [rows, cols])
+            } else {
+                (&x, &row, [rows, cols], [1, cols])
+            };
+            let got = binary(op, a, b, true).unwrap();
+            let (av, bv) = (a.to_vec::<f32>().unwrap(), b.to_vec::<f32>().unwrap());
+            let (gb, gf) = if op.is_comparison() {
+                (got.to_vec::<bool>().unwrap(), Vec::new())
+            } else {
+                (Vec::new(), got.to_vec::<f32>().unwrap())
+            };
+            for i in 0..n {
+                let (p, q) = (
+                    av[broadcast_source_index(&sa, &out, i)],
+                    bv[broadcast_source_index(&sb, &out, i)],
+                );
+                if op.is_comparison() {
+                    let want = ref_cmp(op, flush(p), flush(q));
+                    assert_eq!(gb[i], want, "{op:?} element {i}");
+                } else {
+                    let want = ref_f32(op, p, q, i < n - n % 8).unwrap();
+                    let g = gf[i];
+                    assert!(
+                        same_f32(g, want),
+                        "{op:?} element {i}: {g:e}, want {want:e}"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(xs.len(), n);
+    // bfloat16: 2-byte elements, rows of 9,000 (18 KB), through Mul and Maximum.
+    let cols = 9000i64;
+    let bits: Vec<u16> = (0..(rows * cols) as usize)
+        .map(|i| [0x3f80u16, 0xc040, 0x0001, 0x8000, 0x7fc1, 0x4120][i % 6])
+        .collect();
+    let bx = Tensor::from_vec(bits.clone(), shape(&[rows, cols])).unwrap();
+    let bx = bx.bitcast_to(DataType::BFLOAT16, bx.shape()).unwrap();
+    let rbits: Vec<u16> = (0..cols as usize)
+        .map(|i| [0x4000u16, 0x0000, 0xff80, 0x3f00, 0x8001][i % 5])
+        .collect();
+    let br = Tensor::from_vec(rbits.clone(), shape(&[1, cols])).unwrap();
+    let br = br.bitcast_to(DataType::BFLOAT16, br.shape()).unwrap();
+    let n = (rows * cols) as usize;
+    for op in [BinaryOp::Mul, BinaryOp::Maximum] {
+        let got = binary(op, &bx, &br, true).unwrap();
+        let data = got.tensor_data().unwrap();
+        for i in 0..n {
+            let (p, q) = (bits[i], rbits[i % cols as usize]);
+            let g = u16::from_le_bytes([data[2 * i], data[2 * i + 1]]);
+            match ref_16(op, true, p, q, i < n - n % 8) {
+                Some(want) => assert_eq!(g, want, "{op:?} element {i}"),
+                None => assert!(g & 0x7f80 == 0x7f80 && g & 0x7f != 0, "{op:?} element {i}"),
+            }
+        }
+    }
+}
