@@ -325,70 +325,67 @@ pub(crate) fn compute(
             }
         }};
     }
-    // Maximum / Minimum of `half` / `bfloat16`: the selected operand's own bits (NaNs
-    // included; see `max_select`), `x` on ties everywhere; in `bfloat16`'s packets (all but
-    // the last `n % $packet` elements) a subnormal result is flushed to zero, as the packets
-    // compute in `float` with DAZ.
-    macro_rules! select_16 {
-        ($T:ty, $packet:expr, |$x:ident| $w:expr, |$r:ident| $flush:expr) => {{
-            let wide = |$x: $T| $w;
-            let flush = |$r: $T| $flush;
+    // Maximum / Minimum: `$e` computes one element from `$a`/`$b`, given whether the op is
+    // Maximum (`$max`) and whether the element is in TensorFlow's vector packets (`$vector`,
+    // all but the last `n % $packet` elements); both are constants in each loop.
+    macro_rules! max_min {
+        ($T:ty, $packet:expr, |$a:ident, $b:ident, $max:ident, $vector:ident| $e:expr) => {{
             let tail = n % $packet;
+            let f = |$a: &$T, $b: &$T, $max: bool, $vector: bool| -> $T { $e };
             match op {
                 BinaryOp::Maximum => go!(
                     $T,
                     $T,
                     dtype,
-                    |a: &$T, b: &$T| flush(max_select(*a, *b, wide)),
-                    |a: &$T, b: &$T| max_select(*a, *b, wide),
+                    |a: &$T, b: &$T| f(a, b, true, true),
+                    |a: &$T, b: &$T| f(a, b, true, false),
                     tail
                 ),
                 _ => go!(
                     $T,
                     $T,
                     dtype,
-                    |a: &$T, b: &$T| flush(min_select(*a, *b, wide)),
-                    |a: &$T, b: &$T| min_select(*a, *b, wide),
+                    |a: &$T, b: &$T| f(a, b, false, true),
+                    |a: &$T, b: &$T| f(a, b, false, false),
                     tail
                 ),
             }
         }};
     }
-    // Maximum / Minimum of floats: TensorFlow's vector loop returns `y` for equal operands
-    // (`0` and `-0`), its scalar remainder `x`.
+    // Maximum / Minimum of floats: NaN propagates; TensorFlow's vector loop returns `y` for
+    // equal operands (`0` and `-0`), its scalar remainder `x`.
     macro_rules! maxmin_float {
-        ($T:ty, $packet:expr, |$x:ident| $w:expr, |$r:ident| $back:expr) => {{
-            let tail = n % $packet;
-            match op {
-                BinaryOp::Maximum => go!(
-                    $T,
-                    $T,
-                    dtype,
-                    |a: &$T, b: &$T| {
-                        let $r = max_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), false);
-                        $back
-                    },
-                    |a: &$T, b: &$T| {
-                        let $r = max_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), true);
-                        $back
-                    },
-                    tail
-                ),
-                _ => go!(
-                    $T,
-                    $T,
-                    dtype,
-                    |a: &$T, b: &$T| {
-                        let $r = min_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), false);
-                        $back
-                    },
-                    |a: &$T, b: &$T| {
-                        let $r = min_nan(wide!($T, a, $x, $w), wide!($T, b, $x, $w), true);
-                        $back
-                    },
-                    tail
-                ),
-            }
+        ($T:ty, $packet:expr, |$x:ident| $w:expr) => {
+            max_min!($T, $packet, |a, b, max, vector| {
+                let (x, y) = (wide!($T, a, $x, $w), wide!($T, b, $x, $w));
+                if max {
+                    max_nan(x, y, !vector)
+                } else {
+                    min_nan(x, y, !vector)
+                }
+            })
+        };
+    }
+    // Maximum / Minimum of `half` / `bfloat16`: the selected operand's own bits (NaNs
+    // included; see `max_select`), `x` on ties everywhere; in `bfloat16`'s packets a
+    // subnormal result is flushed to zero (`$flush`), as the packets compute in `float` with
+    // DAZ.
+    macro_rules! select_16 {
+        ($T:ty, $packet:expr, |$x:ident| $w:expr, |$r:ident| $flush:expr) => {{
+            let wide = |$x: $T| $w;
+            let flush = |$r: $T| $flush;
+            max_min!($T, $packet, |a, b, max, vector| {
+                let r = if max {
+                    max_select(*a, *b, wide)
+                } else {
+                    min_select(*a, *b, wide)
+                };
+                if vector {
+                    flush(r)
+                } else {
+                    r
+                }
+            })
         }};
     }
 
@@ -464,7 +461,7 @@ pub(crate) fn compute(
             BinaryOp::Equal => cmp!(f32, |x, y| eq32(*x, *y)),
             BinaryOp::NotEqual => cmp!(f32, |x, y| !eq32(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(f32, PACKET_F32, |v| daz32(v), |r| r)
+                maxmin_float!(f32, PACKET_F32, |v| daz32(v))
             }
             _ => compare_float!(f32, |v| daz32(v)),
         },
@@ -493,7 +490,7 @@ pub(crate) fn compute(
             ),
             BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
             BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(f64, PACKET_F64, |v| daz64(v), |r| r)
+                maxmin_float!(f64, PACKET_F64, |v| daz64(v))
             }
             _ => compare_float!(f64, |v| daz64(v)),
         },
