@@ -62,9 +62,10 @@ pub enum Level {
 /// 0: not decided yet; otherwise `Level as u8 + 1`.
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 
-/// The widest level [`vectorized_wide`] uses ([`vectorized`] stops at AVX2): the best the CPU has, lowered by the environment variable
-/// `TENSORCAST_SIMD` (`baseline`, `avx2` or `avx512`; a level the CPU lacks is never used),
-/// decided once per process. Tests set the variable to run every code path on one machine.
+/// The widest level [`vectorized_wide`] uses ([`vectorized`] stops at AVX2): the best the CPU
+/// has, lowered by the environment variable `TENSORCAST_SIMD` (`baseline`, `avx2` or `avx512`;
+/// a level the CPU lacks is never used), decided once per process. Tests set the variable to
+/// run every code path on one machine.
 ///
 /// ```
 /// use tensorcast_buffer::simd::{level, Level};

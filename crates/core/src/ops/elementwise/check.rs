@@ -97,24 +97,27 @@ pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
     }
 }
 
-/// The op's type list as a set of dtype numbers (bit `n` for dtype number `n`; every type in
-/// the lists numbers below 64), so that the check on every call is one test, not a search.
-const fn allowed_mask(op: BinaryOp) -> u64 {
-    const fn mask(list: Option<&[DataType]>) -> u64 {
-        let Some(list) = list else { return 0 };
-        let mut m = 0u64;
-        let mut i = 0;
-        while i < list.len() {
-            m |= 1 << list[i].number();
-            i += 1;
-        }
-        m
+/// A list of dtypes as a set of dtype numbers (bit `n` for dtype number `n`; every type in the
+/// lists here numbers below 64), so that a check on every call is one test, not a search.
+const fn mask(list: &[DataType]) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < list.len() {
+        m |= 1 << list[i].number();
+        i += 1;
     }
+    m
+}
+
+/// The op's type list as a [`mask`] (0 for `Equal`/`NotEqual`, which have none).
+const fn allowed_mask(op: BinaryOp) -> u64 {
     const MASKS: [u64; 11] = {
         let mut m = [0u64; 11];
         let mut i = 0;
         while i < 11 {
-            m[i] = mask(allowed(BinaryOp::ALL[i]));
+            if let Some(list) = allowed(BinaryOp::ALL[i]) {
+                m[i] = mask(list);
+            }
             i += 1;
         }
         m
@@ -186,7 +189,7 @@ pub(crate) fn kernel(
 ) -> Result<(), Error> {
     const EQUALITY_KERNELS: u64 = {
         use DataType as D;
-        let list = [
+        mask(&[
             D::BOOL,
             D::STRING,
             D::COMPLEX128,
@@ -208,14 +211,7 @@ pub(crate) fn kernel(
             D::DOUBLE,
             D::HALF,
             D::FLOAT,
-        ];
-        let mut m = 0u64;
-        let mut i = 0;
-        while i < list.len() {
-            m |= 1 << list[i].number();
-            i += 1;
-        }
-        m
+        ])
     };
     if matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) && !in_mask(EQUALITY_KERNELS, dtype) {
         return Err(Error::NoKernel {
