@@ -64,7 +64,7 @@ pub fn attr_of(v: &Value) -> Result<AttrValue, String> {
     let value = if let Some(t) = v.get("type") {
         V::Type(dtype_of(t)?.number())
     } else if let Some(s) = v.get("shape") {
-        V::Shape(shape_proto(s)?)
+        V::Shape(Box::new(shape_proto(s)?))
     } else if let Some(b) = v.get("b") {
         V::B(b.as_bool().ok_or("b is not a bool")?)
     } else if let Some(i) = v.get("i") {
@@ -74,7 +74,9 @@ pub fn attr_of(v: &Value) -> Result<AttrValue, String> {
     } else if let Some(s) = v.get("s") {
         V::S(hex_bytes(s)?)
     } else if let Some(p) = v.get("proto_hex") {
-        V::Tensor(TensorProto::decode(hex_bytes(p)?).map_err(|e| e.to_string())?)
+        V::Tensor(Box::new(
+            TensorProto::decode(hex_bytes(p)?).map_err(|e| e.to_string())?,
+        ))
     } else if let Some(l) = v.get("list") {
         let mut list = attr_value::ListValue::default();
         if let Some(s) = l.get("s").and_then(Value::as_array) {
@@ -98,7 +100,7 @@ pub fn attr_of(v: &Value) -> Result<AttrValue, String> {
         if let Some(s) = l.get("shape").and_then(Value::as_array) {
             list.shape = s.iter().map(shape_proto).collect::<Result<_, _>>()?;
         }
-        V::List(list)
+        V::List(Box::new(list))
     } else {
         return Err(format!("unsupported attr form {v}"));
     };

@@ -13,6 +13,21 @@ pub(crate) fn enum_name(dtype: DataType) -> String {
         .unwrap_or_else(|| format!("unknown dtype enum ({})", dtype.number()))
 }
 
+/// `N ops have no kernel in tensorcast: A (3 nodes), B (1 node)`.
+fn missing_kernels_message(ops: &[(String, usize)]) -> String {
+    let list: Vec<String> = ops
+        .iter()
+        .map(|(op, n)| format!("{op} ({n} node{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    format!(
+        "{} op{} this run needs {} no kernel in tensorcast: {}",
+        ops.len(),
+        if ops.len() == 1 { "" } else { "s" },
+        if ops.len() == 1 { "has" } else { "have" },
+        list.join(", ")
+    )
+}
+
 fn names(list: &[DataType]) -> String {
     list.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
 }
@@ -26,6 +41,15 @@ fn names(list: &[DataType]) -> String {
 #[non_exhaustive]
 pub enum Error {
     // ---- shape functions -------------------------------------------------------------------
+    /// A shape (an attr, or a value's shape) with more dims than TensorFlow allows (254).
+    #[error("Shape {0} has too many dimensions")]
+    ShapeTooManyDims(String),
+    /// A shape whose element count does not fit in an `i64`.
+    #[error("Shape {0} is too large (more than 2**63 - 1 entries)")]
+    ShapeTooLarge(String),
+    /// A shape with a dim below -1.
+    #[error("Shape {0} has dimensions with values below -1 (where -1 means unknown)")]
+    ShapeDimBelowUnknown(String),
     /// Two dims that must agree do not (`Merge`, broadcasting).
     #[error("Dimensions must be equal, but are {0} and {1}")]
     DimensionsMustBeEqual(i64, i64),
@@ -160,6 +184,45 @@ pub enum Error {
         /// The dtype the node expects.
         expected: DataType,
     },
+    #[error("Node '{0}' does not specify an operation")]
+    /// An imported node with an empty op type.
+    NoOperation(String),
+    /// An attr value TensorFlow's `ValidateAttrValue` refuses (a dtype enum that does not exist,
+    /// a reference dtype), with TensorFlow's node and op context.
+    #[error("{message}\n\t for attr '{attr}'\n\t; NodeDef: {{{{node {node}}}}}; {op_summary}")]
+    InvalidAttrValue {
+        /// What is wrong with the value.
+        message: String,
+        /// The attr.
+        attr: String,
+        /// The node.
+        node: String,
+        /// The op's `OpDef` summary.
+        op_summary: String,
+    },
+    /// An imported GraphDef whose producer version is older than any TensorFlow reads.
+    #[error("GraphDef producer version {producer} below min producer {min} supported by TensorFlow 2.21.0.  Please regenerate your graph.")]
+    ProducerTooOld {
+        /// The GraphDef's `versions.producer`.
+        producer: i32,
+        /// TensorFlow's `TF_GRAPH_DEF_VERSION_MIN_PRODUCER`.
+        min: i32,
+    },
+    /// An operation of another graph used where an operation of this graph is needed (a
+    /// control dependency, colocation, an input).
+    #[error("Operation {0} belongs to another graph")]
+    ForeignOperation(String),
+    /// Constant values a run (or a graph's inference) would decode exceed the budget set.
+    #[error("the constants this run needs hold {needed} bytes, more than the limit of {limit} bytes set for constant values (SessionOptions::max_constant_bytes)")]
+    ConstantBudget {
+        /// Bytes the constants would take once decoded.
+        needed: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Ops a run needs that have no kernel here, each with how many nodes use it.
+    #[error("{}", missing_kernels_message(.0))]
+    MissingKernels(Vec<(String, usize)>),
     /// A node name is already in the graph (TensorFlow's C API).
     #[error("Duplicate node name in graph: '{0}'")]
     DuplicateNodeName(String),
@@ -325,7 +388,8 @@ impl Error {
     pub fn code(&self) -> Code {
         match self {
             Error::OpNotRegistered(_) | Error::UnknownOperation(_) => Code::NotFound,
-            Error::NoKernel { .. } => Code::NotFound,
+            Error::NoKernel { .. } | Error::MissingKernels(_) => Code::NotFound,
+            Error::ConstantBudget { .. } => Code::ResourceExhausted,
             Error::Kernel { source, .. } => source.code(),
             Error::Internal(_) => Code::Internal,
             _ => Code::InvalidArgument,

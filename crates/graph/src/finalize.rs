@@ -94,6 +94,27 @@ pub(crate) fn finalize(
                 actual: attr::kind_name(v),
             });
         }
+        if let Some(Value::Type(t)) = &v.value {
+            let dtype = DataType::from_number(*t);
+            let problem = if !dtype.is_known() || dtype == DataType::INVALID {
+                Some(format!("AttrValue has invalid DataType enum: {t}"))
+            } else if dtype.is_ref() {
+                Some(format!(
+                    "AttrValue must not have reference type value of {}",
+                    dtype.name()
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = problem {
+                return Err(Error::InvalidAttrValue {
+                    message,
+                    attr: a.name.to_string(),
+                    node: node.to_string(),
+                    op_summary: def.summary(),
+                });
+            }
+        }
         if let (Some(allowed), Some(Value::Type(t))) = (a.allowed, &v.value) {
             let dtype = DataType::from_number(*t);
             if !allowed.contains(&dtype) {
@@ -112,6 +133,12 @@ pub(crate) fn finalize(
                 attr: a.name.to_string(),
                 op_summary: def.summary(),
             });
+        }
+    }
+    // Shape attrs as TensorFlow's shape functions read them (`MakeShapeFromShapeProto`).
+    for a in def.attrs.iter().filter(|a| a.kind == AttrKind::Shape) {
+        if let Some(Value::Shape(p)) = attrs.get(a.name).and_then(|v| v.value.as_ref()) {
+            shape::check_proto(p)?;
         }
     }
     if mode == Mode::Import {

@@ -46,8 +46,9 @@ pub struct Node {
     pub(crate) output_types: Vec<DataType>,
     pub(crate) output_shapes: Vec<PShape>,
     pub(crate) output_values: Vec<Option<Known>>,
-    pub(crate) experimental_type: Option<FullTypeDef>,
-    pub(crate) debug_info: Option<ExperimentalDebugInfo>,
+    /// Boxed, as the rare fields they are: a node is a few hundred bytes.
+    pub(crate) experimental_type: Option<Box<FullTypeDef>>,
+    pub(crate) debug_info: Option<Box<ExperimentalDebugInfo>>,
     pub(crate) registered: bool,
 }
 
@@ -109,8 +110,8 @@ impl Node {
             input: self.input_names.clone(),
             device: self.device.clone(),
             attr: self.attrs.clone(),
-            experimental_debug_info: self.debug_info.clone(),
-            experimental_type: self.experimental_type.clone(),
+            experimental_debug_info: self.debug_info.as_deref().cloned(),
+            experimental_type: self.experimental_type.as_deref().cloned(),
         }
     }
 }
@@ -119,6 +120,8 @@ pub(crate) struct GraphData {
     pub(crate) nodes: Vec<Arc<Node>>,
     pub(crate) by_name: HashMap<String, usize>,
     pub(crate) versions: VersionDef,
+    /// What the graph may still keep of values known at graph time, in bytes.
+    pub(crate) value_budget: u64,
 }
 
 /// A dataflow graph: nodes in creation order. Cloning shares it (as scopes built from one root do).
@@ -179,6 +182,7 @@ pub(crate) fn make_node<'a>(
     spec: NodeSpec,
     mode: Mode,
     producer_version: i32,
+    budget: &mut u64,
     lookup: impl Fn(usize) -> Option<&'a Node>,
 ) -> Result<Node> {
     let NodeSpec {
@@ -195,6 +199,14 @@ pub(crate) fn make_node<'a>(
     let mut infer_inputs = Vec::with_capacity(inputs.len());
     for ep in &inputs {
         let p = lookup(ep.node).ok_or_else(|| Error::Internal(format!("no node {}", ep.node)))?;
+        if p.registered && ep.index >= p.output_types.len() {
+            return Err(Error::InvalidOutput {
+                node: name,
+                index: i64::try_from(ep.index).unwrap_or(i64::MAX),
+                source_node: p.name.clone(),
+                num_outputs: p.output_types.len(),
+            });
+        }
         let dtype = p.output_types.get(ep.index).copied();
         infos.push(InputInfo {
             dtype,
@@ -226,7 +238,14 @@ pub(crate) fn make_node<'a>(
     let (registered, output_types, inferred, experimental_type) = match opdef::lookup(&op) {
         Some(def) => {
             let output_types = finalize(def, &name, &mut attrs, &infos, mode)?;
-            let inferred = infer(&op, &attrs, &infer_inputs, &output_types, producer_version)?;
+            let inferred = infer(
+                &op,
+                &attrs,
+                &infer_inputs,
+                &output_types,
+                producer_version,
+                budget,
+            )?;
             let ft = match (experimental_type, op.as_str(), mode) {
                 (Some(ft), _, _) => Some(ft),
                 (None, "Shape", Mode::Build) => Some(shape_full_type(output_types[0])),
@@ -249,8 +268,8 @@ pub(crate) fn make_node<'a>(
         output_types,
         output_shapes: inferred.shapes,
         output_values: inferred.values,
-        experimental_type,
-        debug_info,
+        experimental_type: experimental_type.map(Box::new),
+        debug_info: debug_info.map(Box::new),
         registered,
     })
 }
@@ -266,6 +285,7 @@ impl Graph {
                     producer: GRAPH_DEF_VERSION,
                     ..Default::default()
                 },
+                value_budget: crate::infer::VALUE_BUDGET_BYTES,
             })),
         }
     }
@@ -285,18 +305,23 @@ impl Graph {
 
     /// Adds a node built through a scope.
     pub(crate) fn add_node(&self, spec: NodeSpec) -> Result<Operation> {
+        if !crate::import::valid_node_name(&spec.name) {
+            return Err(Error::InvalidNodeName(spec.name));
+        }
         let mut g = self.write();
         if g.by_name.contains_key(&spec.name) {
             return Err(Error::DuplicateNodeName(spec.name));
         }
         let id = g.nodes.len();
         let producer = g.versions.producer;
+        let mut budget = g.value_budget;
         let node = {
             let nodes = &g.nodes;
-            make_node(id, spec, Mode::Build, producer, |i| {
+            make_node(id, spec, Mode::Build, producer, &mut budget, |i| {
                 nodes.get(i).map(|n| n.as_ref())
             })?
         };
+        g.value_budget = budget;
         g.by_name.insert(node.name.clone(), id);
         g.nodes.push(Arc::new(node));
         drop(g);

@@ -6,14 +6,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tensorcast_proto::{GraphDef, Message};
+use tensorcast_proto::{GraphDef, Message, NodeDef, VersionDef};
 
 use crate::error::{Error, Result};
 use crate::finalize::Mode;
 use crate::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
 
 /// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
-fn valid_node_name(name: &str) -> bool {
+pub(crate) fn valid_node_name(name: &str) -> bool {
     let mut chars = name.chars();
     let Some(first) = chars.next() else {
         return false;
@@ -22,15 +22,22 @@ fn valid_node_name(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
 }
 
-/// `name:k` (k all digits) or `name` (output 0), as TensorFlow's `ParseTensorName`.
-fn parse_input(s: &str) -> (&str, i64) {
+/// `name:k` (k all digits, fitting an `i32`) or `name` (output 0), as TensorFlow's import
+/// parses an input: an index that does not fit leaves the whole string as the node's name
+/// (`Unknown input node 'x:99999999999999999999999'`).
+pub(crate) fn parse_input(s: &str) -> (&str, i64) {
     if let Some((name, k)) = s.rsplit_once(':') {
         if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
-            return (name, k.parse().unwrap_or(i64::MAX));
+            if let Ok(k) = k.parse::<i32>() {
+                return (name, i64::from(k));
+            }
         }
     }
     (s, 0)
 }
+
+/// TensorFlow's `TF_GRAPH_DEF_VERSION_MIN_PRODUCER`.
+const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;
 
 /// Decodes GraphDef bytes and imports them into `graph` (see [`import_graph_def`]).
 ///
@@ -38,7 +45,32 @@ fn parse_input(s: &str) -> (&str, i64) {
 /// [`Error::Decode`] for bytes that are not a GraphDef, else as [`import_graph_def`].
 pub fn import_graph_def_bytes(graph: &Graph, bytes: &[u8]) -> Result<()> {
     let gd = GraphDef::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-    import_graph_def(graph, &gd)
+    let versions = gd.versions.clone().unwrap_or_default();
+    import_nodes(graph, versions, NodeDefs::Owned(gd.node))
+}
+
+/// The nodes being imported: borrowed (each copied as it is built) or owned (each moved into
+/// its node, so a decoded GraphDef's attrs are never held twice).
+enum NodeDefs<'a> {
+    Borrowed(&'a [NodeDef]),
+    Owned(Vec<NodeDef>),
+}
+
+impl NodeDefs<'_> {
+    fn as_slice(&self) -> &[NodeDef] {
+        match self {
+            NodeDefs::Borrowed(s) => s,
+            NodeDefs::Owned(v) => v,
+        }
+    }
+
+    /// Node `i`'s parts: copied, or moved out (each is taken once).
+    fn take(&mut self, i: usize) -> NodeDef {
+        match self {
+            NodeDefs::Borrowed(s) => s[i].clone(),
+            NodeDefs::Owned(v) => std::mem::take(&mut v[i]),
+        }
+    }
 }
 
 /// Imports `gd`'s nodes into `graph`, keeping their names (Python's `name=""`). Nodes may come in
@@ -52,6 +84,16 @@ pub fn import_graph_def_bytes(graph: &Graph, bytes: &[u8]) -> Result<()> {
 /// dtypes, shape-function errors.
 pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
     let versions = gd.versions.clone().unwrap_or_default();
+    import_nodes(graph, versions, NodeDefs::Borrowed(&gd.node))
+}
+
+fn import_nodes(graph: &Graph, versions: VersionDef, mut defs: NodeDefs<'_>) -> Result<()> {
+    if versions.producer < GRAPH_DEF_VERSION_MIN_PRODUCER {
+        return Err(Error::ProducerTooOld {
+            producer: versions.producer,
+            min: GRAPH_DEF_VERSION_MIN_PRODUCER,
+        });
+    }
     if versions.min_consumer > GRAPH_DEF_VERSION {
         return Err(Error::MinConsumer {
             min_consumer: versions.min_consumer,
@@ -63,27 +105,31 @@ pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
     }
     let mut g = graph.write();
     let base = g.nodes.len();
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(gd.node.len());
-    for (i, n) in gd.node.iter().enumerate() {
+    let nodes = defs.as_slice();
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
         if !valid_node_name(&n.name) {
             return Err(Error::InvalidNodeName(n.name.clone()));
         }
         if index.insert(n.name.as_str(), i).is_some() || g.by_name.contains_key(&n.name) {
             return Err(Error::NodeNotUnique(n.name.clone()));
         }
+        if n.op.is_empty() {
+            return Err(Error::NoOperation(n.name.clone()));
+        }
     }
     // Edges: (producer position in gd or existing id, output index).
-    let n_new = gd.node.len();
+    let n_new = nodes.len();
     let mut data: Vec<Vec<(Source, i64)>> = Vec::with_capacity(n_new);
     let mut control: Vec<Vec<Source>> = Vec::with_capacity(n_new);
-    for n in &gd.node {
+    for n in nodes {
         let (mut d, mut c) = (Vec::new(), Vec::new());
         for s in &n.input {
             if let Some(ctrl) = s.strip_prefix('^') {
                 c.push(
                     find(&index, &g.by_name, ctrl).ok_or_else(|| Error::UnknownInput {
                         node: n.name.clone(),
-                        input: ctrl.to_string(),
+                        input: s.clone(),
                     })?,
                 );
             } else {
@@ -127,14 +173,18 @@ pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
     if order.len() < n_new {
         return Err(Error::Cycle(n_new - order.len()));
     }
+    drop(index);
+    drop(consumers);
+    drop(pending);
     let producer = if base == 0 {
         versions.producer
     } else {
         g.versions.producer
     };
-    let mut built: Vec<Option<Node>> = vec![None; n_new];
+    let mut built: Vec<Option<Arc<Node>>> = vec![None; n_new];
+    let mut budget = g.value_budget;
     for &i in &order {
-        let n = &gd.node[i];
+        let n = defs.take(i);
         let id_of = |s: &Source| match s {
             Source::New(p) => base + p,
             Source::Existing(id) => *id,
@@ -143,7 +193,7 @@ pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
             if id < base {
                 g.nodes.get(id).map(Arc::as_ref)
             } else {
-                built.get(id - base).and_then(Option::as_ref)
+                built.get(id - base).and_then(Option::as_deref)
             }
         };
         let mut inputs = Vec::with_capacity(data[i].len());
@@ -164,25 +214,30 @@ pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
             });
         }
         let spec = NodeSpec {
-            name: n.name.clone(),
-            op: n.op.clone(),
+            name: n.name,
+            op: n.op,
             inputs,
             control_inputs: control[i].iter().map(id_of).collect(),
-            device: n.device.clone(),
-            attrs: n.attr.clone(),
-            experimental_type: n.experimental_type.clone(),
-            debug_info: n.experimental_debug_info.clone(),
+            device: n.device,
+            attrs: n.attr,
+            experimental_type: n.experimental_type,
+            debug_info: n.experimental_debug_info,
         };
-        let node = make_node(base + i, spec, Mode::Import, producer, node_at)?;
-        built[i] = Some(node);
+        let node = make_node(base + i, spec, Mode::Import, producer, &mut budget, node_at)?;
+        built[i] = Some(Arc::new(node));
     }
+    drop(data);
+    drop(control);
+    g.by_name.reserve(n_new);
+    g.nodes.reserve(n_new);
     for node in built.into_iter().flatten() {
         g.by_name.insert(node.name.clone(), node.id);
-        g.nodes.push(Arc::new(node));
+        g.nodes.push(node);
     }
     if base == 0 {
         g.versions = versions;
     }
+    g.value_budget = budget;
     Ok(())
 }
 

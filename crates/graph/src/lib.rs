@@ -97,4 +97,4 @@ pub use input::Input;
 pub use operation::{Operation, Output};
 pub use rewrite::optimize_graph_def;
 pub use scope::Scope;
-pub use session::{RunStats, Session, SessionOptions};
+pub use session::{RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES};

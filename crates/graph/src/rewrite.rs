@@ -7,9 +7,15 @@
 //! consumer, and either
 //! - its inferred output shape equals `x`'s, both fully known (a broadcast to the input's own
 //!   shape), or
-//! - every consumer is an element-wise binary op whose inferred output shape is fully known and
-//!   equal to what broadcasting `x` against the consumer's other operand gives (the op
-//!   broadcasts anyway).
+//! - every consumer is an element-wise binary op whose output shape is fully known and equal to
+//!   what it computes from its operands **as they are in the rewritten graph** (`x` for `b`,
+//!   and for every other operand that is itself a removed broadcast, that broadcast's input).
+//!
+//! The decision is made one `BroadcastTo` at a time in dependency order, each on the graph as
+//! the earlier removals left it, so every node that stays keeps the output shape it had: the
+//! rewritten graph computes the same values (`AddV2(b, b)` keeps its `b` unless `x` alone gives
+//! the same shape, and of two broadcasts feeding one op at most what keeps the output's shape
+//! is removed).
 //!
 //! Nodes may be fetched by name from outside; a `BroadcastTo` that is itself fetched would
 //! disappear, so [`optimize_graph_def`] takes the names to keep.
@@ -20,7 +26,7 @@ use tensorcast_proto::GraphDef;
 
 use crate::error::Result;
 use crate::graph::{Endpoint, Graph, Node};
-use crate::import::import_graph_def;
+use crate::import::{import_graph_def, parse_input};
 use crate::infer::broadcast_binary;
 use crate::session::kernels::is_elementwise_binary;
 use crate::shape::PShape;
@@ -42,21 +48,27 @@ pub fn optimize_graph_def(gd: &GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec
         }
         control_targets.extend(n.control_inputs.iter().copied());
     }
-    let shape_of = |ep: &Endpoint| -> PShape {
+    let known = |s: &PShape| s.as_ref().is_some_and(|d| d.iter().all(|&x| x >= 0));
+    // Removed BroadcastTo id -> the endpoint its consumers read instead (never itself removed:
+    // chains are resolved as they are recorded).
+    let mut bypass: HashMap<usize, Endpoint> = HashMap::new();
+    // An endpoint as the rewritten graph reads it so far.
+    let effective = |ep: Endpoint, bypass: &HashMap<usize, Endpoint>| match bypass.get(&ep.node) {
+        Some(&src) if ep.index == 0 => src,
+        _ => ep,
+    };
+    let shape_of = |ep: Endpoint| -> PShape {
         nodes[ep.node]
             .output_shapes
             .get(ep.index)
             .cloned()
             .flatten()
     };
-    let known = |s: &PShape| s.as_ref().is_some_and(|d| d.iter().all(|&x| x >= 0));
-    // Removed BroadcastTo id -> the endpoint its consumers read instead.
-    let mut bypass: HashMap<usize, Endpoint> = HashMap::new();
-    for n in nodes
-        .iter()
-        .filter(|n| n.op == "BroadcastTo" && n.registered)
-    {
-        if keep.contains(&n.name.as_str())
+    for id in dependency_order(&nodes) {
+        let n = &nodes[id];
+        if n.op != "BroadcastTo"
+            || !n.registered
+            || keep.contains(&n.name.as_str())
             || !n.control_inputs.is_empty()
             || control_targets.contains(&n.id)
         {
@@ -65,16 +77,28 @@ pub fn optimize_graph_def(gd: &GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec
         let Some(cons) = consumers.get(&n.id).filter(|c| !c.is_empty()) else {
             continue;
         };
-        let Some(&src) = n.inputs.first() else {
+        let Some(&input) = n.inputs.first() else {
             continue;
         };
-        let src_shape = shape_of(&src);
+        let src = effective(input, &bypass);
+        let src_shape = shape_of(src);
         let out_shape = n.output_shapes.first().cloned().flatten();
         let identity = known(&src_shape) && src_shape == out_shape;
-        let fused = cons
-            .iter()
-            .all(|&(c, pos)| consumer_broadcasts_anyway(&nodes[c], pos, &src_shape, &shape_of));
-        if identity || fused {
+        let fused = || {
+            cons.iter().all(|&(c, _)| {
+                let c = &nodes[c];
+                // The consumer's operands as the graph reads them once `n` is removed too.
+                let operand = |ep: &Endpoint| {
+                    if ep.node == n.id && ep.index == 0 {
+                        src_shape.clone()
+                    } else {
+                        shape_of(effective(*ep, &bypass))
+                    }
+                };
+                consumer_keeps_shape(c, operand)
+            })
+        };
+        if identity || fused() {
             bypass.insert(n.id, src);
         }
     }
@@ -103,48 +127,61 @@ pub fn optimize_graph_def(gd: &GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec
             if input.starts_with('^') {
                 continue;
             }
-            let (name, index) = match input.rsplit_once(':') {
-                Some((n, k)) if k.bytes().all(|b| b.is_ascii_digit()) && !k.is_empty() => {
-                    (n, k.parse().unwrap_or(0))
-                }
-                _ => (input.as_str(), 0usize),
-            };
+            let (name, index) = parse_input(input);
             if index != 0 {
                 continue;
             }
             if let Some(src) = by_name.get(name).and_then(|id| bypass.get(id)) {
-                // A bypassed BroadcastTo may read another bypassed one: follow the chain.
-                let mut ep = *src;
-                while let Some(next) = bypass.get(&ep.node).filter(|_| ep.index == 0) {
-                    ep = *next;
-                }
-                *input = endpoint_name(&ep);
+                *input = endpoint_name(src);
             }
         }
     }
     Ok((out, removed))
 }
 
-/// True when the consumer `c` (an element-wise binary op reading the broadcast at input `pos`)
-/// gives the same, fully known output shape reading `src_shape` instead.
-fn consumer_broadcasts_anyway(
-    c: &Node,
-    pos: usize,
-    src_shape: &PShape,
-    shape_of: &impl Fn(&Endpoint) -> PShape,
-) -> bool {
+/// True when `c`, an element-wise binary op, computes its (fully known) output shape from its
+/// operands' shapes as `operand` gives them.
+fn consumer_keeps_shape(c: &Node, operand: impl Fn(&Endpoint) -> PShape) -> bool {
     if !is_elementwise_binary(&c.op) || c.inputs.len() != 2 {
         return false;
     }
-    let other = shape_of(&c.inputs[1 - pos]);
     let want = c.output_shapes.first().cloned().flatten();
     if !want.as_ref().is_some_and(|d| d.iter().all(|&x| x >= 0)) {
         return false;
     }
-    let got = if pos == 0 {
-        broadcast_binary(src_shape, &other, true)
-    } else {
-        broadcast_binary(&other, src_shape, true)
-    };
+    let got = broadcast_binary(&operand(&c.inputs[0]), &operand(&c.inputs[1]), true);
     matches!(got, Ok(g) if g == want)
+}
+
+/// The nodes' ids in an order where every node comes after its data and control inputs (an
+/// imported graph has no cycles, so every node is placed).
+fn dependency_order(nodes: &[std::sync::Arc<Node>]) -> Vec<usize> {
+    let mut pending = vec![0usize; nodes.len()];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for n in nodes {
+        for p in n
+            .inputs
+            .iter()
+            .map(|e| e.node)
+            .chain(n.control_inputs.iter().copied())
+        {
+            pending[n.id] += 1;
+            consumers[p].push(n.id);
+        }
+    }
+    let mut ready: Vec<usize> = (0..nodes.len())
+        .rev()
+        .filter(|&i| pending[i] == 0)
+        .collect();
+    let mut order = Vec::with_capacity(nodes.len());
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for &c in &consumers[i] {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    order
 }

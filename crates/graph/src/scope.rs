@@ -32,6 +32,8 @@ pub struct Scope {
     device: String,
     kernel_label: Option<String>,
     colocation: Vec<String>,
+    /// The operations colocation names (checked to be of this graph when an op is built).
+    colocation_ops: Vec<Operation>,
 }
 
 impl std::fmt::Debug for Scope {
@@ -67,6 +69,7 @@ impl Scope {
             device: String::new(),
             kernel_label: None,
             colocation: Vec::new(),
+            colocation_ops: Vec::new(),
         }
     }
 
@@ -127,6 +130,7 @@ impl Scope {
     pub fn colocate_with(&self, op: &Operation) -> Scope {
         let mut s = self.clone();
         s.colocation.push(format!("loc:@{}", op.name()));
+        s.colocation_ops.push(op.clone());
         s.colocation.sort();
         s.colocation.dedup();
         s
@@ -136,6 +140,7 @@ impl Scope {
     pub fn clear_colocation(&self) -> Scope {
         let mut s = self.clone();
         s.colocation.clear();
+        s.colocation_ops.clear();
         s
     }
 
@@ -264,6 +269,17 @@ impl Scope {
         mut attr_map: crate::Attrs,
     ) -> Result<Operation> {
         self.status()?;
+        // Operations of another graph (their ids mean nothing here).
+        if let Some(op) = self
+            .control_deps
+            .iter()
+            .chain(&self.colocation_ops)
+            .find(|op| !op.graph.same_graph(&self.graph))
+        {
+            let e = Error::ForeignOperation(op.name());
+            self.update_status(e.clone());
+            return Err(e);
+        }
         let mut endpoints = Vec::with_capacity(inputs.len());
         for input in inputs {
             match input.to_output(self) {

@@ -78,6 +78,46 @@ pub(crate) fn from_proto(p: &TensorShapeProto) -> PShape {
     }
 }
 
+/// TensorFlow's limit on a shape's rank (`TensorShape::MaxDimensions`).
+pub(crate) const MAX_DIMS: usize = 254;
+
+/// The checks TensorFlow's `PartialTensorShape` makes of a `TensorShapeProto`: at most 254 dims,
+/// none below -1, and a known element count that fits an `i64`.
+pub(crate) fn check_proto(p: &TensorShapeProto) -> crate::error::Result<()> {
+    use crate::error::Error;
+    if p.unknown_rank {
+        return Ok(());
+    }
+    let shown = || {
+        let parts: Vec<String> = p
+            .dim
+            .iter()
+            .map(|d| {
+                if d.size == -1 {
+                    "?".to_string()
+                } else {
+                    d.size.to_string()
+                }
+            })
+            .collect();
+        format!("[{}]", parts.join(","))
+    };
+    if p.dim.len() > MAX_DIMS {
+        return Err(Error::ShapeTooManyDims(shown()));
+    }
+    if p.dim.iter().any(|d| d.size < -1) {
+        return Err(Error::ShapeDimBelowUnknown(shown()));
+    }
+    let mut n: i64 = 1;
+    for d in p.dim.iter().filter(|d| d.size >= 0) {
+        n = match n.checked_mul(d.size) {
+            Some(n) => n,
+            None => return Err(Error::ShapeTooLarge(shown())),
+        };
+    }
+    Ok(())
+}
+
 /// True when a concrete shape fits a partial one.
 pub(crate) fn compatible(partial: &PShape, concrete: &[i64]) -> bool {
     match partial {

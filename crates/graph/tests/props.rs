@@ -92,7 +92,7 @@ proptest! {
         let seq = Session::with_options(root.graph(), SessionOptions { optimize, parallel: false, ..SessionOptions::default() })
             .run(&feeds, &fetch, &[]);
         // Every node heavy: each round with two or more ready nodes goes to the pool.
-        let all = SessionOptions { optimize, parallel: true, parallel_min_elements: 0 };
+        let all = SessionOptions { optimize, parallel: true, parallel_min_elements: 0, ..SessionOptions::default() };
         let par = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap()
             .install(|| Session::with_options(root.graph(), all).run(&feeds, &fetch, &[]));
         prop_assert_eq!(seq, par);

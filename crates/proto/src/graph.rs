@@ -93,14 +93,13 @@ pub mod attr_value {
 
     /// The cases of `AttrValue.value`.
     #[derive(Clone, PartialEq, prost::Oneof)]
-    #[allow(
-        clippy::large_enum_variant,
-        reason = "mirrors the proto oneof; attrs are few and short-lived next to the tensors they describe"
-    )]
+    /// The large cases (lists, shapes, tensors, functions) are boxed: an attr value is a few
+    /// words, so a graph of a million small nodes costs memory in proportion to its attrs, not
+    /// to the size of the largest case.
     pub enum Value {
         /// `list` (1): a list of values of one kind.
-        #[prost(message, tag = "1")]
-        List(ListValue),
+        #[prost(message, boxed, tag = "1")]
+        List(Box<ListValue>),
         /// `s` (2): bytes.
         #[prost(bytes = "bytes", tag = "2")]
         S(Bytes),
@@ -117,17 +116,17 @@ pub mod attr_value {
         #[prost(enumeration = "crate::DataType", tag = "6")]
         Type(i32),
         /// `shape` (7): a (partial) shape.
-        #[prost(message, tag = "7")]
-        Shape(TensorShapeProto),
+        #[prost(message, boxed, tag = "7")]
+        Shape(Box<TensorShapeProto>),
         /// `tensor` (8): a tensor value.
-        #[prost(message, tag = "8")]
-        Tensor(TensorProto),
+        #[prost(message, boxed, tag = "8")]
+        Tensor(Box<TensorProto>),
         /// `placeholder` (9): a function attr reference.
         #[prost(string, tag = "9")]
         Placeholder(String),
         /// `func` (10): a function name with attrs.
-        #[prost(message, tag = "10")]
-        Func(NameAttrList),
+        #[prost(message, boxed, tag = "10")]
+        Func(Box<NameAttrList>),
     }
 
     /// `AttrValue.ListValue`. There is no field 1.
@@ -234,22 +233,22 @@ impl AttrValue {
     /// An attr holding a shape.
     pub fn of_shape(shape: TensorShapeProto) -> Self {
         AttrValue {
-            value: Some(attr_value::Value::Shape(shape)),
+            value: Some(attr_value::Value::Shape(Box::new(shape))),
         }
     }
     /// An attr holding a tensor.
     pub fn of_tensor(tensor: TensorProto) -> Self {
         AttrValue {
-            value: Some(attr_value::Value::Tensor(tensor)),
+            value: Some(attr_value::Value::Tensor(Box::new(tensor))),
         }
     }
     /// An attr holding a list of byte strings.
     pub fn of_strings(list: Vec<Bytes>) -> Self {
         AttrValue {
-            value: Some(attr_value::Value::List(attr_value::ListValue {
+            value: Some(attr_value::Value::List(Box::new(attr_value::ListValue {
                 s: list,
                 ..Default::default()
-            })),
+            }))),
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::shape::PShape;
 
 pub(crate) use shape_fns::broadcast_binary;
-pub(crate) use values::Known;
+pub(crate) use values::{Known, VALUE_BUDGET_BYTES};
 
 /// What inference knows about one input.
 #[derive(Debug, Clone)]
@@ -29,16 +29,18 @@ pub(crate) struct Inferred {
 }
 
 /// Runs `op`'s shape function and value propagation. `producer` is the graph's producer version
-/// (Placeholder's legacy rule).
+/// (Placeholder's legacy rule); `budget` is what the graph may still spend on values known at
+/// graph time (bytes), and is charged for the values this node keeps.
 pub(crate) fn infer(
     op: &str,
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],
     producer: i32,
+    budget: &mut u64,
 ) -> Result<Inferred> {
     let shapes = shape_fns::run(op, attrs, inputs, producer)?;
-    let values = values::propagate(op, attrs, inputs, out_types, &shapes);
+    let values = values::propagate(op, attrs, inputs, out_types, &shapes, budget);
     Ok(Inferred { shapes, values })
 }
 

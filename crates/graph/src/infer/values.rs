@@ -16,8 +16,35 @@ pub(crate) enum Known {
     Partial(Vec<i64>),
 }
 
-/// Largest Const value (in elements) decoded at graph time.
-const MAX_CONST_ELEMENTS: i64 = 1 << 16;
+/// Largest Const value (in elements) decoded at graph time: shape operands (rank at most 254)
+/// and the small index vectors shape functions read fit easily.
+const MAX_CONST_ELEMENTS: i64 = 1 << 10;
+
+/// What one graph may keep, in all, of values known at graph time (decoded constants and folded
+/// results), in bytes. Past it, further values are simply not known at graph time (inference
+/// gives less precise shapes; nothing fails), so a GraphDef of many constants costs memory in
+/// proportion to its own size, never 65,536 decoded elements per 20-byte node.
+pub(crate) const VALUE_BUDGET_BYTES: u64 = 1 << 20;
+
+/// True for the dtypes whose values shape inference uses (integers and bool); string, resource,
+/// variant and floating values are never decoded at graph time.
+fn decodable(dtype: DataType) -> bool {
+    dtype == DataType::BOOL || dtype.is_integer()
+}
+
+/// Keeps `v` when `budget` allows its bytes, charging them.
+fn charge(v: Option<Known>, budget: &mut u64) -> Option<Known> {
+    let bytes = match &v {
+        Some(Known::Tensor(t)) => t.total_bytes() as u64,
+        Some(Known::Partial(d)) => (d.len() * 8) as u64,
+        None => return None,
+    };
+    if bytes > *budget {
+        return None;
+    }
+    *budget -= bytes;
+    v
+}
 
 /// Largest output (in elements) folded at graph time.
 const MAX_FOLD_ELEMENTS: i64 = 1 << 12;
@@ -29,10 +56,26 @@ pub(super) fn propagate(
     inputs: &[InferInput],
     out_types: &[DataType],
     shapes: &[PShape],
+    budget: &mut u64,
+) -> Vec<Option<Known>> {
+    let values = known_values(op, attrs, inputs, out_types, shapes);
+    values.into_iter().map(|v| charge(v, budget)).collect()
+}
+
+fn known_values(
+    op: &str,
+    attrs: &Attrs,
+    inputs: &[InferInput],
+    out_types: &[DataType],
+    shapes: &[PShape],
 ) -> Vec<Option<Known>> {
     let one = |v: Option<Known>| vec![v];
     match op {
         "Const" => one(attr::get_tensor(attrs, "value").and_then(|p| {
+            let dtype = DataType::from_number(p.dtype);
+            if !decodable(dtype) || Some(&dtype) != out_types.first() {
+                return None;
+            }
             // Only small values are decoded at graph time (shape operands are small; a big or
             // fill-encoded value would cost memory its few bytes do not justify).
             let dims = p
@@ -75,6 +118,16 @@ pub(super) fn propagate(
     }
 }
 
+/// The output dtypes of a fold are integers or bools (attrs that name the output dtype).
+fn out_types_decodable(op: &str, attrs: &Attrs) -> bool {
+    let named = match op {
+        "Cast" => attr::get_type(attrs, "DstT"),
+        "Bitcast" => attr::get_type(attrs, "type"),
+        _ => None,
+    };
+    named.is_none_or(decodable)
+}
+
 fn shape_tensor(dims: &[i64], dtype: DataType) -> Option<Tensor> {
     if dtype == DataType::INT64 {
         return Some(Tensor::vector(dims));
@@ -94,6 +147,9 @@ fn fold(op: &str, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Ve
             .and_then(|d| TensorShape::new(d).ok())
             .is_some_and(|s| s.num_elements() <= MAX_FOLD_ELEMENTS)
     });
+    // Folding reads only values already known (integers and bools); a Cast or Bitcast to
+    // another dtype could produce a float value: keep those out too.
+    let small = small && out_types_decodable(op, attrs);
     if inputs.is_empty() || !small {
         return none;
     }

@@ -87,6 +87,17 @@ fn feed(plan: &Plan, feeds: Vec<Tensor>, slots: &mut [Option<Value>]) -> Result<
         if f.duplicate {
             return Err(Error::DuplicateFeed(name()));
         }
+        for (consumer, index, expected) in &f.consumer_types {
+            if t.dtype() != *expected {
+                return Err(Error::InputType {
+                    index: *index,
+                    node: consumer.name.clone(),
+                    actual: t.dtype(),
+                    source_name: name(),
+                    expected: *expected,
+                });
+            }
+        }
         slots[f.slot] = Some(Value::Dense(t));
     }
     Ok(())
@@ -227,6 +238,10 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             match x {
                 Value::Dense(b) | Value::Lazy { base: b, .. } => lazy(b.clone(), target),
             }
+        }
+        // Shape reads a lazy broadcast's shape, never its values.
+        (&Kernel::Shape { out_type }, [Value::Lazy { shape, .. }]) => {
+            Value::Dense(kernels::shape_vector(shape, out_type)?)
         }
         (Kernel::Cast { dst, truncate }, [Value::Lazy { base, shape }]) if may_stay_lazy => {
             lazy(kernels::cast(base, *dst, *truncate)?, shape.clone())

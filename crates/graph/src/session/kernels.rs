@@ -77,7 +77,7 @@ pub(crate) enum Kernel {
 impl Kernel {
     /// The kernel of `node` (`Fail` with the run-time error for a placeholder, which must be fed,
     /// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
-    pub(crate) fn resolve(node: &Node) -> Kernel {
+    pub(crate) fn resolve(node: &Node, max_constant_bytes: u64) -> Kernel {
         let attrs = &node.attrs;
         let kernel = match node.op.as_str() {
             "Placeholder" => {
@@ -93,7 +93,7 @@ impl Kernel {
             _ if !node.registered => {
                 return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
             }
-            op => Kernel::for_op(op, attrs),
+            op => Kernel::for_op(op, attrs, max_constant_bytes),
         };
         match kernel {
             Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
@@ -101,10 +101,22 @@ impl Kernel {
         }
     }
 
-    /// The kernel of a registered op with `attrs` (not a placeholder).
-    fn for_op(op: &str, attrs: &Attrs) -> Kernel {
+    /// True when running `node` needs no kernel tensorcast lacks (a placeholder counts as
+    /// available: it fails only when it is not fed). Decodes nothing.
+    pub(crate) fn available(node: &Node) -> bool {
+        node.op == "Placeholder"
+            || (node.registered
+                && !matches!(
+                    Kernel::for_op(&node.op, &Attrs::new(), 0),
+                    Kernel::Fail(Error::NoKernel { .. })
+                ))
+    }
+
+    /// The kernel of a registered op with `attrs` (not a placeholder); a `Const` may decode at
+    /// most `max_constant_bytes` of values its proto does not carry.
+    fn for_op(op: &str, attrs: &Attrs, max_constant_bytes: u64) -> Kernel {
         match op {
-            "Const" => match const_value(attrs) {
+            "Const" => match const_value(attrs, max_constant_bytes) {
                 Ok(t) => Kernel::Const(t),
                 Err(e) => Kernel::Fail(e),
             },
@@ -140,6 +152,7 @@ impl Kernel {
         matches!(
             self,
             Kernel::Binary { .. }
+                | Kernel::Shape { .. }
                 | Kernel::Identity
                 | Kernel::Cast { .. }
                 | Kernel::BroadcastTo
@@ -173,7 +186,12 @@ impl Kernel {
 
 /// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
 pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Ok(vec![Kernel::for_op(op, attrs).compute(inputs)?])
+    Ok(vec![Kernel::for_op(
+        op,
+        attrs,
+        crate::infer::VALUE_BUDGET_BYTES,
+    )
+    .compute(inputs)?])
 }
 
 /// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
@@ -181,11 +199,31 @@ pub(crate) fn is_elementwise_binary(op: &str) -> bool {
     BinaryOp::from_name(op).is_some()
 }
 
-/// A `Const`'s value, checked against its `dtype` attr.
-fn const_value(attrs: &Attrs) -> Result<Tensor> {
+/// The bytes a `Const`'s value takes once decoded (its element count times the element size;
+/// for strings also their bytes), from the proto alone. Saturates; 0 without a value.
+pub(crate) fn const_bytes(attrs: &Attrs) -> u64 {
+    let Some(p) = attr::get_tensor(attrs, "value") else {
+        return 0;
+    };
+    let n = p.tensor_shape.as_ref().map_or(Some(1u64), |s| {
+        s.dim.iter().try_fold(1u64, |acc, d| {
+            u64::try_from(d.size).ok().and_then(|d| acc.checked_mul(d))
+        })
+    });
+    let Some(n) = n else { return u64::MAX };
+    let size = DataType::from_number(p.dtype).size().max(1) as u64;
+    let strings: u64 = p.string_val.iter().map(|s| s.len() as u64).sum();
+    n.saturating_mul(size).saturating_add(strings)
+}
+
+/// A `Const`'s value, checked against its `dtype` attr; values it does not carry (a fill)
+/// may take at most `max_fill_bytes`.
+fn const_value(attrs: &Attrs, max_fill_bytes: u64) -> Result<Tensor> {
     let proto = attr::get_tensor(attrs, "value")
         .ok_or_else(|| Error::Internal("Const without value".into()))?;
-    let t = tensorcast_proto::tensor_from_proto(proto)?;
+    let options = tensorcast_proto::DecodeOptions::new()
+        .with_max_fill_bytes(usize::try_from(max_fill_bytes).unwrap_or(usize::MAX));
+    let t = tensorcast_proto::tensor_from_proto_with(proto, &options)?;
     let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
     if t.dtype() != dtype {
         return Err(Error::ConstTypeMismatch {
@@ -218,7 +256,12 @@ pub(crate) fn cast(x: &Tensor, dst: DataType, truncate: bool) -> Result<Tensor> 
 }
 
 fn shape_of(x: &Tensor, out_type: DataType) -> Result<Tensor> {
-    let dims = x.shape().dim_sizes();
+    shape_vector(x.shape(), out_type)
+}
+
+/// `Shape`'s output for a tensor of shape `shape` (a lazy broadcast's logical shape, too).
+pub(crate) fn shape_vector(shape: &TensorShape, out_type: DataType) -> Result<Tensor> {
+    let dims = shape.dim_sizes();
     if out_type == DataType::INT64 {
         return Ok(Tensor::vector(dims));
     }

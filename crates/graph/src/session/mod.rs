@@ -42,6 +42,10 @@ pub struct SessionOptions {
     /// A node whose inputs hold at least this many elements in all may run concurrently with
     /// other such nodes; smaller ones run at once on the calling thread. Default 32768.
     pub parallel_min_elements: u64,
+    /// The most the constants a run needs may take once decoded, in bytes, all together
+    /// (checked from their protos before any is decoded): a GraphDef of a few bytes may not
+    /// make a run allocate gigabytes. Default 256 MiB; the CLI sets it from `--max-memory`.
+    pub max_constant_bytes: u64,
 }
 
 impl Default for SessionOptions {
@@ -50,9 +54,13 @@ impl Default for SessionOptions {
             optimize: true,
             parallel: true,
             parallel_min_elements: 1 << 15,
+            max_constant_bytes: DEFAULT_MAX_CONSTANT_BYTES,
         }
     }
 }
+
+/// The default [`SessionOptions::max_constant_bytes`]: 256 MiB.
+pub const DEFAULT_MAX_CONSTANT_BYTES: u64 = 1 << 28;
 
 /// What one [`Session::run_with_stats`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -220,6 +228,7 @@ impl Session {
             &fetch_eps,
             &target_ids,
             self.options.optimize,
+            self.options.max_constant_bytes,
         )?);
         if cache.entries.len() >= MAX_PLANS {
             cache.entries.clear();
@@ -242,6 +251,14 @@ impl Session {
         feeds: &[(&Output, Tensor)],
         fetches: &[&Output],
     ) -> Result<Vec<Tensor>> {
+        if let Some(o) = feeds
+            .iter()
+            .map(|(o, _)| *o)
+            .chain(fetches.iter().copied())
+            .find(|o| !o.op().graph().same_graph(&self.graph))
+        {
+            return Err(Error::ForeignOutput(o.name()));
+        }
         let names: Vec<String> = feeds.iter().map(|(o, _)| o.name()).collect();
         let feed: Vec<(&str, Tensor)> = names
             .iter()

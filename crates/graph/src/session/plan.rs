@@ -4,14 +4,16 @@
 //! value's last use, so it is moved out rather than shared), and the slot its output goes to.
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use tensorcast_core::DataType;
 
-use super::kernels::Kernel;
+use super::kernels::{self, Kernel};
+use crate::attr;
 use crate::error::{Error, Result};
 use crate::graph::{Endpoint, Node};
+use crate::opdef::{self, ArgType};
 use crate::shape::PShape;
 
 /// One read of a value slot.
@@ -58,6 +60,9 @@ pub(crate) struct Feed {
     pub(crate) shape: Option<PShape>,
     /// The same tensor was fed earlier in the list.
     pub(crate) duplicate: bool,
+    /// Where the graph does not know the fed tensor's dtype (its producer's op is unknown
+    /// here), the dtype each consumer that runs expects: (consumer, input index, dtype).
+    pub(crate) consumer_types: Vec<(Arc<Node>, usize, DataType)>,
 }
 
 /// One fetched tensor.
@@ -95,6 +100,7 @@ impl Plan {
         fetches: &[Endpoint],
         targets: &[usize],
         optimize: bool,
+        max_constant_bytes: u64,
     ) -> Result<Plan> {
         let mut slot_of: HashMap<Endpoint, usize> = HashMap::new();
         let new_slot = |ep: Endpoint, slot_of: &mut HashMap<Endpoint, usize>| {
@@ -112,6 +118,7 @@ impl Plan {
                 dtype: n.output_types.get(ep.index).copied(),
                 shape: n.output_shapes.get(ep.index).cloned(),
                 duplicate: fed.insert(ep, ()).is_some(),
+                consumer_types: Vec::new(),
             });
         }
         // Needed nodes.
@@ -137,13 +144,53 @@ impl Plan {
             );
             stack.extend(n.control_inputs.iter().copied());
         }
+        // Before anything is decoded or run: every op the run needs has a kernel (all missing
+        // ones named in one error), and the constants it needs fit the budget.
+        let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut constant_bytes: u64 = 0;
+        for n in nodes.iter().filter(|n| needed[n.id]) {
+            if !Kernel::available(n) {
+                *missing.entry(n.op.as_str()).or_default() += 1;
+            } else if n.op == "Const" {
+                constant_bytes = constant_bytes.saturating_add(kernels::const_bytes(&n.attrs));
+            }
+        }
+        if !missing.is_empty() {
+            return Err(Error::MissingKernels(
+                missing
+                    .into_iter()
+                    .map(|(op, k)| (op.to_string(), k))
+                    .collect(),
+            ));
+        }
+        if constant_bytes > max_constant_bytes {
+            return Err(Error::ConstantBudget {
+                needed: constant_bytes,
+                limit: max_constant_bytes,
+            });
+        }
+        // A fed tensor whose dtype the graph does not know is checked against what its
+        // consumers expect.
+        for f in plan_feeds.iter_mut().filter(|f| f.dtype.is_none()) {
+            let ep = Endpoint {
+                node: f.node.id,
+                index: f.index,
+            };
+            for n in nodes.iter().filter(|n| needed[n.id]) {
+                for (pos, _) in n.inputs.iter().enumerate().filter(|(_, i)| **i == ep) {
+                    if let Some(d) = expected_input_type(n, pos) {
+                        f.consumer_types.push((n.clone(), pos, d));
+                    }
+                }
+            }
+        }
         // Kahn's order.
         let mut pending = vec![0usize; nodes.len()];
         let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
         let mut lazy_ok = vec![true; nodes.len()];
         let mut kernels: Vec<Option<Kernel>> = (0..nodes.len()).map(|_| None).collect();
         for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
-            let k = Kernel::resolve(n);
+            let k = Kernel::resolve(n, max_constant_bytes);
             for ep in &n.inputs {
                 if !k.reads_lazy() {
                     lazy_ok[ep.node] = false;
@@ -281,4 +328,15 @@ fn has_parallel_branches(steps: &[Step]) -> bool {
         wave = next;
     }
     false
+}
+
+/// The dtype a registered node expects at data input `pos` (from its op's signature and attrs).
+fn expected_input_type(n: &Node, pos: usize) -> Option<DataType> {
+    if !n.registered {
+        return None;
+    }
+    match opdef::lookup(&n.op)?.inputs.get(pos)?.ty {
+        ArgType::Attr(t) => attr::get_type(&n.attrs, t),
+        ArgType::Fixed(d) => Some(d),
+    }
 }
