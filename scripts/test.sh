@@ -14,6 +14,14 @@ echo "== python peers"
 . ./scripts/peers.sh
 peers_setup
 echo "   ($((SECONDS - started)) s so far)"
+echo "== graphviz (the graph dot tests render through dot itself)"
+if ! command -v dot >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz) >/dev/null \
+      || echo "graphviz: apt-get install failed"
+  fi
+fi
+command -v dot >/dev/null 2>&1 && dot -V 2>&1 | head -n 1
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub use tensorcast_buffer as buffer;
 pub use tensorcast_core::*;
 pub use tensorcast_graph as graph;
 pub use tensorcast_io as io;

@@ -284,6 +284,35 @@ fn vector_cases() -> Vec<Case> {
     cases
 }
 
+/// Random graphs of broadcasts and element-wise ops, each as built and as `graph optimize`
+/// rewrites it (`opt-<seed>-original` / `opt-<seed>-optimized`): TensorFlow must compute the
+/// same for both (and tensorcast what TensorFlow computes).
+fn optimize_cases() -> Vec<Case> {
+    let mut cases = Vec::new();
+    for seed in 0..48u64 {
+        let g = tensorcast_testkit::graphs::broadcast_graph(seed, 10);
+        if g.fetches.is_empty() {
+            continue;
+        }
+        let gd = g.scope.graph().to_graph_def();
+        let (optimized, _) = tensorcast::graph::optimize_graph_def(&gd, &[]).unwrap();
+        let rewritten = Graph::new();
+        tensorcast::graph::import_graph_def(&rewritten, &optimized).unwrap();
+        for (suffix, graph) in [
+            ("original", g.scope.graph().clone()),
+            ("optimized", rewritten),
+        ] {
+            cases.push(Case {
+                id: format!("opt-{seed}-{suffix}"),
+                graph,
+                feeds: g.feeds.clone(),
+                fetches: g.fetches.clone(),
+            });
+        }
+    }
+    cases
+}
+
 fn run_python(dir: &Path) -> Result<(), String> {
     let script = dir.join("graph_interop.py");
     std::fs::write(&script, SCRIPT).map_err(|e| e.to_string())?;
@@ -328,6 +357,7 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
     }
     let mut cases = built_cases();
     cases.extend(vector_cases());
+    cases.extend(optimize_cases());
     let dir = std::env::temp_dir().join(format!("tensorcast_graph_interop_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut manifest = Vec::new();
@@ -348,9 +378,11 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
     ran.unwrap();
     let mut failures = Vec::new();
     let (mut compared, mut no_kernel, mut reexport_same) = (0usize, 0usize, 0usize);
+    let mut tf_outputs: std::collections::HashMap<String, Value> = Default::default();
     for (c, line) in cases.iter().zip(results.lines()) {
         let rec: Value = serde_json::from_str(line).unwrap();
         assert_eq!(rec["id"], c.id.as_str());
+        tf_outputs.insert(c.id.clone(), rec["outputs"].clone());
         if let Some(e) = rec.get("error") {
             failures.push(format!("{}: TensorFlow: {e}", c.id));
             continue;
@@ -390,6 +422,24 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
             }
         }
     }
+    let mut optimize_pairs = 0;
+    for (id, original) in &tf_outputs {
+        let Some(seed) = id.strip_suffix("-original") else {
+            continue;
+        };
+        let optimized = &tf_outputs[&format!("{seed}-optimized")];
+        if original.is_null() || original != optimized {
+            failures.push(format!(
+                "{seed}: TensorFlow computes different outputs for the original and the \
+                 optimized GraphDef"
+            ));
+        }
+        optimize_pairs += 1;
+    }
+    println!(
+        "tf_graph_interop: {optimize_pairs} random broadcast graphs give TensorFlow the same \
+         outputs before and after `graph optimize`"
+    );
     println!(
         "tf_graph_interop: {} graphs imported and run by TensorFlow ({reexport_same} re-exported byte-identical); \
          {compared} fetches byte-identical, {no_kernel} not run by tensorcast (no kernel yet)",

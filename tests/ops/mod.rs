@@ -10,6 +10,7 @@ mod cast;
 mod elementwise;
 mod graph_common;
 mod graph_def;
+mod graph_import_error;
 mod graph_run_error;
 pub mod graph_shape_inference;
 mod parse;
@@ -38,6 +39,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
                 elementwise::run(rec)
             }
             Some("graph_run_error") => graph_run_error::run(rec),
+            Some("graph_import_error") => graph_import_error::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

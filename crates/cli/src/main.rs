@@ -105,7 +105,12 @@ fn main() {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => cli::EXIT_OK,
         Err(e) => {
-            eprintln!("tensorcast: {}", cli::one_line(&e));
+            // Error lines quote names from files (GraphDef node names, op types, tensor
+            // names): control characters never reach the terminal raw.
+            eprintln!(
+                "tensorcast: {}",
+                cli::source::terminal_safe(&cli::one_line(&e))
+            );
             cli::EXIT_ERROR
         }
     };

@@ -2,4 +2,5 @@
 
 mod cli;
 mod common;
+mod graph_hostile;
 mod hostile;

@@ -96,7 +96,9 @@ pub(crate) fn finalize(
         }
         if let Some(Value::Type(t)) = &v.value {
             let dtype = DataType::from_number(*t);
-            let problem = if !dtype.is_known() || dtype == DataType::INVALID {
+            let problem = if dtype == DataType::INVALID {
+                Some("AttrValue has invalid DataType".to_string())
+            } else if !dtype.is_known() {
                 Some(format!("AttrValue has invalid DataType enum: {t}"))
             } else if dtype.is_ref() {
                 Some(format!(

@@ -105,15 +105,23 @@ pub(crate) fn check_proto(p: &TensorShapeProto) -> crate::error::Result<()> {
     if p.dim.len() > MAX_DIMS {
         return Err(Error::ShapeTooManyDims(shown()));
     }
-    if p.dim.iter().any(|d| d.size < -1) {
-        return Err(Error::ShapeDimBelowUnknown(shown()));
-    }
-    let mut n: i64 = 1;
-    for d in p.dim.iter().filter(|d| d.size >= 0) {
-        n = match n.checked_mul(d.size) {
-            Some(n) => n,
-            None => return Err(Error::ShapeTooLarge(shown())),
-        };
+    // Dim by dim, as TensorFlow builds the shape: a dim below -1 is refused where it comes;
+    // the element count is checked while every dim so far is known (an unknown dim makes it
+    // unknown, and TensorFlow checks no further).
+    let mut n: Option<i64> = Some(1);
+    for d in &p.dim {
+        match d.size {
+            s if s < -1 => return Err(Error::ShapeDimBelowUnknown(shown())),
+            -1 => n = None,
+            s => {
+                if let Some(k) = n {
+                    n = Some(
+                        k.checked_mul(s)
+                            .ok_or_else(|| Error::ShapeTooLarge(shown()))?,
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }

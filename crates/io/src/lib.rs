@@ -176,6 +176,37 @@ pub fn read_stream_contents_with(
     read_buffer(buf, name_hint, path, options)
 }
 
+/// The bytes of the file at `path`, as [`read_file_contents_with`] gets them: a regular file
+/// mapped or read by `options.mode`, a FIFO, pipe or character device read as a stream of at
+/// most [`ReadOptions::max_stream_bytes`]. For formats this crate does not decode (a
+/// `GraphDef`, say) that should still be read through the same safe input layer.
+///
+/// # Errors
+/// [`ErrorKind::Io`] when the file cannot be opened, read or mapped (a directory, a block
+/// device); `TooLarge` for a stream past its limit; `Truncated` for a file that shrank while it
+/// was read.
+pub fn read_path_buffer(path: &Path, options: &ReadOptions) -> Result<Buffer> {
+    let file = std::fs::File::open(path).map_err(|e| IoError::io("cannot open", e))?;
+    source::file_bytes(file, options)
+}
+
+/// Writes `bytes` to `path` as [`write_file_with`] writes tensor files: atomically through a
+/// temporary file renamed into place (the file a symbolic link names is replaced, the link
+/// stays; a FIFO or character device is written as a stream; an interrupted or failed write
+/// leaves the old file and no temporary file).
+///
+/// # Errors
+/// [`ErrorKind::Io`] when the target is a directory, block device or socket, or creating,
+/// writing, syncing or renaming fails.
+pub fn write_file_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    match atomic::resolve_target(path)? {
+        atomic::Target::Replace(p) => atomic::write_atomic(&p, |w| {
+            std::io::Write::write_all(w, bytes).map_err(|e| IoError::io("cannot write", e))
+        }),
+        atomic::Target::Stream(p) => atomic::write_stream(&p, bytes),
+    }
+}
+
 /// Reads a whole stream (standard input, a pipe...) into a new 64-byte-aligned buffer,
 /// refusing one longer than `max_bytes`; memory grows with what arrives.
 ///

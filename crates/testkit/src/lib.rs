@@ -6,6 +6,7 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 pub mod fuzz;
+pub mod graphs;
 pub mod records;
 pub mod reference;
 pub mod strategies;

@@ -69,6 +69,36 @@ pub(crate) fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
     Ok((c, len))
 }
 
+/// The bytes of `path` (`-`: standard input) through the same input layer as [`load`]: a
+/// regular file read (or mapped with `--mmap`), a pipe, FIFO or device read as a stream up to
+/// `--max-stream`. Errors name the file.
+pub(crate) fn load_bytes(path: &Path) -> Result<tensorcast::buffer::Buffer> {
+    let options = read_options();
+    if is_std(path) {
+        return tensorcast::io::read_stream_buffer(
+            std::io::stdin().lock(),
+            options.max_stream_bytes,
+        )
+        .context("-");
+    }
+    tensorcast::io::read_path_buffer(path, &options)
+        .with_context(|| tensorcast::io::escaped(&path.display().to_string()))
+}
+
+/// Writes `bytes` to `path` (`-`: standard output) through the atomic output layer every
+/// command uses; errors name the file.
+pub(crate) fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+    if is_std(path) {
+        let mut out = std::io::stdout().lock();
+        return out
+            .write_all(bytes)
+            .and_then(|_| out.flush())
+            .context("-: cannot write");
+    }
+    tensorcast::io::write_file_bytes(path, bytes)
+        .with_context(|| tensorcast::io::escaped(&path.display().to_string()))
+}
+
 /// Writes `tensors` as `format` to standard output (`-`).
 pub(crate) fn write_stdout(format: Format, tensors: &[NamedTensor]) -> Result<()> {
     let bytes =

@@ -1,5 +1,7 @@
 //! `tensorcast graph dot FILE.pb`: Graphviz text (`| dot -Tsvg > g.svg`).
 
+use std::io::Write;
+
 use anyhow::Result;
 
 use super::FileArg;
@@ -8,53 +10,93 @@ use crate::cli::EXIT_OK;
 /// Arguments of `graph dot`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file.
+    /// The GraphDef file (`-`: standard input).
     pub file: FileArg,
 }
 
-fn quote(s: &str) -> String {
-    // Label text uses dot's own `\n` escape for line breaks; only quotes need escaping.
-    format!("\"{}\"", s.replace('"', "\\\""))
+/// `s` as a DOT double-quoted string whose text reads as `s`: backslashes and quotes escaped
+/// (so nothing in a name can end the string and add statements or attributes, nor become one
+/// of dot's `\N`, `\G`, `\l` label escapes), control characters (newlines included) written
+/// as visible `\xNN` text.
+pub(crate) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => out.push_str(&format!("\\\\x{:02x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A node's label: name, then op, dtype and shape on a second line (dot's `\n` break between
+/// parts that are each quoted-safe).
+fn label(parts: [&str; 2]) -> String {
+    let q: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            let q = quote(p);
+            q[1..q.len() - 1].to_string()
+        })
+        .collect();
+    format!("\"{}\\n{}\"", q[0], q[1])
 }
 
 /// Runs `graph dot`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let graph = super::load(&args.file)?;
-    let mut out = String::from(
-        "digraph tensorcast {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n",
-    );
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    writeln!(
+        out,
+        "digraph tensorcast {{\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];"
+    )?;
     for n in graph.nodes() {
         let shape = n.output_shape(0).map(|s| s.to_string()).unwrap_or_default();
         let dtype = n.output_type(0).map(|d| d.name()).unwrap_or_default();
-        let label = format!("{}\\n{} {} {}", n.name(), n.op_type(), dtype, shape);
-        out.push_str(&format!(
-            "  {} [label={}];\n",
+        let second = format!("{} {} {}", n.op_type(), dtype, shape);
+        writeln!(
+            out,
+            "  {} [label={}];",
             quote(n.name()),
-            quote(&label)
-        ));
+            label([n.name(), &second])
+        )?;
         for input in n.inputs() {
             match input.strip_prefix('^') {
-                Some(c) => out.push_str(&format!(
-                    "  {} -> {} [style=dashed];\n",
-                    quote(c),
-                    quote(n.name())
-                )),
+                Some(c) => writeln!(out, "  {} -> {} [style=dashed];", quote(c), quote(n.name()))?,
                 None => {
-                    let (src, label) = match input.rsplit_once(':') {
+                    let (src, index) = match input.rsplit_once(':') {
                         Some((s, k)) if k.bytes().all(|b| b.is_ascii_digit()) => (s, k),
                         _ => (input.as_str(), "0"),
                     };
-                    out.push_str(&format!(
-                        "  {} -> {} [label={}];\n",
+                    writeln!(
+                        out,
+                        "  {} -> {} [label={}];",
                         quote(src),
                         quote(n.name()),
-                        quote(label)
-                    ));
+                        quote(index)
+                    )?;
                 }
             }
         }
     }
-    out.push_str("}\n");
-    print!("{out}");
+    writeln!(out, "}}")?;
+    out.flush()?;
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_escapes_what_could_end_the_string_or_expand() {
+        assert_eq!(quote("a"), "\"a\"");
+        assert_eq!(quote("P\\\"]; evil"), "\"P\\\\\\\"]; evil\"");
+        assert_eq!(quote("x\ny\u{1b}"), "\"x\\\\x0ay\\\\x1b\"");
+        assert_eq!(quote("\\N"), "\"\\\\N\"");
+    }
 }

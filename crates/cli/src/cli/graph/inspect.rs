@@ -1,16 +1,19 @@
 //! `tensorcast graph inspect FILE.pb [--json]`.
 
+use std::io::Write;
+
 use anyhow::Result;
 use serde_json::json;
 use tensorcast::graph::summarize_attr;
 
-use super::FileArg;
+use super::{safe, FileArg};
 use crate::cli::EXIT_OK;
 
 /// Arguments of `graph inspect`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file (binary, as `tf.io.write_graph(..., as_text=False)` writes it).
+    /// The GraphDef file (binary, as `tf.io.write_graph(..., as_text=False)` writes it; `-`:
+    /// standard input).
     pub file: FileArg,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -21,6 +24,9 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let graph = super::load(&args.file)?;
     let nodes = graph.nodes();
+    // Written through a buffer whose errors are returned: a closed pipe (`| head`) ends the
+    // command quietly (main treats a broken pipe as success), never a panic.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.json {
         let list: Vec<_> = nodes
             .iter()
@@ -45,18 +51,21 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             })
             .collect();
         let v = json!({"producer": graph.versions().producer, "nodes": list});
-        println!("{v}");
+        writeln!(out, "{v}")?;
+        out.flush()?;
         return Ok(EXIT_OK);
     }
-    println!(
+    writeln!(
+        out,
         "{} nodes, producer {}",
         nodes.len(),
         graph.versions().producer
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "{:<24} {:<12} {:<28} {:<26} attrs",
         "node", "op", "inputs", "outputs"
-    );
+    )?;
     for n in &nodes {
         let outputs: Vec<String> = (0..n.num_outputs())
             .map(|i| {
@@ -76,16 +85,18 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             .attrs()
             .iter()
             .filter(|(k, _)| k.as_str() != "value")
-            .map(|(k, v)| format!("{k}={}", summarize_attr(v)))
+            .map(|(k, v)| format!("{}={}", safe(k), safe(&summarize_attr(v))))
             .collect();
-        println!(
+        writeln!(
+            out,
             "{:<24} {:<12} {:<28} {:<26} {}",
-            n.name(),
-            n.op_type(),
-            n.inputs().join(", "),
+            safe(n.name()),
+            safe(n.op_type()),
+            safe(&n.inputs().join(", ")),
             outputs,
             attrs.join(" ")
-        );
+        )?;
     }
+    out.flush()?;
     Ok(EXIT_OK)
 }

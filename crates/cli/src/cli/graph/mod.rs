@@ -1,5 +1,10 @@
 //! `tensorcast graph inspect|run|optimize|dot FILE.pb`: GraphDefs (as `tf.io.write_graph`
 //! writes them) looked at, run on tensorcast's kernels, optimized, drawn.
+//!
+//! Every subcommand reads its GraphDef through the CLI's one input layer (`-` for standard
+//! input, pipes and FIFOs bounded by `--max-stream`, `--mmap`) and writes through its one
+//! atomic output layer; every string that comes from the GraphDef is escaped before it reaches
+//! the terminal (or, in `graph dot`, the DOT text).
 
 pub(crate) mod dot;
 pub(crate) mod inspect;
@@ -42,13 +47,23 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     }
 }
 
-/// Reads and imports a GraphDef file; errors name the file.
+/// The name of `path` as errors show it (escaped).
+pub(crate) fn shown(path: &Path) -> String {
+    tensorcast::io::escaped(&path.display().to_string())
+}
+
+/// Reads (through the input layer) and imports a GraphDef file; errors name the file.
 pub(crate) fn load(path: &Path) -> Result<Graph> {
-    let name = path.display().to_string();
-    let bytes = std::fs::read(path).with_context(|| name.clone())?;
+    let bytes = crate::cli::source::load_bytes(path)?;
     let graph = Graph::new();
-    import_graph_def_bytes(&graph, &bytes).with_context(|| name)?;
+    import_graph_def_bytes(&graph, bytes.as_slice()).with_context(|| shown(path))?;
     Ok(graph)
+}
+
+/// `s` safe to print on a terminal: control characters escaped (see
+/// [`crate::cli::source::terminal_safe`]), newlines too.
+pub(crate) fn safe(s: &str) -> String {
+    crate::cli::source::terminal_safe(s).replace('\n', "\\n")
 }
 
 /// A path argument.

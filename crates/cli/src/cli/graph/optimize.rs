@@ -4,15 +4,15 @@ use anyhow::{Context, Result};
 use tensorcast::graph::optimize_graph_def;
 use tensorcast::proto::{GraphDef, Message};
 
-use super::FileArg;
+use super::{safe, shown, FileArg};
 use crate::cli::EXIT_OK;
 
 /// Arguments of `graph optimize`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file.
+    /// The GraphDef file (`-`: standard input).
     pub file: FileArg,
-    /// Where to write the optimized GraphDef (replaced atomically).
+    /// Where to write the optimized GraphDef (replaced atomically; `-`: standard output).
     #[arg(short, long)]
     pub output: FileArg,
     /// A node that must stay (one you fetch); repeatable.
@@ -22,16 +22,15 @@ pub(crate) struct Args {
 
 /// Runs `graph optimize`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file).with_context(|| name.clone())?;
-    let gd =
-        GraphDef::decode(bytes.as_slice()).with_context(|| format!("{name}: invalid GraphDef"))?;
+    let bytes = crate::cli::source::load_bytes(&args.file)?;
+    let gd = GraphDef::decode(bytes.as_slice())
+        .with_context(|| format!("{}: invalid GraphDef", shown(&args.file)))?;
+    drop(bytes);
     let keep: Vec<&str> = args.keep.iter().map(String::as_str).collect();
-    let (out, removed) = optimize_graph_def(&gd, &keep).with_context(|| name.clone())?;
-    let out_name = args.output.display().to_string();
-    let tmp = args.output.with_extension("pb.tmp");
-    std::fs::write(&tmp, out.encode_to_vec()).with_context(|| out_name.clone())?;
-    std::fs::rename(&tmp, &args.output).with_context(|| out_name)?;
+    let (out, removed) = optimize_graph_def(&gd, &keep).with_context(|| shown(&args.file))?;
+    drop(gd);
+    crate::cli::source::write_bytes(&args.output, &out.encode_to_vec())?;
+    let removed: Vec<String> = removed.iter().map(|n| safe(n)).collect();
     eprintln!(
         "removed {} node(s){}{}",
         removed.len(),

@@ -1,7 +1,9 @@
 //! `tensorcast graph run FILE.pb --feed x=in.npy --fetch y:0 [-o out.npz] [--no-optimize]`.
 
+use std::io::Write;
+
 use anyhow::{anyhow, bail, Context, Result};
-use tensorcast::graph::{Session, SessionOptions};
+use tensorcast::graph::{Error, Session, SessionOptions};
 use tensorcast::io::NamedTensor;
 use tensorcast::Tensor;
 
@@ -11,7 +13,7 @@ use crate::cli::EXIT_OK;
 /// Arguments of `graph run`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file.
+    /// The GraphDef file (`-`: standard input).
     pub file: FileArg,
     /// `NAME=FILE`: feed tensor NAME (`x` or `x:0`) from FILE (any format the CLI reads; a
     /// file with several tensors takes `NAME=FILE:member`).
@@ -55,10 +57,51 @@ fn load_feed(spec: &str) -> Result<(String, Tensor)> {
     Ok((name.to_string(), t.tensor))
 }
 
+/// The npz/safetensors member name of a fetch (`y:0` -> `y_0`), refused where a tool that
+/// extracts the archive could be led out of its folder (`..` or `.` parts, a leading `/`).
+fn member_name(fetch: &str) -> Result<String> {
+    let name = fetch.replace(':', "_");
+    if name.starts_with('/')
+        || name
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..")
+    {
+        bail!(
+            "--fetch {}: the name would make an unsafe file name in the output archive \
+             (a '.' or '..' part); fetch it into a file of its own",
+            super::safe(fetch)
+        );
+    }
+    Ok(name)
+}
+
 /// Runs `graph run`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
+    // Everything about the output is checked before the graph runs.
+    let members: Vec<String> = match &args.output {
+        Some(_) => args
+            .fetch
+            .iter()
+            .map(|f| member_name(f))
+            .collect::<Result<_>>()?,
+        None => Vec::new(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    if let Some(dup) = members.iter().find(|m| !seen.insert(m.as_str())) {
+        bail!(
+            "--fetch: two fetches would both be written as '{}'; fetch each tensor once",
+            super::safe(dup)
+        );
+    }
+    let format = match &args.output {
+        Some(path) => Some(
+            crate::cli::output_format(path, args.to.as_deref())
+                .with_context(|| super::shown(path))?,
+        ),
+        None => None,
+    };
     let graph = super::load(&args.file)?;
-    let name = args.file.display().to_string();
+    let name = super::shown(&args.file);
     let feeds: Vec<(String, Tensor)> = args
         .feed
         .iter()
@@ -71,35 +114,40 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         &graph,
         SessionOptions {
             optimize: !args.no_optimize,
+            max_constant_bytes: crate::cli::source::read_options().max_memory,
             ..SessionOptions::default()
         },
     );
     let out = session
         .run(&feed_refs, &fetch, &[])
-        .map_err(|e| match e.node() {
-            Some(node) => anyhow!("node {node}: {e}"),
-            None => anyhow!("{e}"),
+        .map_err(|e| match (&e, e.node()) {
+            (Error::ConstantBudget { needed, limit }, _) => anyhow!(
+                "the constants this run needs hold {needed} bytes, more than --max-memory \
+                 ({limit} bytes); raise --max-memory to run it"
+            ),
+            (_, Some(node)) => anyhow!(
+                "node {}: {}",
+                super::safe(node),
+                super::safe(&e.to_string())
+            ),
+            (_, None) => anyhow!("{}", super::safe(&e.to_string())),
         })
         .with_context(|| name)?;
-    match &args.output {
-        None => {
-            for (n, t) in args.fetch.iter().zip(&out) {
-                println!("{n}: {}", t.debug_string(24));
-            }
-        }
-        Some(path) => {
-            let format = crate::cli::output_format(path, args.to.as_deref())
-                .context(path.display().to_string())?;
-            let tensors: Vec<NamedTensor> = args
-                .fetch
-                .iter()
+    match (&args.output, format) {
+        (Some(path), Some(format)) => {
+            let tensors: Vec<NamedTensor> = members
+                .into_iter()
                 .zip(out)
-                .map(|(n, tensor)| NamedTensor {
-                    name: n.replace(':', "_"),
-                    tensor,
-                })
+                .map(|(name, tensor)| NamedTensor { name, tensor })
                 .collect();
             crate::cli::write(path, format, &tensors)?;
+        }
+        _ => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            for (n, t) in args.fetch.iter().zip(&out) {
+                writeln!(stdout, "{}: {}", super::safe(n), t.debug_string(24))?;
+            }
+            stdout.flush()?;
         }
     }
     Ok(EXIT_OK)
