@@ -95,6 +95,6 @@ pub use graph::{Graph, Node, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER};
 pub use import::{import_graph_def, import_graph_def_bytes};
 pub use input::Input;
 pub use operation::{Operation, Output};
-pub use rewrite::optimize_graph_def;
+pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};
 pub use scope::Scope;
 pub use session::{RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES};

@@ -37,8 +37,18 @@ use crate::shape::PShape;
 /// # Errors
 /// As [`import_graph_def`], for a GraphDef that does not import.
 pub fn optimize_graph_def(gd: &GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec<String>)> {
+    optimize_graph_def_owned(gd.clone(), keep)
+}
+
+/// [`optimize_graph_def`] on a GraphDef the caller gives up: it is rewritten in place, so a
+/// large graph is held once as a GraphDef (and once as the imported graph the rewrite decides
+/// on), not twice.
+///
+/// # Errors
+/// As [`import_graph_def`], for a GraphDef that does not import.
+pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec<String>)> {
     let graph = Graph::new();
-    import_graph_def(&graph, gd)?;
+    import_graph_def(&graph, &gd)?;
     let nodes = graph.nodes();
     let mut consumers: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
     let mut control_targets: HashSet<usize> = HashSet::new();
@@ -102,7 +112,7 @@ pub fn optimize_graph_def(gd: &GraphDef, keep: &[&str]) -> Result<(GraphDef, Vec
             bypass.insert(n.id, src);
         }
     }
-    let mut out = gd.clone();
+    let mut out = gd;
     let mut removed = Vec::new();
     let names: HashMap<usize, String> = nodes.iter().map(|n| (n.id, n.name.clone())).collect();
     let endpoint_name = |ep: &Endpoint| {

@@ -248,3 +248,44 @@ fn shape_of_a_huge_broadcast_does_not_materialise_it() {
     assert_eq!(out[0].as_slice::<i32>().unwrap(), &[16384, 65536]);
     assert!(peak < 4 << 20, "peak {peak} (the broadcast would be 4 GiB)");
 }
+
+#[test]
+fn optimize_of_many_small_nodes_is_a_small_multiple_of_the_input() {
+    let _serial = serial();
+    let mut nodes = vec![NodeDef {
+        name: "x".into(),
+        op: "Placeholder".into(),
+        attr: [("dtype".to_string(), AttrValue::of_type(1))]
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    }];
+    for i in 0..50_000 {
+        nodes.push(NodeDef {
+            name: format!("n{i}"),
+            op: "Identity".into(),
+            input: vec![if i == 0 {
+                "x".into()
+            } else {
+                format!("n{}", i - 1)
+            }],
+            attr: [("T".to_string(), AttrValue::of_type(1))]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        });
+    }
+    let bytes = graph_def(nodes).encode_to_vec();
+    let (out, peak) = peak_of(|| {
+        let gd = GraphDef::decode(bytes.as_slice()).unwrap();
+        tensorcast_graph::optimize_graph_def_owned(gd, &[]).unwrap()
+    });
+    let ratio = peak as f64 / bytes.len() as f64;
+    println!(
+        "optimize of 50,001 small nodes: {} bytes in, peak {peak} ({ratio:.1}x)",
+        bytes.len()
+    );
+    // The decoded GraphDef (rewritten in place) and the imported graph the rewrite decides on.
+    assert!(ratio < 96.0, "optimize peak {ratio:.1}x the input");
+    drop(out);
+}

@@ -1,7 +1,7 @@
 //! `tensorcast graph optimize FILE.pb -o OUT.pb [--keep NODE]...`.
 
 use anyhow::{Context, Result};
-use tensorcast::graph::optimize_graph_def;
+use tensorcast::graph::optimize_graph_def_owned;
 use tensorcast::proto::{GraphDef, Message};
 
 use super::{safe, shown, FileArg};
@@ -27,8 +27,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         .with_context(|| format!("{}: invalid GraphDef", shown(&args.file)))?;
     drop(bytes);
     let keep: Vec<&str> = args.keep.iter().map(String::as_str).collect();
-    let (out, removed) = optimize_graph_def(&gd, &keep).with_context(|| shown(&args.file))?;
-    drop(gd);
+    let (out, removed) = optimize_graph_def_owned(gd, &keep).with_context(|| shown(&args.file))?;
     crate::cli::source::write_bytes(&args.output, &out.encode_to_vec())?;
     let removed: Vec<String> = removed.iter().map(|n| safe(n)).collect();
     eprintln!(
