@@ -122,6 +122,10 @@ pub(crate) struct GraphData {
     pub(crate) versions: VersionDef,
     /// What the graph may still keep of values known at graph time, in bytes.
     pub(crate) value_budget: u64,
+    /// The imported GraphDef's function library, encoded, kept verbatim for export.
+    pub(crate) library: Option<bytes::Bytes>,
+    /// The imported GraphDef's debug info, encoded, kept verbatim for export.
+    pub(crate) debug_info: Option<bytes::Bytes>,
 }
 
 /// A dataflow graph: nodes in creation order. Cloning shares it (as scopes built from one root do).
@@ -286,6 +290,8 @@ impl Graph {
                     ..Default::default()
                 },
                 value_budget: crate::infer::VALUE_BUDGET_BYTES,
+                library: None,
+                debug_info: None,
             })),
         }
     }
@@ -371,17 +377,24 @@ impl Graph {
         self.read().versions.clone()
     }
 
-    /// The graph as a `GraphDef`, in TensorFlow's Python form (no `library` field): serialize it
-    /// with [`prost::Message::encode_to_vec`] for the bytes `tf.io.write_graph` writes.
+    /// The graph as a `GraphDef`, in TensorFlow's Python form (no `library` field for a graph
+    /// built here; an imported GraphDef's function library and debug info written back as they
+    /// were read): serialize it with [`prost::Message::encode_to_vec`] for the bytes
+    /// `tf.io.write_graph` writes.
     pub fn to_graph_def(&self) -> GraphDef {
         let g = self.read();
         GraphDef {
             node: g.nodes.iter().map(|n| n.to_node_def()).collect(),
-            library: None,
+            library: g.library.clone(),
             version: 0,
             versions: Some(g.versions.clone()),
-            debug_info: None,
+            debug_info: g.debug_info.clone(),
         }
+    }
+
+    /// The encoded `FunctionDefLibrary` the graph carries (from an imported GraphDef), if any.
+    pub fn function_library_bytes(&self) -> Option<bytes::Bytes> {
+        self.read().library.clone()
     }
 
     /// [`Graph::to_graph_def`] serialized: deterministic, byte-identical to TensorFlow's

@@ -4,6 +4,8 @@
 //! overflow the stack.
 
 use std::collections::HashMap;
+
+use bytes::Bytes;
 use std::sync::Arc;
 
 use tensorcast_proto::{GraphDef, Message, NodeDef, VersionDef};
@@ -45,8 +47,31 @@ const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;
 /// [`Error::Decode`] for bytes that are not a GraphDef, else as [`import_graph_def`].
 pub fn import_graph_def_bytes(graph: &Graph, bytes: &[u8]) -> Result<()> {
     let gd = GraphDef::decode(bytes).map_err(|e| Error::Decode(e.to_string()))?;
-    let versions = gd.versions.clone().unwrap_or_default();
-    import_nodes(graph, versions, NodeDefs::Owned(gd.node))
+    let extras = Extras {
+        versions: gd.versions.clone().unwrap_or_default(),
+        library: gd.library.clone(),
+        debug_info: gd.debug_info.clone(),
+    };
+    import_nodes(graph, extras, NodeDefs::Owned(gd.node))
+}
+
+/// The parts of a GraphDef besides its nodes.
+struct Extras {
+    versions: VersionDef,
+    library: Option<Bytes>,
+    debug_info: Option<Bytes>,
+}
+
+/// `b` appended to `a`: for encoded messages, protobuf's merge (repeated fields concatenate).
+fn merged(a: Option<Bytes>, b: Option<Bytes>) -> Option<Bytes> {
+    match (a, b) {
+        (Some(a), Some(b)) if !b.is_empty() => {
+            let mut v = a.to_vec();
+            v.extend_from_slice(&b);
+            Some(Bytes::from(v))
+        }
+        (a, b) => a.or(b),
+    }
 }
 
 /// The nodes being imported: borrowed (each copied as it is built) or owned (each moved into
@@ -83,11 +108,20 @@ impl NodeDefs<'_> {
 /// indices, control inputs before data inputs, cycles, missing attrs, disallowed types, input
 /// dtypes, shape-function errors.
 pub fn import_graph_def(graph: &Graph, gd: &GraphDef) -> Result<()> {
-    let versions = gd.versions.clone().unwrap_or_default();
-    import_nodes(graph, versions, NodeDefs::Borrowed(&gd.node))
+    let extras = Extras {
+        versions: gd.versions.clone().unwrap_or_default(),
+        library: gd.library.clone(),
+        debug_info: gd.debug_info.clone(),
+    };
+    import_nodes(graph, extras, NodeDefs::Borrowed(&gd.node))
 }
 
-fn import_nodes(graph: &Graph, versions: VersionDef, mut defs: NodeDefs<'_>) -> Result<()> {
+fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result<()> {
+    let Extras {
+        versions,
+        library,
+        debug_info,
+    } = extras;
     if versions.producer < GRAPH_DEF_VERSION_MIN_PRODUCER {
         return Err(Error::ProducerTooOld {
             producer: versions.producer,
@@ -238,6 +272,12 @@ fn import_nodes(graph: &Graph, versions: VersionDef, mut defs: NodeDefs<'_>) -> 
         g.versions = versions;
     }
     g.value_budget = budget;
+    // Function libraries and debug info are kept (and merged, as protobuf merges repeated
+    // fields, when a GraphDef is imported into a graph that has some) for export.
+    let lib = g.library.take();
+    g.library = merged(lib, library);
+    let dbg = g.debug_info.take();
+    g.debug_info = merged(dbg, debug_info);
     Ok(())
 }
 

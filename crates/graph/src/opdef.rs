@@ -183,6 +183,14 @@ pub(crate) static OPS: &[OpDef] = &[
         aggregate: false,
     },
     OpDef {
+        name: "NoOp",
+        inputs: &[],
+        outputs: &[],
+        attrs: &[],
+        commutative: false,
+        aggregate: false,
+    },
+    OpDef {
         name: "Identity",
         inputs: &[arg("input", "T")],
         outputs: &[arg("output", "T")],

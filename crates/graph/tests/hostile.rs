@@ -406,3 +406,28 @@ fn shape_of_a_huge_lazy_broadcast_is_computed_without_materialising_it() {
     assert_eq!(out[0].as_slice::<i32>().unwrap(), &[32768, 131072]);
     assert!(start.elapsed().as_secs_f64() < 5.0);
 }
+
+// ---- issue 22 groundwork: NoOp and control-only targets -----------------------------------
+
+#[test]
+fn noop_runs_as_a_target_and_as_a_control_input() {
+    let root = Scope::new_root_scope();
+    let x = Placeholder::new(&root.with_op_name("x"), DataType::FLOAT).unwrap();
+    let init = tensorcast_graph::ops::NoOp::new(&root.with_op_name("init")).unwrap();
+    let y = Identity::new(
+        &root
+            .with_op_name("y")
+            .with_control_dependencies([&init.operation]),
+        &x,
+    )
+    .unwrap();
+    assert_eq!(y.node().inputs(), ["x", "^init"]);
+    assert_eq!(init.operation.num_outputs(), 0);
+    let s = Session::new(root.graph());
+    let out = s
+        .run(&[("x", Tensor::from(2.0f32))], &["y"], &["init"])
+        .unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[2.0]);
+    let e = s.run(&[], &["init"], &[]).unwrap_err();
+    assert!(e.to_string().contains("only has 0 outputs"), "{e}");
+}

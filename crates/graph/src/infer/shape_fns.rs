@@ -29,6 +29,7 @@ pub(super) fn run(
             };
             vec![s]
         }
+        "NoOp" => Vec::new(),
         "Identity" | "Cast" => vec![input(0)],
         "Shape" => vec![Some(vec![input(0).map_or(-1, |d| d.len() as i64)])],
         "Bitcast" => vec![bitcast(attrs, input(0))?],

@@ -65,6 +65,25 @@ impl Placeholder {
     }
 }
 
+/// `NoOp`: does nothing; other ops depend on it by control edges (TensorFlow 2's frozen graphs
+/// end in `Identity(x, ^NoOp)`), and a run may name it as a target.
+#[derive(Debug, Clone)]
+pub struct NoOp {
+    /// The node.
+    pub operation: Operation,
+}
+
+impl NoOp {
+    /// `NoOp()` (with the scope's control dependencies, as C++ `ops::NoOp` takes them).
+    ///
+    /// # Errors
+    /// The scope's stored error, or a graph-time error.
+    pub fn new(scope: &Scope) -> Result<NoOp> {
+        let operation = scope.build_op("NoOp", Vec::new(), Vec::new())?;
+        Ok(NoOp { operation })
+    }
+}
+
 /// `Identity`: its input, unchanged.
 #[derive(Debug, Clone)]
 pub struct Identity {

@@ -8,8 +8,8 @@ mod constant;
 mod math;
 
 pub use array::{
-    Bitcast, BroadcastTo, Cast, CastAttrs, Identity, Placeholder, PlaceholderAttrs, Reshape, Shape,
-    ShapeAttrs,
+    Bitcast, BroadcastTo, Cast, CastAttrs, Identity, NoOp, Placeholder, PlaceholderAttrs, Reshape,
+    Shape, ShapeAttrs,
 };
 pub use constant::Const;
 pub use math::{

@@ -42,6 +42,8 @@ pub(crate) enum Kernel {
     Const(Tensor),
     /// Running the node fails with this error (already attributed to the node).
     Fail(Error),
+    /// `NoOp`: nothing to compute (a node others depend on by control edges).
+    NoOp,
     /// `Identity`.
     Identity,
     /// `Cast`.
@@ -120,6 +122,7 @@ impl Kernel {
                 Ok(t) => Kernel::Const(t),
                 Err(e) => Kernel::Fail(e),
             },
+            "NoOp" => Kernel::NoOp,
             "Identity" => Kernel::Identity,
             "Cast" => Kernel::Cast {
                 dst: attr::get_type(attrs, "DstT").unwrap_or(DataType::INVALID),
@@ -170,6 +173,8 @@ impl Kernel {
         Ok(match self {
             Kernel::Const(t) => t.clone(),
             Kernel::Fail(e) => return Err(e.clone()),
+            // Nothing reads a NoOp's (absent) output; an empty tensor stands in for it.
+            Kernel::NoOp => Tensor::vector::<f32>(&[]),
             Kernel::Identity => x(0)?.clone(),
             Kernel::Cast { dst, truncate } => cast(x(0)?, *dst, *truncate)?,
             Kernel::Shape { out_type } => shape_of(x(0)?, *out_type)?,
