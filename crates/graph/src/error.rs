@@ -223,6 +223,10 @@ pub enum Error {
     /// Ops a run needs that have no kernel here, each with how many nodes use it.
     #[error("{}", missing_kernels_message(.0))]
     MissingKernels(Vec<(String, usize)>),
+    /// A function call that cannot be inlined (a function the library lacks, a list
+    /// argument, a polymorphic body, calls nested without end).
+    #[error("{0}")]
+    Function(String),
     /// A node name is already in the graph (TensorFlow's C API).
     #[error("Duplicate node name in graph: '{0}'")]
     DuplicateNodeName(String),

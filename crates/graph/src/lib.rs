@@ -77,6 +77,7 @@
 mod attr;
 mod error;
 mod finalize;
+mod functions;
 mod graph;
 mod import;
 mod infer;

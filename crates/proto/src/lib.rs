@@ -90,6 +90,7 @@ mod budget;
 mod decode;
 mod encode;
 mod error;
+mod function;
 mod graph;
 mod handle;
 mod messages;
@@ -107,6 +108,7 @@ pub use encode::{
     serialize_tensor, serialize_tensor_header, serialize_tensor_into, tensor_description,
 };
 pub use error::ProtoError;
+pub use function::{ArgDefProto, FunctionDef, FunctionDefLibrary, OpDefProto};
 pub use graph::{
     attr_value, full_type_def, node_def, AttrValue, FullTypeDef, GraphDef, NameAttrList, NodeDef,
     VersionDef,

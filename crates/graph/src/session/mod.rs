@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex};
 use tensorcast_core::Tensor;
 
 use crate::error::{Error, Result};
+use crate::functions::Lowered;
 use crate::graph::{Endpoint, Graph, Node};
 use crate::operation::Output;
 use parallel::Parallel;
@@ -126,7 +127,14 @@ pub struct Session {
     graph: Graph,
     options: SessionOptions,
     plans: Arc<Mutex<PlanCache>>,
+    /// The graph with its function calls inlined (built when a run first needs it, for the
+    /// graph as it had this many nodes).
+    lowered: Arc<Mutex<LoweredCache>>,
 }
+
+/// The lowered graph of a session, for the node count it was built at (`None`: the graph
+/// calls no function).
+type LoweredCache = Option<(usize, Option<Arc<Lowered>>)>;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -149,6 +157,7 @@ impl Session {
             graph: graph.clone(),
             options,
             plans: Arc::default(),
+            lowered: Arc::default(),
         }
     }
 
@@ -205,16 +214,25 @@ impl Session {
         if let Some(p) = cache.get(feeds, fetches, targets) {
             return Ok(p);
         }
-        let g = self.graph.read();
+        // A graph that calls functions runs as its lowered form (calls inlined); names of
+        // call outputs are mapped to what the functions return.
+        let lowered = self.lowered()?;
+        let graph = lowered.as_ref().map_or(&self.graph, |l| &l.graph);
+        let name_of = |name: &str| -> String {
+            lowered
+                .as_ref()
+                .map_or_else(|| name.to_string(), |l| l.resolve(name))
+        };
+        let g = graph.read();
         let nodes = g.nodes.clone();
         let by_name = |name: &str| g.by_name.get(name).copied();
         let mut feed_eps = Vec::with_capacity(feeds.len());
         for (name, _) in feeds {
-            feed_eps.push(resolve(&nodes, &by_name, name)?);
+            feed_eps.push(resolve(&nodes, &by_name, &name_of(name))?);
         }
         let mut fetch_eps = Vec::with_capacity(fetches.len());
         for name in fetches {
-            fetch_eps.push(resolve(&nodes, &by_name, name)?);
+            fetch_eps.push(resolve(&nodes, &by_name, &name_of(name))?);
         }
         let mut target_ids = Vec::with_capacity(targets.len());
         for name in targets {
@@ -240,6 +258,20 @@ impl Session {
             plan: plan.clone(),
         });
         Ok(plan)
+    }
+
+    /// The graph with its calls inlined, when it has calls (cached for the graph's node count).
+    fn lowered(&self) -> Result<Option<Arc<Lowered>>> {
+        let mut cache = self.lowered.lock().unwrap_or_else(|e| e.into_inner());
+        let count = self.graph.num_nodes();
+        if let Some((n, l)) = &*cache {
+            if *n == count {
+                return Ok(l.clone());
+            }
+        }
+        let l = crate::functions::lower(&self.graph)?.map(Arc::new);
+        *cache = Some((count, l.clone()));
+        Ok(l)
     }
 
     /// [`Session::run`] with [`Output`] handles instead of names.
