@@ -42,6 +42,9 @@ for case in json.load(open(os.path.join(work, "cases.json"))):
         with g.as_default():
             tf.compat.v1.import_graph_def(gd, name="")
         rec["reexport"] = g.as_graph_def().SerializeToString(deterministic=True).hex()
+        from google.protobuf import text_format
+        text = open(os.path.join(work, case["text_file"])).read()
+        rec["text_parses_to_same"] = text_format.Parse(text, tf.compat.v1.GraphDef()) == gd
         feeds = {}
         for name, t in case["feeds"].items():
             dt = tf.dtypes.as_dtype(t["dtype"])
@@ -364,12 +367,15 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
     for (i, c) in cases.iter().enumerate() {
         let file = format!("g{i}.pb");
         std::fs::write(dir.join(&file), c.graph.to_graph_def_bytes()).unwrap();
+        let text_file = format!("g{i}.pbtxt");
+        let text = tensorcast::proto::graph_def_to_text(&c.graph.to_graph_def()).unwrap();
+        std::fs::write(dir.join(&text_file), text).unwrap();
         let feeds: serde_json::Map<String, Value> = c
             .feeds
             .iter()
             .map(|(n, t)| (n.clone(), tensor_json(t)))
             .collect();
-        manifest.push(json!({"id": c.id, "file": file, "feeds": feeds, "fetches": c.fetches}));
+        manifest.push(json!({"id": c.id, "file": file, "text_file": text_file, "feeds": feeds, "fetches": c.fetches}));
     }
     std::fs::write(dir.join("cases.json"), Value::Array(manifest).to_string()).unwrap();
     let ran = run_python(&dir);
@@ -386,6 +392,12 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
         if let Some(e) = rec.get("error") {
             failures.push(format!("{}: TensorFlow: {e}", c.id));
             continue;
+        }
+        if rec["text_parses_to_same"] != true {
+            failures.push(format!(
+                "{}: TensorFlow parses tensorcast's text to another GraphDef",
+                c.id
+            ));
         }
         if rec["reexport"] == hex(&c.graph.to_graph_def_bytes()) {
             reexport_same += 1;

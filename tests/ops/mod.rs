@@ -14,6 +14,7 @@ mod graph_import_error;
 mod graph_roundtrip;
 mod graph_run_error;
 pub mod graph_shape_inference;
+mod graph_text;
 mod parse;
 mod serialize;
 mod summarize;
@@ -42,6 +43,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("graph_run_error") => graph_run_error::run(rec),
             Some("graph_import_error") => graph_import_error::run(rec),
             Some("graph_roundtrip") => graph_roundtrip::run(rec),
+            Some("graph_text") => graph_text::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

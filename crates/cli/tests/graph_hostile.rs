@@ -385,3 +385,31 @@ fn graph_run_constants_are_bounded_by_max_memory() {
     let err = one_line_exit_2(&o);
     assert!(err.contains("Frobnicate (1 node)"), "{err}");
 }
+
+#[test]
+fn graph_commands_read_and_write_text_graph_defs() {
+    let dir = temp_dir("text");
+    std::fs::write(dir.join("g.pb"), broadcast_graph()).unwrap();
+    // Binary in, text out (by the extension), text back in: the same graph.
+    let o = run(&dir, &["graph", "optimize", "g.pb", "-o", "opt.pbtxt"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.join("opt.pbtxt")).unwrap();
+    assert!(text.starts_with("node {\n  name: \"x\""), "{text}");
+    let o = run(&dir, &["graph", "optimize", "opt.pbtxt", "-o", "again.pb"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = GraphDef::decode(std::fs::read(dir.join("again.pb")).unwrap().as_slice()).unwrap();
+    let b = tensorcast::proto::graph_def_from_text(&text).unwrap();
+    assert_eq!(a, b);
+    let o = run(&dir, &["graph", "inspect", "opt.pbtxt"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("AddV2"));
+    // A text file with a mistake names its line and column.
+    std::fs::write(
+        dir.join("bad.pbtxt"),
+        "node {\n  name: \"x\"\n  opp: \"Y\"\n}\n",
+    )
+    .unwrap();
+    let o = run(&dir, &["graph", "inspect", "bad.pbtxt"]);
+    let err = one_line_exit_2(&o);
+    assert!(err.contains("3:6: NodeDef has no field named opp"), "{err}");
+}

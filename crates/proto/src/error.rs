@@ -117,6 +117,10 @@ pub enum ProtoError {
         /// The dtype asked for.
         expected: DataType,
     },
+    /// Text-format input that does not parse (`line:column: what`), or a message the text
+    /// writer cannot print.
+    #[error("{0}")]
+    Text(String),
     /// An error from the tensor layer (allocation failure, mostly).
     #[error(transparent)]
     Tensor(#[from] tensorcast_core::Error),

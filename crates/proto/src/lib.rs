@@ -96,6 +96,7 @@ mod handle;
 mod messages;
 mod options;
 mod shape;
+mod text;
 
 pub use decode::{
     decode_tensor, decode_tensor_with, parse_tensor, parse_tensor_with, tensor_from_proto,
@@ -118,6 +119,10 @@ pub use options::{DecodeOptions, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH};
 pub use shape::{
     partial_shape_from_proto, partial_shape_to_proto, shape_from_proto, shape_proto_debug_string,
     shape_to_proto,
+};
+pub use text::{
+    graph_def_binary_to_text, graph_def_from_text, graph_def_text_to_binary, graph_def_to_text,
+    looks_like_graph_def_text,
 };
 
 pub use messages::{

@@ -2,6 +2,7 @@
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
 pub mod graph_import;
+pub mod graph_text;
 pub mod npy_header;
 pub mod npz;
 pub mod ops_bitcast;
@@ -18,6 +19,7 @@ pub type Body = fn(&[u8]);
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
     ("graph_import", graph_import::run),
+    ("graph_text", graph_text::run),
     ("npy_header", npy_header::run),
     ("npz", npz::run),
     ("ops_bitcast", ops_bitcast::run),

@@ -13,8 +13,9 @@ pub(crate) mod run;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use tensorcast::graph::{import_graph_def_bytes, Graph};
+use tensorcast::proto::{graph_def_text_to_binary, looks_like_graph_def_text};
 
 /// Arguments of `graph`.
 #[derive(clap::Args, Debug)]
@@ -52,12 +53,34 @@ pub(crate) fn shown(path: &Path) -> String {
     tensorcast::io::escaped(&path.display().to_string())
 }
 
-/// Reads (through the input layer) and imports a GraphDef file; errors name the file.
-pub(crate) fn load(path: &Path) -> Result<Graph> {
+/// Reads a GraphDef file through the input layer as binary wire bytes: a text-format file
+/// (`.pbtxt`, detected by its content) is parsed and encoded. Errors name the file.
+pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<Vec<u8>> {
     let bytes = crate::cli::source::load_bytes(path)?;
+    if looks_like_graph_def_text(bytes.as_slice()) {
+        let text = std::str::from_utf8(bytes.as_slice())
+            .map_err(|e| anyhow!("{}: text GraphDef is not UTF-8: {e}", shown(path)))?;
+        return graph_def_text_to_binary(text)
+            .with_context(|| format!("{}: text GraphDef", shown(path)));
+    }
+    Ok(bytes.as_slice().to_vec())
+}
+
+/// Reads (through the input layer) and imports a GraphDef file, binary or text; errors name
+/// the file.
+pub(crate) fn load(path: &Path) -> Result<Graph> {
+    let bytes = load_graph_def_bytes(path)?;
     let graph = Graph::new();
-    import_graph_def_bytes(&graph, bytes.as_slice()).with_context(|| shown(path))?;
+    import_graph_def_bytes(&graph, &bytes).with_context(|| shown(path))?;
     Ok(graph)
+}
+
+/// True when `path` names a text-format GraphDef by its extension (`.pbtxt`, `.pbtext`,
+/// `.txt`).
+pub(crate) fn is_text_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "pbtxt" | "pbtext" | "txt"))
 }
 
 /// `s` safe to print on a terminal: control characters escaped (see

@@ -1,0 +1,1188 @@
+//! The protobuf text format of TensorFlow's graph messages (`.pbtxt`, what
+//! `tf.io.write_graph(..., as_text=True)` and `text_format` write), both ways.
+//!
+//! One schema table describes the messages a `GraphDef` can hold (nodes, attrs, tensors,
+//! shapes, versions, function libraries with their signatures, debug info); a parser turns text
+//! into the binary wire format through it, and a printer turns wire bytes into text through it.
+//! So the text path decodes into exactly the same messages as the binary path (a function
+//! library's every field included, not only the ones tensorcast interprets), and a GraphDef
+//! read as text and written as binary is TensorFlow's deterministic encoding: fields in number
+//! order, map entries sorted by key, repeated numbers packed (the messages are proto3).
+//!
+//! The parser takes what protobuf's text format allows: `name: value` and `name { ... }` (also
+//! `name: { ... }` and `< ... >`), `,` or `;` between fields, `#` comments, strings in single
+//! or double quotes with C escapes (adjacent strings join), `[a, b]` lists, enum values by
+//! name or number, `inf`/`nan` floats. Nesting is bounded ([`crate::MAX_NESTING_DEPTH`]) and
+//! every error names the line and column.
+//!
+//! ```
+//! use tensorcast_proto::{graph_def_from_text, graph_def_to_text};
+//! let text = r#"
+//!   node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+//!   versions { producer: 2474 }
+//! "#;
+//! let gd = graph_def_from_text(text)?;
+//! assert_eq!(gd.node[0].name, "x");
+//! let again = graph_def_from_text(&graph_def_to_text(&gd)?)?;
+//! assert_eq!(again, gd);
+//! # Ok::<(), tensorcast_proto::ProtoError>(())
+//! ```
+
+use std::fmt::Write as _;
+
+use prost::Message;
+
+use crate::error::ProtoError;
+use crate::graph::GraphDef;
+
+/// How one field is encoded.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// A `DataType` (its value names come from tensorcast's dtype table).
+    DType,
+    Int32,
+    Int64,
+    UInt32,
+    UInt64,
+    Fixed64,
+    Float,
+    Double,
+    Bool,
+    Str,
+    Bytes,
+    /// An enum, by the table of its value names.
+    Enum(&'static [(&'static str, i32)]),
+    /// A nested message, by its schema.
+    Msg(&'static Schema),
+}
+
+#[derive(Debug)]
+struct Field {
+    name: &'static str,
+    number: u32,
+    kind: Kind,
+    repeated: bool,
+}
+
+/// One message type: its name (for errors) and its fields.
+#[derive(Debug)]
+struct Schema {
+    name: &'static str,
+    fields: &'static [Field],
+    /// A map entry (`key`, `value`): entries are sorted by key when encoded.
+    map_entry: bool,
+}
+
+const fn f(name: &'static str, number: u32, kind: Kind) -> Field {
+    Field {
+        name,
+        number,
+        kind,
+        repeated: false,
+    }
+}
+
+const fn r(name: &'static str, number: u32, kind: Kind) -> Field {
+    Field {
+        name,
+        number,
+        kind,
+        repeated: true,
+    }
+}
+
+const fn msg(name: &'static str, fields: &'static [Field]) -> Schema {
+    Schema {
+        name,
+        fields,
+        map_entry: false,
+    }
+}
+
+const fn entry(name: &'static str, fields: &'static [Field]) -> Schema {
+    Schema {
+        name,
+        fields,
+        map_entry: true,
+    }
+}
+
+use Kind::{Bool, Bytes as B, Double, Fixed64, Float, Int32, Int64, Msg, Str, UInt32, UInt64};
+
+/// `DataType`'s value names (`DT_FLOAT`...), from tensorcast's dtype table.
+static DATA_TYPES: std::sync::LazyLock<Vec<(&'static str, i32)>> = std::sync::LazyLock::new(|| {
+    let mut v: Vec<(&'static str, i32)> = Vec::new();
+    for n in (0..=40).chain(101..=140) {
+        if let Some(name) = tensorcast_core::DataType::from_number(n).proto_name() {
+            v.push((Box::leak(name.into_boxed_str()), n));
+        }
+    }
+    v
+});
+
+/// `FullTypeId`'s value names (full_type.proto).
+const FULL_TYPE_IDS: &[(&str, i32)] = &[
+    ("TFT_UNSET", 0),
+    ("TFT_VAR", 1),
+    ("TFT_ANY", 2),
+    ("TFT_PRODUCT", 3),
+    ("TFT_NAMED", 4),
+    ("TFT_FOR_EACH", 20),
+    ("TFT_CALLABLE", 100),
+    ("TFT_TENSOR", 1000),
+    ("TFT_ARRAY", 1001),
+    ("TFT_OPTIONAL", 1002),
+    ("TFT_LITERAL", 1003),
+    ("TFT_ENCODED", 1004),
+    ("TFT_SHAPE_TENSOR", 1005),
+    ("TFT_BOOL", 200),
+    ("TFT_UINT8", 201),
+    ("TFT_UINT16", 202),
+    ("TFT_UINT32", 203),
+    ("TFT_UINT64", 204),
+    ("TFT_INT8", 205),
+    ("TFT_INT16", 206),
+    ("TFT_INT32", 207),
+    ("TFT_INT64", 208),
+    ("TFT_HALF", 209),
+    ("TFT_FLOAT", 210),
+    ("TFT_DOUBLE", 211),
+    ("TFT_BFLOAT16", 215),
+    ("TFT_COMPLEX64", 212),
+    ("TFT_COMPLEX128", 213),
+    ("TFT_STRING", 214),
+    ("TFT_DATASET", 10102),
+    ("TFT_RAGGED", 10103),
+    ("TFT_ITERATOR", 10104),
+    ("TFT_MUTEX_LOCK", 10202),
+    ("TFT_LEGACY_VARIANT", 10203),
+];
+
+fn dtype_kind() -> Kind {
+    Kind::Enum(DATA_TYPES.as_slice())
+}
+
+// The schemas.
+const DT: Kind = Kind::DType;
+
+static DIM: Schema = msg(
+    "TensorShapeProto.Dim",
+    &[f("size", 1, Int64), f("name", 2, Str)],
+);
+static SHAPE: Schema = msg(
+    "TensorShapeProto",
+    &[r("dim", 2, Msg(&DIM)), f("unknown_rank", 3, Bool)],
+);
+static DTYPE_AND_SHAPE: Schema = msg(
+    "DtypeAndShape",
+    &[f("dtype", 1, DT), f("shape", 2, Msg(&SHAPE))],
+);
+static RESOURCE_HANDLE: Schema = msg(
+    "ResourceHandleProto",
+    &[
+        f("device", 1, Str),
+        f("container", 2, Str),
+        f("name", 3, Str),
+        f("hash_code", 4, UInt64),
+        f("maybe_type_name", 5, Str),
+        r("dtypes_and_shapes", 6, Msg(&DTYPE_AND_SHAPE)),
+    ],
+);
+static VARIANT: Schema = msg(
+    "VariantTensorDataProto",
+    &[
+        f("type_name", 1, Str),
+        f("metadata", 2, B),
+        r("tensors", 3, Msg(&TENSOR)),
+    ],
+);
+static TENSOR: Schema = msg(
+    "TensorProto",
+    &[
+        f("dtype", 1, DT),
+        f("tensor_shape", 2, Msg(&SHAPE)),
+        f("version_number", 3, Int32),
+        f("tensor_content", 4, B),
+        r("float_val", 5, Float),
+        r("double_val", 6, Double),
+        r("int_val", 7, Int32),
+        r("string_val", 8, B),
+        r("scomplex_val", 9, Float),
+        r("int64_val", 10, Int64),
+        r("bool_val", 11, Bool),
+        r("dcomplex_val", 12, Double),
+        r("half_val", 13, Int32),
+        r("resource_handle_val", 14, Msg(&RESOURCE_HANDLE)),
+        r("variant_val", 15, Msg(&VARIANT)),
+        r("uint32_val", 16, UInt32),
+        r("uint64_val", 17, UInt64),
+        f("float8_val", 18, B),
+    ],
+);
+static FULL_TYPE: Schema = msg(
+    "FullTypeDef",
+    &[
+        f("type_id", 1, Kind::Enum(FULL_TYPE_IDS)),
+        r("args", 2, Msg(&FULL_TYPE)),
+        f("s", 3, Str),
+        f("i", 4, Int64),
+    ],
+);
+static LIST: Schema = msg(
+    "AttrValue.ListValue",
+    &[
+        r("s", 2, B),
+        r("i", 3, Int64),
+        r("f", 4, Float),
+        r("b", 5, Bool),
+        r("type", 6, DT),
+        r("shape", 7, Msg(&SHAPE)),
+        r("tensor", 8, Msg(&TENSOR)),
+        r("func", 9, Msg(&NAME_ATTR_LIST)),
+    ],
+);
+static ATTR_VALUE: Schema = msg(
+    "AttrValue",
+    &[
+        f("list", 1, Msg(&LIST)),
+        f("s", 2, B),
+        f("i", 3, Int64),
+        f("f", 4, Float),
+        f("b", 5, Bool),
+        f("type", 6, DT),
+        f("shape", 7, Msg(&SHAPE)),
+        f("tensor", 8, Msg(&TENSOR)),
+        f("placeholder", 9, Str),
+        f("func", 10, Msg(&NAME_ATTR_LIST)),
+    ],
+);
+static ATTR_ENTRY: Schema = entry(
+    "AttrEntry",
+    &[f("key", 1, Str), f("value", 2, Msg(&ATTR_VALUE))],
+);
+static NAME_ATTR_LIST: Schema = msg(
+    "NameAttrList",
+    &[f("name", 1, Str), r("attr", 2, Msg(&ATTR_ENTRY))],
+);
+static DEBUG_INFO: Schema = msg(
+    "NodeDef.ExperimentalDebugInfo",
+    &[
+        r("original_node_names", 1, Str),
+        r("original_func_names", 2, Str),
+    ],
+);
+static NODE: Schema = msg(
+    "NodeDef",
+    &[
+        f("name", 1, Str),
+        f("op", 2, Str),
+        r("input", 3, Str),
+        f("device", 4, Str),
+        r("attr", 5, Msg(&ATTR_ENTRY)),
+        f("experimental_debug_info", 6, Msg(&DEBUG_INFO)),
+        f("experimental_type", 7, Msg(&FULL_TYPE)),
+    ],
+);
+static VERSIONS: Schema = msg(
+    "VersionDef",
+    &[
+        f("producer", 1, Int32),
+        f("min_consumer", 2, Int32),
+        r("bad_consumers", 3, Int32),
+    ],
+);
+static ARG_DEF: Schema = msg(
+    "OpDef.ArgDef",
+    &[
+        f("name", 1, Str),
+        f("description", 2, Str),
+        f("type", 3, DT),
+        f("type_attr", 4, Str),
+        f("number_attr", 5, Str),
+        f("type_list_attr", 6, Str),
+        r("handle_data", 7, Msg(&DTYPE_AND_SHAPE)),
+        f("is_ref", 16, Bool),
+        f("experimental_full_type", 17, Msg(&FULL_TYPE)),
+    ],
+);
+static ATTR_DEF: Schema = msg(
+    "OpDef.AttrDef",
+    &[
+        f("name", 1, Str),
+        f("type", 2, Str),
+        f("default_value", 3, Msg(&ATTR_VALUE)),
+        f("description", 4, Str),
+        f("has_minimum", 5, Bool),
+        f("minimum", 6, Int64),
+        f("allowed_values", 7, Msg(&ATTR_VALUE)),
+    ],
+);
+static DEPRECATION: Schema = msg(
+    "OpDeprecation",
+    &[f("version", 1, Int32), f("explanation", 2, Str)],
+);
+static OP_DEF: Schema = msg(
+    "OpDef",
+    &[
+        f("name", 1, Str),
+        r("input_arg", 2, Msg(&ARG_DEF)),
+        r("output_arg", 3, Msg(&ARG_DEF)),
+        r("attr", 4, Msg(&ATTR_DEF)),
+        f("summary", 5, Str),
+        f("description", 6, Str),
+        f("deprecation", 8, Msg(&DEPRECATION)),
+        f("is_aggregate", 16, Bool),
+        f("is_stateful", 17, Bool),
+        f("is_commutative", 18, Bool),
+        f("allows_uninitialized_input", 19, Bool),
+        r("control_output", 20, Str),
+        f("is_distributed_communication", 21, Bool),
+    ],
+);
+static STRING_ENTRY: Schema = entry("StringEntry", &[f("key", 1, Str), f("value", 2, Str)]);
+static ARG_ATTRS: Schema = msg("FunctionDef.ArgAttrs", &[r("attr", 1, Msg(&ATTR_ENTRY))]);
+static ARG_ATTR_ENTRY: Schema = entry(
+    "ArgAttrEntry",
+    &[f("key", 1, UInt32), f("value", 2, Msg(&ARG_ATTRS))],
+);
+static UNIQUE_ID_ENTRY: Schema = entry(
+    "ResourceArgUniqueIdEntry",
+    &[f("key", 1, UInt32), f("value", 2, UInt32)],
+);
+static FUNCTION: Schema = msg(
+    "FunctionDef",
+    &[
+        f("signature", 1, Msg(&OP_DEF)),
+        r("node_def", 3, Msg(&NODE)),
+        r("ret", 4, Msg(&STRING_ENTRY)),
+        r("attr", 5, Msg(&ATTR_ENTRY)),
+        r("control_ret", 6, Msg(&STRING_ENTRY)),
+        r("arg_attr", 7, Msg(&ARG_ATTR_ENTRY)),
+        r("resource_arg_unique_id", 8, Msg(&UNIQUE_ID_ENTRY)),
+    ],
+);
+static GRADIENT: Schema = msg(
+    "GradientDef",
+    &[f("function_name", 1, Str), f("gradient_func", 2, Str)],
+);
+static REGISTERED_GRADIENT: Schema = msg(
+    "RegisteredGradient",
+    &[f("gradient_func", 1, Str), f("registered_op_type", 2, Str)],
+);
+static LIBRARY: Schema = msg(
+    "FunctionDefLibrary",
+    &[
+        r("function", 1, Msg(&FUNCTION)),
+        r("gradient", 2, Msg(&GRADIENT)),
+        r("registered_gradients", 3, Msg(&REGISTERED_GRADIENT)),
+    ],
+);
+static FILE_LINE_COL: Schema = msg(
+    "GraphDebugInfo.FileLineCol",
+    &[
+        f("file_index", 1, Int32),
+        f("line", 2, Int32),
+        f("col", 3, Int32),
+        f("func", 4, Str),
+        f("code", 5, Str),
+    ],
+);
+static STACK_TRACE: Schema = msg(
+    "GraphDebugInfo.StackTrace",
+    &[
+        r("file_line_cols", 1, Msg(&FILE_LINE_COL)),
+        r("frame_id", 2, Fixed64),
+    ],
+);
+static TRACE_ENTRY: Schema = entry(
+    "TracesEntry",
+    &[f("key", 1, Str), f("value", 2, Msg(&STACK_TRACE))],
+);
+static FRAME_ENTRY: Schema = entry(
+    "FramesByIdEntry",
+    &[f("key", 1, Fixed64), f("value", 2, Msg(&FILE_LINE_COL))],
+);
+static TRACE_BY_ID_ENTRY: Schema = entry(
+    "TracesByIdEntry",
+    &[f("key", 1, Fixed64), f("value", 2, Msg(&STACK_TRACE))],
+);
+static NAME_TO_TRACE_ENTRY: Schema = entry(
+    "NameToTraceIdEntry",
+    &[f("key", 1, Str), f("value", 2, Fixed64)],
+);
+static GRAPH_DEBUG_INFO: Schema = msg(
+    "GraphDebugInfo",
+    &[
+        r("files", 1, Str),
+        r("traces", 2, Msg(&TRACE_ENTRY)),
+        r("frames_by_id", 4, Msg(&FRAME_ENTRY)),
+        r("name_to_trace_id", 5, Msg(&NAME_TO_TRACE_ENTRY)),
+        r("traces_by_id", 6, Msg(&TRACE_BY_ID_ENTRY)),
+    ],
+);
+static GRAPH: Schema = msg(
+    "GraphDef",
+    &[
+        r("node", 1, Msg(&NODE)),
+        f("library", 2, Msg(&LIBRARY)),
+        f("version", 3, Int32),
+        f("versions", 4, Msg(&VERSIONS)),
+        f("debug_info", 5, Msg(&GRAPH_DEBUG_INFO)),
+    ],
+);
+
+/// The kind a field really has (`DT` resolved to the dtype table).
+fn kind_of(field: &Field) -> Kind {
+    match field.kind {
+        Kind::DType => dtype_kind(),
+        k => k,
+    }
+}
+
+// ---- the parser ---------------------------------------------------------------------------
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Num(String),
+    Str(Vec<u8>),
+    Punct(char),
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    pos: usize,
+    line: usize,
+    col: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str) -> Self {
+        Lexer {
+            src: text.as_bytes(),
+            pos: 0,
+            line: 1,
+            col: 1,
+        }
+    }
+
+    fn err(&self, what: impl std::fmt::Display) -> ProtoError {
+        ProtoError::Text(format!("{}:{}: {what}", self.line, self.col))
+    }
+
+    fn bump(&mut self) -> Option<u8> {
+        let c = *self.src.get(self.pos)?;
+        self.pos += 1;
+        if c == b'\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(&c) = self.src.get(self.pos) {
+            if c == b'#' {
+                while let Some(c) = self.bump() {
+                    if c == b'\n' {
+                        break;
+                    }
+                }
+            } else if c.is_ascii_whitespace() {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Result<Option<Tok>, ProtoError> {
+        let (pos, line, col) = (self.pos, self.line, self.col);
+        let t = self.next();
+        self.pos = pos;
+        self.line = line;
+        self.col = col;
+        t
+    }
+
+    fn next(&mut self) -> Result<Option<Tok>, ProtoError> {
+        self.skip_space();
+        let Some(&c) = self.src.get(self.pos) else {
+            return Ok(None);
+        };
+        if c == b'"' || c == b'\'' {
+            // Adjacent strings join.
+            let mut out = Vec::new();
+            while let Some(&q) = self.src.get(self.pos).filter(|&&q| q == b'"' || q == b'\'') {
+                self.bump();
+                self.string_body(q, &mut out)?;
+                self.skip_space();
+            }
+            return Ok(Some(Tok::Str(out)));
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = self.pos;
+            while self
+                .src
+                .get(self.pos)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
+            {
+                self.bump();
+            }
+            let s = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
+            return Ok(Some(Tok::Ident(s)));
+        }
+        if c.is_ascii_digit() || c == b'-' || c == b'+' || c == b'.' {
+            let start = self.pos;
+            self.bump();
+            while self.src.get(self.pos).is_some_and(|c| {
+                c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-' | b'_')
+            }) {
+                // An exponent sign only directly after `e`.
+                let c = self.src[self.pos];
+                if (c == b'+' || c == b'-') && !matches!(self.src[self.pos - 1], b'e' | b'E') {
+                    break;
+                }
+                self.bump();
+            }
+            let s = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
+            return Ok(Some(Tok::Num(s)));
+        }
+        if matches!(
+            c,
+            b'{' | b'}' | b'<' | b'>' | b'[' | b']' | b':' | b',' | b';'
+        ) {
+            self.bump();
+            return Ok(Some(Tok::Punct(c as char)));
+        }
+        Err(self.err(format!("unexpected character {:?}", c as char)))
+    }
+
+    fn string_body(&mut self, quote: u8, out: &mut Vec<u8>) -> Result<(), ProtoError> {
+        loop {
+            let Some(c) = self.bump() else {
+                return Err(self.err("unterminated string"));
+            };
+            match c {
+                b'\n' => return Err(self.err("newline in a string")),
+                c if c == quote => return Ok(()),
+                b'\\' => {
+                    let Some(e) = self.bump() else {
+                        return Err(self.err("unterminated string"));
+                    };
+                    match e {
+                        b'n' => out.push(b'\n'),
+                        b't' => out.push(b'\t'),
+                        b'r' => out.push(b'\r'),
+                        b'a' => out.push(7),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'v' => out.push(11),
+                        b'\\' | b'\'' | b'"' | b'?' => out.push(e),
+                        b'x' | b'X' => {
+                            let mut v = 0u32;
+                            let mut n = 0;
+                            while n < 2 && self.src.get(self.pos).is_some_and(u8::is_ascii_hexdigit)
+                            {
+                                let d = self.bump().unwrap_or(b'0');
+                                v = v * 16 + (d as char).to_digit(16).unwrap_or(0);
+                                n += 1;
+                            }
+                            if n == 0 {
+                                return Err(self.err("\\x without hex digits"));
+                            }
+                            out.push(v as u8);
+                        }
+                        b'0'..=b'7' => {
+                            let mut v = u32::from(e - b'0');
+                            let mut n = 1;
+                            while n < 3
+                                && self
+                                    .src
+                                    .get(self.pos)
+                                    .is_some_and(|c| (b'0'..=b'7').contains(c))
+                            {
+                                v = v * 8 + u32::from(self.bump().unwrap_or(b'0') - b'0');
+                                n += 1;
+                            }
+                            out.push((v & 0xff) as u8);
+                        }
+                        other => {
+                            return Err(self.err(format!("unknown escape \\{}", other as char)))
+                        }
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+    }
+}
+
+/// Protobuf wire helpers.
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_key(out: &mut Vec<u8>, number: u32, wire: u8) {
+    put_varint(out, (u64::from(number) << 3) | u64::from(wire));
+}
+
+/// One encoded field occurrence, kept with its number so a message's fields can be written in
+/// number order.
+struct Encoded {
+    number: u32,
+    /// For map entries: the key, to sort by.
+    sort_key: MapKey,
+    bytes: Vec<u8>,
+}
+
+/// A map entry's key as TensorFlow's deterministic serialization orders it: numbers by value,
+/// strings by their common prefix with the longer one first when one is a prefix of the other
+/// (the order `attr_map.rs` documents).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum MapKey {
+    #[default]
+    None,
+    Num(u64),
+    Str(Vec<u8>),
+}
+
+impl MapKey {
+    fn cmp(&self, other: &MapKey) -> std::cmp::Ordering {
+        match (self, other) {
+            (MapKey::Num(a), MapKey::Num(b)) => a.cmp(b),
+            (MapKey::Str(a), MapKey::Str(b)) => {
+                let n = a.len().min(b.len());
+                a[..n].cmp(&b[..n]).then(b.len().cmp(&a.len()))
+            }
+            _ => std::cmp::Ordering::Equal,
+        }
+    }
+}
+
+fn scalar_value(lx: &Lexer<'_>, kind: Kind, tok: Tok) -> Result<Scalar, ProtoError> {
+    let bad = |what: &str| lx.err(format!("expected {what}, found {tok:?}"));
+    let int = |s: &str| -> Option<i128> {
+        let (neg, body) = match s.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, s.strip_prefix('+').unwrap_or(s)),
+        };
+        let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            i128::from_str_radix(h, 16).ok()?
+        } else if body.len() > 1 && body.starts_with('0') {
+            i128::from_str_radix(&body[1..], 8).ok()?
+        } else {
+            body.parse::<i128>().ok()?
+        };
+        Some(if neg { -v } else { v })
+    };
+    let float = |s: &str| -> Option<f64> {
+        match s.to_ascii_lowercase().as_str() {
+            "inf" | "infinity" | "+inf" | "inff" | "infinityf" => return Some(f64::INFINITY),
+            "-inf" | "-infinity" | "-inff" | "-infinityf" => return Some(f64::NEG_INFINITY),
+            "nan" | "-nan" | "nanf" => return Some(f64::NAN),
+            _ => {}
+        }
+        let t = s.trim_end_matches(['f', 'F']);
+        t.parse().ok().or_else(|| int(s).map(|v| v as f64))
+    };
+    Ok(match kind {
+        Int32 | Int64 | UInt32 | UInt64 | Fixed64 => {
+            let Tok::Num(s) = &tok else {
+                return Err(bad("an integer"));
+            };
+            let v = int(s).ok_or_else(|| bad("an integer"))?;
+            let ok = match kind {
+                Int32 => i32::try_from(v).is_ok(),
+                Int64 => i64::try_from(v).is_ok(),
+                UInt32 => u32::try_from(v).is_ok(),
+                _ => u64::try_from(v).is_ok(),
+            };
+            if !ok {
+                return Err(lx.err(format!("integer {s} out of range")));
+            }
+            Scalar::Int(v)
+        }
+        Float | Double => match &tok {
+            Tok::Num(s) | Tok::Ident(s) => Scalar::Float(float(s).ok_or_else(|| bad("a number"))?),
+            _ => return Err(bad("a number")),
+        },
+        Bool => match &tok {
+            Tok::Ident(s) if s == "true" || s == "True" || s == "t" => Scalar::Int(1),
+            Tok::Ident(s) if s == "false" || s == "False" || s == "f" => Scalar::Int(0),
+            Tok::Num(s) if s == "1" || s == "0" => Scalar::Int(i128::from(s == "1")),
+            _ => return Err(bad("true or false")),
+        },
+        Str | B => match tok {
+            Tok::Str(b) => {
+                if matches!(kind, Str) && std::str::from_utf8(&b).is_err() {
+                    return Err(lx.err("a string field holds bytes that are not UTF-8"));
+                }
+                Scalar::Bytes(b)
+            }
+            _ => return Err(bad("a string")),
+        },
+        Kind::Enum(table) => match &tok {
+            Tok::Ident(s) => Scalar::Int(i128::from(
+                table
+                    .iter()
+                    .find(|(n, _)| n == s)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| lx.err(format!("unknown enum value {s}")))?,
+            )),
+            Tok::Num(s) => Scalar::Int(
+                int(s)
+                    .filter(|v| i32::try_from(*v).is_ok())
+                    .ok_or_else(|| bad("an enum value"))?,
+            ),
+            _ => return Err(bad("an enum value")),
+        },
+        Msg(_) | Kind::DType => return Err(bad("a message")),
+    })
+}
+
+enum Scalar {
+    Int(i128),
+    Float(f64),
+    Bytes(Vec<u8>),
+}
+
+fn encode_scalar(kind: Kind, v: &Scalar, out: &mut Vec<u8>) {
+    match (kind, v) {
+        (Float, Scalar::Float(x)) => out.extend_from_slice(&(*x as f32).to_le_bytes()),
+        (Double, Scalar::Float(x)) => out.extend_from_slice(&x.to_le_bytes()),
+        (Fixed64, Scalar::Int(x)) => out.extend_from_slice(&(*x as u64).to_le_bytes()),
+        (_, Scalar::Int(x)) => put_varint(out, *x as i64 as u64),
+        (_, Scalar::Bytes(b)) => {
+            put_varint(out, b.len() as u64);
+            out.extend_from_slice(b);
+        }
+        (_, Scalar::Float(_)) => {}
+    }
+}
+
+fn wire_type(kind: Kind) -> u8 {
+    match kind {
+        Float => 5,
+        Double | Fixed64 => 1,
+        Str | B | Msg(_) => 2,
+        _ => 0,
+    }
+}
+
+fn parse_message(
+    lx: &mut Lexer<'_>,
+    schema: &Schema,
+    close: Option<char>,
+    depth: usize,
+) -> Result<Vec<u8>, ProtoError> {
+    if depth > crate::MAX_NESTING_DEPTH {
+        return Err(lx.err("messages nested too deeply"));
+    }
+    let mut fields: Vec<Encoded> = Vec::new();
+    // Packed repeated scalars: number -> their payload, written as one field.
+    let mut packed: Vec<(u32, Vec<u8>)> = Vec::new();
+    loop {
+        let tok = lx.next()?;
+        let name = match (tok, close) {
+            (None, None) => break,
+            (None, Some(c)) => return Err(lx.err(format!("missing '{c}' in {}", schema.name))),
+            (Some(Tok::Punct(c)), Some(want)) if c == want => break,
+            (Some(Tok::Punct(',' | ';')), _) => continue,
+            (Some(Tok::Ident(n)), _) => n,
+            (Some(t), _) => return Err(lx.err(format!("expected a field name, found {t:?}"))),
+        };
+        let field = schema
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .ok_or_else(|| lx.err(format!("{} has no field named {name}", schema.name)))?;
+        let kind = kind_of(field);
+        let mut colon = false;
+        if lx.peek()? == Some(Tok::Punct(':')) {
+            lx.next()?;
+            colon = true;
+        }
+        // The values: one, or a `[..]` list.
+        let list = if lx.peek()? == Some(Tok::Punct('[')) {
+            lx.next()?;
+            if !field.repeated {
+                return Err(lx.err(format!("{name} is not a repeated field")));
+            }
+            true
+        } else {
+            false
+        };
+        loop {
+            if list && lx.peek()? == Some(Tok::Punct(']')) {
+                lx.next()?;
+                break;
+            }
+            match kind {
+                Msg(inner) => {
+                    let open = lx.next()?;
+                    let end = match open {
+                        Some(Tok::Punct('{')) => '}',
+                        Some(Tok::Punct('<')) => '>',
+                        other => {
+                            return Err(
+                                lx.err(format!("expected '{{' after {name}, found {other:?}"))
+                            )
+                        }
+                    };
+                    let body = parse_message(lx, inner, Some(end), depth + 1)?;
+                    let (body, sort_key) = if inner.map_entry {
+                        let body = complete_entry(inner, body);
+                        let key = map_key(inner, &body);
+                        (body, key)
+                    } else {
+                        (body, MapKey::None)
+                    };
+                    let mut bytes = Vec::new();
+                    put_key(&mut bytes, field.number, 2);
+                    put_varint(&mut bytes, body.len() as u64);
+                    bytes.extend_from_slice(&body);
+                    fields.push(Encoded {
+                        number: field.number,
+                        sort_key,
+                        bytes,
+                    });
+                }
+                _ => {
+                    if !colon && !list {
+                        return Err(lx.err(format!("expected ':' after {name}")));
+                    }
+                    let tok = lx.next()?.ok_or_else(|| lx.err("unexpected end of text"))?;
+                    let v = scalar_value(lx, kind, tok)?;
+                    let packable = field.repeated && !matches!(kind, Str | B);
+                    if packable {
+                        let slot = match packed.iter().position(|(n, _)| *n == field.number) {
+                            Some(i) => i,
+                            None => {
+                                packed.push((field.number, Vec::new()));
+                                packed.len() - 1
+                            }
+                        };
+                        encode_scalar(kind, &v, &mut packed[slot].1);
+                    } else {
+                        let mut bytes = Vec::new();
+                        put_key(&mut bytes, field.number, wire_type(kind));
+                        encode_scalar(kind, &v, &mut bytes);
+                        fields.push(Encoded {
+                            number: field.number,
+                            sort_key: MapKey::None,
+                            bytes,
+                        });
+                    }
+                }
+            }
+            if !list {
+                break;
+            }
+            match lx.next()? {
+                Some(Tok::Punct(',')) => {}
+                Some(Tok::Punct(']')) => break,
+                other => return Err(lx.err(format!("expected ',' or ']', found {other:?}"))),
+            }
+        }
+    }
+    for (number, payload) in packed {
+        let mut bytes = Vec::new();
+        put_key(&mut bytes, number, 2);
+        put_varint(&mut bytes, payload.len() as u64);
+        bytes.extend_from_slice(&payload);
+        fields.push(Encoded {
+            number,
+            sort_key: MapKey::None,
+            bytes,
+        });
+    }
+    // Number order (stable: repeated fields keep theirs), map entries by key.
+    fields.sort_by(|a, b| a.number.cmp(&b.number).then(a.sort_key.cmp(&b.sort_key)));
+    Ok(fields.into_iter().flat_map(|e| e.bytes).collect())
+}
+
+/// A map entry's key field (field 1) as it sorts.
+fn map_key(schema: &Schema, entry: &[u8]) -> MapKey {
+    let mut r = Reader { b: entry, pos: 0 };
+    while let Some((number, wire)) = r.key() {
+        let value = r.value(wire);
+        if number == 1 {
+            return match value {
+                Some(Wire::Len(b)) => MapKey::Str(b.to_vec()),
+                Some(Wire::Varint(v)) | Some(Wire::Fixed64(v)) => MapKey::Num(v),
+                Some(Wire::Fixed32(v)) => MapKey::Num(u64::from(v)),
+                None => MapKey::None,
+            };
+        }
+    }
+    match schema.fields.first().map(kind_of) {
+        Some(Str | B) => MapKey::Str(Vec::new()),
+        _ => MapKey::Num(0),
+    }
+}
+
+/// A map entry with its key and value both written (proto3 writes a map entry's defaults).
+fn complete_entry(schema: &Schema, body: Vec<u8>) -> Vec<u8> {
+    let mut present = [false; 3];
+    let mut r = Reader { b: &body, pos: 0 };
+    while let Some((number, wire)) = r.key() {
+        if r.value(wire).is_none() {
+            break;
+        }
+        if let Some(p) = present.get_mut(number as usize) {
+            *p = true;
+        }
+    }
+    let default = |field: &Field, out: &mut Vec<u8>| {
+        let kind = kind_of(field);
+        put_key(out, field.number, wire_type(kind));
+        match kind {
+            Fixed64 | Double => out.extend_from_slice(&[0; 8]),
+            Float => out.extend_from_slice(&[0; 4]),
+            _ => out.push(0),
+        }
+    };
+    let mut out = Vec::with_capacity(body.len() + 4);
+    if !present[1] {
+        if let Some(k) = schema.fields.first() {
+            default(k, &mut out);
+        }
+    }
+    out.extend_from_slice(&body);
+    if !present[2] {
+        if let Some(v) = schema.fields.get(1) {
+            default(v, &mut out);
+        }
+    }
+    out
+}
+
+/// Parses a text-format `GraphDef`.
+///
+/// # Errors
+/// [`ProtoError::Text`] naming the line and column of what does not parse (an unknown field,
+/// a value of the wrong kind, an unterminated string, nesting past
+/// [`crate::MAX_NESTING_DEPTH`]), and also when the result is not a valid `GraphDef`.
+pub fn graph_def_from_text(text: &str) -> Result<GraphDef, ProtoError> {
+    let bytes = graph_def_text_to_binary(text)?;
+    GraphDef::decode(bytes.as_slice())
+        .map_err(|e| ProtoError::Text(format!("the text is not a valid GraphDef: {e}")))
+}
+
+/// A text-format `GraphDef` as binary wire bytes (TensorFlow's deterministic encoding).
+///
+/// # Errors
+/// As [`graph_def_from_text`], without the decode.
+pub fn graph_def_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
+    let mut lx = Lexer::new(text);
+    parse_message(&mut lx, &GRAPH, None, 0)
+}
+
+// ---- the printer --------------------------------------------------------------------------
+
+enum Wire<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Fixed32(u32),
+    Len(&'a [u8]),
+}
+
+struct Reader<'a> {
+    b: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn varint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let c = *self.b.get(self.pos)?;
+            self.pos += 1;
+            v |= u64::from(c & 0x7f) << shift;
+            if c < 0x80 {
+                return Some(v);
+            }
+        }
+        None
+    }
+    fn key(&mut self) -> Option<(u32, u8)> {
+        if self.pos >= self.b.len() {
+            return None;
+        }
+        let k = self.varint()?;
+        Some(((k >> 3) as u32, (k & 7) as u8))
+    }
+    fn value(&mut self, wire: u8) -> Option<Wire<'a>> {
+        match wire {
+            0 => self.varint().map(Wire::Varint),
+            1 => {
+                let s = self.b.get(self.pos..self.pos + 8)?;
+                self.pos += 8;
+                Some(Wire::Fixed64(u64::from_le_bytes(s.try_into().ok()?)))
+            }
+            5 => {
+                let s = self.b.get(self.pos..self.pos + 4)?;
+                self.pos += 4;
+                Some(Wire::Fixed32(u32::from_le_bytes(s.try_into().ok()?)))
+            }
+            2 => {
+                let n = usize::try_from(self.varint()?).ok()?;
+                let s = self.b.get(self.pos..self.pos.checked_add(n)?)?;
+                self.pos += n;
+                Some(Wire::Len(s))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// C-escaped text of `b` in double quotes, as protobuf's text printer writes bytes (octal for
+/// what is not printable ASCII).
+fn quoted(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() + 2);
+    s.push('"');
+    for &c in b {
+        match c {
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            b'"' => s.push_str("\\\""),
+            b'\'' => s.push_str("\\'"),
+            b'\\' => s.push_str("\\\\"),
+            0x20..=0x7e => s.push(c as char),
+            _ => {
+                let _ = write!(s, "\\{c:03o}");
+            }
+        }
+    }
+    s.push('"');
+    s
+}
+
+fn float_text(x: f64) -> String {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf" } else { "-inf" }.into()
+    } else {
+        format!("{x:?}")
+    }
+}
+
+fn scalar_text(kind: Kind, w: &Wire<'_>) -> Option<String> {
+    Some(match (kind, w) {
+        (Float, Wire::Fixed32(v)) => float_text(f64::from(f32::from_bits(*v))),
+        (Double, Wire::Fixed64(v)) => float_text(f64::from_bits(*v)),
+        (Fixed64, Wire::Fixed64(v)) => v.to_string(),
+        (Bool, Wire::Varint(v)) => (*v != 0).to_string(),
+        (Int32, Wire::Varint(v)) => (*v as i32).to_string(),
+        (Int64, Wire::Varint(v)) => (*v as i64).to_string(),
+        (UInt32, Wire::Varint(v)) => (*v as u32).to_string(),
+        (UInt64, Wire::Varint(v)) => v.to_string(),
+        (Kind::Enum(table), Wire::Varint(v)) => {
+            let n = *v as i32;
+            table
+                .iter()
+                .find(|(_, x)| *x == n)
+                .map_or_else(|| n.to_string(), |(name, _)| (*name).to_string())
+        }
+        (Str | B, Wire::Len(b)) => quoted(b),
+        _ => return None,
+    })
+}
+
+/// Reads the scalars of a packed payload.
+fn packed_values<'a>(kind: Kind, payload: &'a [u8]) -> Option<Vec<Wire<'a>>> {
+    let mut r = Reader { b: payload, pos: 0 };
+    let wire = wire_type(kind);
+    let mut out = Vec::new();
+    while r.pos < payload.len() {
+        out.push(r.value(wire)?);
+    }
+    Some(out)
+}
+
+fn print_message(
+    bytes: &[u8],
+    schema: &Schema,
+    indent: usize,
+    out: &mut String,
+    depth: usize,
+) -> Result<(), ProtoError> {
+    if depth > crate::MAX_NESTING_DEPTH {
+        return Err(ProtoError::Text("messages nested too deeply".into()));
+    }
+    let bad = || ProtoError::Text(format!("{} does not decode", schema.name));
+    let pad = "  ".repeat(indent);
+    let mut r = Reader { b: bytes, pos: 0 };
+    while let Some((number, wire)) = r.key() {
+        let value = r.value(wire).ok_or_else(bad)?;
+        let Some(field) = schema.fields.iter().find(|f| f.number == number) else {
+            return Err(ProtoError::Text(format!(
+                "{} has a field {number} the text writer does not know",
+                schema.name
+            )));
+        };
+        let kind = kind_of(field);
+        match (kind, &value) {
+            (Msg(inner), Wire::Len(b)) => {
+                let _ = writeln!(out, "{pad}{} {{", field.name);
+                print_message(b, inner, indent + 1, out, depth + 1)?;
+                let _ = writeln!(out, "{pad}}}");
+            }
+            (k, Wire::Len(b)) if field.repeated && !matches!(k, Str | B) => {
+                for v in packed_values(k, b).ok_or_else(bad)? {
+                    let t = scalar_text(k, &v).ok_or_else(bad)?;
+                    let _ = writeln!(out, "{pad}{}: {t}", field.name);
+                }
+            }
+            (k, v) => {
+                let t = scalar_text(k, v).ok_or_else(bad)?;
+                let _ = writeln!(out, "{pad}{}: {t}", field.name);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `gd` in the protobuf text format (two-space indents, one field a line), which TensorFlow's
+/// `text_format.Parse` reads back to the same `GraphDef`.
+///
+/// # Errors
+/// [`ProtoError::Text`] when the GraphDef holds a field the text writer does not know (in a
+/// function library or debug info kept from another writer).
+pub fn graph_def_to_text(gd: &GraphDef) -> Result<String, ProtoError> {
+    graph_def_binary_to_text(&gd.encode_to_vec())
+}
+
+/// Binary `GraphDef` wire bytes in the text format (see [`graph_def_to_text`]).
+///
+/// # Errors
+/// [`ProtoError::Text`] for bytes that do not decode as a `GraphDef`.
+pub fn graph_def_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
+    let mut out = String::new();
+    print_message(bytes, &GRAPH, 0, &mut out, 0)?;
+    Ok(out)
+}
+
+/// True when `bytes` look like a text-format GraphDef (UTF-8 text whose first field is one of
+/// `GraphDef`'s, after comments and space) rather than binary wire bytes.
+pub fn looks_like_graph_def_text(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = match std::str::from_utf8(head) {
+        Ok(t) => t,
+        Err(e) => match std::str::from_utf8(&head[..e.valid_up_to()]) {
+            Ok(t) if e.valid_up_to() + 4 > head.len() => t,
+            _ => return false,
+        },
+    };
+    let mut lx = Lexer::new(text);
+    matches!(lx.next(), Ok(Some(Tok::Ident(n))) if GRAPH.fields.iter().any(|f| f.name == n))
+}
