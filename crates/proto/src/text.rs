@@ -1012,12 +1012,19 @@ impl<'a> Reader<'a> {
         }
         None
     }
+    /// The next field's number and wire type; `None` at the end and for a key that does not
+    /// decode (see [`Reader::at_end`]).
     fn key(&mut self) -> Option<(u32, u8)> {
         if self.pos >= self.b.len() {
             return None;
         }
         let k = self.varint()?;
-        Some(((k >> 3) as u32, (k & 7) as u8))
+        let number = u32::try_from(k >> 3).ok().filter(|&n| n > 0)?;
+        Some((number, (k & 7) as u8))
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.b.len()
     }
     fn value(&mut self, wire: u8) -> Option<Wire<'a>> {
         match wire {
@@ -1122,7 +1129,13 @@ fn print_message(
     let bad = || ProtoError::Text(format!("{} does not decode", schema.name));
     let pad = "  ".repeat(indent);
     let mut r = Reader { b: bytes, pos: 0 };
-    while let Some((number, wire)) = r.key() {
+    loop {
+        if r.at_end() {
+            break;
+        }
+        let Some((number, wire)) = r.key() else {
+            return Err(bad());
+        };
         let value = r.value(wire).ok_or_else(bad)?;
         let Some(field) = schema.fields.iter().find(|f| f.number == number) else {
             return Err(ProtoError::Text(format!(
