@@ -1,0 +1,253 @@
+//! [`write_checkpoint`]: tensor bundles byte-identical to TensorFlow's `SaveV2`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tensorcast_core::{DataType, TString, Tensor, Variant};
+use tensorcast_proto::{
+    shape_to_proto, variant_to_proto, BundleEntryProto, BundleHeaderProto, Message,
+    TrackableObjectGraph, VersionDef,
+};
+
+use super::table::{mask, put_varint, TableBuilder};
+use super::{data_file_name, OBJECT_GRAPH_KEY};
+use crate::error::{IoError, Result};
+use crate::{atomic, escaped, NamedTensor};
+
+/// Options of [`write_checkpoint`].
+#[derive(Debug, Clone, Default)]
+pub struct CheckpointWriteOptions {
+    /// An object graph to store as `_CHECKPOINTABLE_OBJECT_GRAPH` (after the tensors, where
+    /// `tf.train.Checkpoint` puts it), which makes the bundle a TF2 object-based checkpoint
+    /// that `tf.train.Checkpoint(...).restore` loads into objects. See
+    /// [`super::ObjectGraph::from_keys`] to build one from TF2 keys.
+    pub object_graph: Option<TrackableObjectGraph>,
+}
+
+/// Writes `tensors` as the tensor bundle `prefix.index` + `prefix.data-00000-of-00001`.
+///
+/// The bytes are those TensorFlow 2.21's `SaveV2` writes for the same names and tensors in the
+/// same order: the data file holds the tensors in the order given (memcpy-able dtypes as their
+/// little-endian bytes, strings and variants in their checksummed layouts), the index lists
+/// them sorted by key after the header entry. Both files are written to temporary files first
+/// and renamed into place only when both are complete: a failure leaves no new file and the old
+/// checkpoint (if any) as it was.
+///
+/// # Errors
+/// [`crate::ErrorKind::Unsupported`] for an empty or repeated name, a tensor without a buffer,
+/// or a dtype checkpoints cannot hold (resource, references); [`crate::ErrorKind::Io`] when a
+/// file cannot be created, written, synced or renamed.
+///
+/// ```
+/// use tensorcast_core::Tensor;
+/// use tensorcast_io::checkpoint::{write_checkpoint, Checkpoint, CheckpointWriteOptions};
+/// use tensorcast_io::{NamedTensor, ReadOptions};
+/// let dir = tempfile::tempdir()?;
+/// let prefix = dir.path().join("model.ckpt");
+/// let ts = vec![NamedTensor::new("w", Tensor::vector(&[1.0f32, 2.0]))];
+/// write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default())?;
+/// let ckpt = Checkpoint::open(&prefix, &ReadOptions::default())?;
+/// assert_eq!(ckpt.read("w")?, ts[0].tensor);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_checkpoint(
+    prefix: &Path,
+    tensors: &[NamedTensor],
+    options: &CheckpointWriteOptions,
+) -> Result<()> {
+    let graph = graph_tensor(options)?;
+    let all: Vec<&NamedTensor> = tensors.iter().chain(graph.as_ref()).collect();
+    check(&all)?;
+    let mut entries = Vec::with_capacity(all.len());
+    let data_path = suffixed(prefix, &data_file_name("", 0, 1));
+    let data = atomic::prepare(&data_path, |w| {
+        let mut offset = 0u64;
+        for nt in &all {
+            let (size, crc) = write_tensor(w, &nt.tensor)?;
+            entries.push((nt.name.as_bytes(), entry(&nt.tensor, offset, size, crc)));
+            offset += size;
+        }
+        Ok(())
+    })?;
+    let index_bytes = index(entries);
+    let index = atomic::prepare(&suffixed(prefix, ".index"), |w| {
+        w.write_all(&index_bytes)
+            .map_err(|e| IoError::io("cannot write", e))
+    })?;
+    data.commit()?;
+    index.commit()
+}
+
+/// The `.index` and `.data-00000-of-00001` bytes [`write_checkpoint`] writes, in memory.
+///
+/// # Errors
+/// As [`write_checkpoint`], without the file-system errors.
+pub fn checkpoint_bytes(
+    tensors: &[NamedTensor],
+    options: &CheckpointWriteOptions,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let graph = graph_tensor(options)?;
+    let all: Vec<&NamedTensor> = tensors.iter().chain(graph.as_ref()).collect();
+    check(&all)?;
+    let mut data = Vec::new();
+    let mut entries = Vec::with_capacity(all.len());
+    for nt in &all {
+        let offset = data.len() as u64;
+        let (size, crc) = write_tensor(&mut data, &nt.tensor)?;
+        entries.push((nt.name.as_bytes(), entry(&nt.tensor, offset, size, crc)));
+    }
+    Ok((index(entries), data))
+}
+
+fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut p = prefix.as_os_str().to_os_string();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+fn graph_tensor(options: &CheckpointWriteOptions) -> Result<Option<NamedTensor>> {
+    Ok(options.object_graph.as_ref().map(|g| {
+        NamedTensor::new(
+            OBJECT_GRAPH_KEY,
+            Tensor::scalar_of(TString::from(g.encode_to_vec())),
+        )
+    }))
+}
+
+fn check(all: &[&NamedTensor]) -> Result<()> {
+    let mut names: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
+    names.sort_unstable();
+    if names.first() == Some(&"") {
+        return Err(IoError::unsupported(
+            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
+        ));
+    }
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(IoError::unsupported(format!(
+            "Adding duplicate key: {}",
+            escaped(w[0])
+        )));
+    }
+    for nt in all {
+        let t = &nt.tensor;
+        let d = t.dtype();
+        if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}': dtype {} cannot be stored in a checkpoint",
+                escaped(&nt.name),
+                d.name()
+            )));
+        }
+        if !t.is_initialized() {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}' is not initialized (it has no buffer for its {} elements)",
+                escaped(&nt.name),
+                t.num_elements()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn entry(t: &Tensor, offset: u64, size: u64, crc: u32) -> BundleEntryProto {
+    BundleEntryProto {
+        dtype: t.dtype().number(),
+        shape: Some(shape_to_proto(t.shape())),
+        shard_id: 0,
+        offset: offset as i64,
+        size: size as i64,
+        crc32c: mask(crc),
+        slices: Vec::new(),
+    }
+}
+
+/// The index table: the header, then the entries sorted by key.
+fn index(mut entries: Vec<(&[u8], BundleEntryProto)>) -> Vec<u8> {
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let header = BundleHeaderProto {
+        num_shards: 1,
+        endianness: 0,
+        version: Some(VersionDef {
+            producer: 1,
+            min_consumer: 0,
+            bad_consumers: Vec::new(),
+        }),
+    };
+    let mut table = TableBuilder::new();
+    table.add(b"", &header.encode_to_vec());
+    let mut buf = Vec::new();
+    for (k, e) in &entries {
+        buf.clear();
+        e.encode(&mut buf).unwrap_or_default();
+        table.add(k, &buf);
+    }
+    table.finish()
+}
+
+/// Writes one tensor's bytes; returns their count and unmasked CRC32C (TensorFlow's).
+fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
+    let io = |e| IoError::io("cannot write", e);
+    match t.dtype() {
+        DataType::STRING => {
+            let strings: &[TString] = if t.num_elements() == 0 {
+                &[]
+            } else {
+                t.as_slice::<TString>()?
+            };
+            let mut head = Vec::with_capacity(strings.len() + 4);
+            let mut crc = 0u32;
+            for s in strings {
+                let len = s.len() as u64;
+                put_varint(&mut head, len);
+                crc = match u32::try_from(len) {
+                    Ok(l) => crc32c::crc32c_append(crc, &l.to_le_bytes()),
+                    Err(_) => crc32c::crc32c_append(crc, &len.to_le_bytes()),
+                };
+            }
+            let lc = mask(crc).to_le_bytes();
+            head.extend_from_slice(&lc);
+            crc = crc32c::crc32c_append(crc, &lc);
+            w.write_all(&head).map_err(io)?;
+            let mut size = head.len() as u64;
+            for s in strings {
+                crc = crc32c::crc32c_append(crc, s.as_bytes());
+                w.write_all(s.as_bytes()).map_err(io)?;
+                size += s.len() as u64;
+            }
+            Ok((size, crc))
+        }
+        DataType::VARIANT => {
+            let values: &[Variant] = if t.num_elements() == 0 {
+                &[]
+            } else {
+                t.as_slice::<Variant>()?
+            };
+            let mut crc = 0u32;
+            let mut size = 0u64;
+            let mut buf = Vec::new();
+            for v in values {
+                let body = variant_to_proto(v).encode_to_vec();
+                buf.clear();
+                put_varint(&mut buf, body.len() as u64);
+                crc = crc32c::crc32c_append(crc, &(body.len() as u64).to_le_bytes());
+                crc = crc32c::crc32c_append(crc, &body);
+                buf.extend_from_slice(&body);
+                let m = mask(crc).to_le_bytes();
+                buf.extend_from_slice(&m);
+                crc = crc32c::crc32c_append(crc, &m);
+                w.write_all(&buf).map_err(io)?;
+                size += buf.len() as u64;
+            }
+            Ok((size, crc))
+        }
+        _ => {
+            let bytes = if t.num_elements() == 0 {
+                &[][..]
+            } else {
+                t.tensor_data()?
+            };
+            w.write_all(bytes).map_err(io)?;
+            Ok((bytes.len() as u64, crc32c::crc32c(bytes)))
+        }
+    }
+}
