@@ -808,6 +808,20 @@ impl Checkpoint {
             }
             self.check_in_shard(part)?;
         }
+        // Slices may share bytes in a hostile file: the full tensor may not be larger than
+        // the shards that hold its slices, unless the caller's memory limit allows it.
+        let shards: BTreeSet<i32> = plan.iter().map(|(_, p)| p.proto.shard_id).collect();
+        let mut on_disk = 0u64;
+        for &sh in &shards {
+            on_disk = on_disk.saturating_add(self.shard_len(sh)?);
+        }
+        if total as u64 > on_disk && total as u64 > self.options.max_memory {
+            return Err(IoError::too_large(format!(
+                "partitioned tensor '{}' needs {total} bytes, more than its shards hold ({on_disk}) and the memory limit ({})",
+                crate::escaped(&key),
+                self.options.max_memory
+            )));
+        }
         let n = full.shape.num_elements_usize();
         let mut out = Vec::new();
         out.try_reserve_exact(total)
@@ -822,29 +836,34 @@ impl Checkpoint {
         Ok(util::tensor_over(dtype, &full.shape, Buffer::from_vec(out))?.0)
     }
 
-    /// Errors unless the entry's bytes lie inside its shard file.
-    fn check_in_shard(&self, s: &Stored) -> Result<()> {
-        if s.proto.shard_id < 0 || s.proto.shard_id >= self.header.num_shards {
+    /// The length of a shard: its map's, or the file's.
+    fn shard_len(&self, shard: i32) -> Result<u64> {
+        if shard < 0 || shard >= self.header.num_shards {
             return Err(data_loss(format!(
-                "an entry names shard {}, but the checkpoint has {} shards",
-                s.proto.shard_id, self.header.num_shards
+                "an entry names shard {shard}, but the checkpoint has {} shards",
+                self.header.num_shards
             )));
         }
         let cached = self
             .maps
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&s.proto.shard_id)
+            .get(&shard)
             .map(|m| m.len() as u64);
-        let len = match cached {
-            Some(l) => l,
+        match cached {
+            Some(l) => Ok(l),
             None => {
-                let f = self.open_shard(s.proto.shard_id)?;
-                f.metadata()
+                let f = self.open_shard(shard)?;
+                Ok(f.metadata()
                     .map_err(|e| IoError::io("cannot stat", e))?
-                    .len()
+                    .len())
             }
-        };
+        }
+    }
+
+    /// Errors unless the entry's bytes lie inside its shard file.
+    fn check_in_shard(&self, s: &Stored) -> Result<()> {
+        let len = self.shard_len(s.proto.shard_id)?;
         let end = (s.proto.offset as i128) + (s.proto.size as i128);
         if s.proto.offset < 0 || s.proto.size < 0 || end > len as i128 {
             return Err(IoError::truncated_exact("Read less bytes than requested"));
