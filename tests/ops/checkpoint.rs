@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use tensorcast::io::checkpoint::{checkpoint_bytes, Checkpoint, CheckpointWriteOptions};
+use tensorcast::io::checkpoint::{bundle_bytes, BundleItem, Checkpoint, CheckpointWriteOptions};
 use tensorcast::io::{NamedTensor, ReadMode, ReadOptions};
 use tensorcast::proto::serialize_tensor;
 use tensorcast::DataType;
@@ -171,19 +171,38 @@ fn check_object_graph(ckpt: &Checkpoint, rec: &Value) -> Result<(), String> {
 }
 
 fn check_write(ckpt: &Checkpoint, dir: &Path, prefix: &str) -> Result<(), String> {
-    let mut entries: Vec<_> = ckpt.entries().to_vec();
-    entries.sort_by_key(|e| (e.shard_id, e.offset, e.key.clone()));
-    let tensors: Vec<NamedTensor> = entries
-        .iter()
-        .map(|e| {
-            Ok(NamedTensor::new(
-                e.key.clone(),
-                ckpt.read(&e.key).map_err(|e| e.to_string())?,
-            ))
-        })
-        .collect::<Result<_, String>>()?;
-    let (index, data) = checkpoint_bytes(&tensors, &CheckpointWriteOptions::default())
-        .map_err(|e| e.to_string())?;
+    // Every stored tensor (whole, or a slice of a partitioned one) in the data file's order.
+    let mut items = Vec::new();
+    for e in ckpt.entries() {
+        let slices = ckpt.slices(&e.key).unwrap_or(&[]);
+        if slices.is_empty() {
+            let t = ckpt.read(&e.key).map_err(|e| e.to_string())?;
+            items.push((
+                (e.shard_id, e.offset),
+                BundleItem::Tensor(NamedTensor::new(e.key.clone(), t)),
+            ));
+            continue;
+        }
+        for sl in slices {
+            let se = ckpt
+                .slice_entry(&e.key, sl)
+                .ok_or("a slice without its entry")?;
+            let t = ckpt.read_slice(&e.key, sl).map_err(|e| e.to_string())?;
+            items.push((
+                (se.shard_id, se.offset),
+                BundleItem::Slice {
+                    name: e.key.clone(),
+                    full_shape: e.shape.clone(),
+                    slice: sl.clone(),
+                    tensor: t,
+                },
+            ));
+        }
+    }
+    items.sort_by_key(|i| i.0);
+    let items: Vec<BundleItem> = items.into_iter().map(|i| i.1).collect();
+    let (index, data) =
+        bundle_bytes(&items, &CheckpointWriteOptions::default()).map_err(|e| e.to_string())?;
     let tf_index = std::fs::read(dir.join(format!("{prefix}.index"))).map_err(|e| e.to_string())?;
     let tf_data = std::fs::read(dir.join(format!("{prefix}.data-00000-of-00001")))
         .map_err(|e| e.to_string())?;

@@ -7,7 +7,8 @@ Each line is one record, with op:
   prefix (the checkpoint prefix inside the record's folder), tensors [{key, dtype, shape, hex |
   strings}] as TensorFlow reads every full tensor back (RestoreV2 of each key
   tf.train.list_variables names), debug_string (hex of CheckpointReader.debug_string()),
-  write (true when writing `tensors` in key order with one shard must give TensorFlow's bytes),
+  write (true when writing the stored tensors and slices in the data file's order with one
+  shard must give TensorFlow's bytes),
   and, for object-based checkpoints, object_paths {checkpoint key: object path} computed from
   the TrackableObjectGraph (breadth-first from the root, children in order: the shortest path,
   as TensorFlow names objects) and slots [[variable key, slot name, slot key]].
@@ -135,7 +136,7 @@ def save(rid, names, tensors, slices=None):
     folder = fresh(rid)
     tf.raw_ops.SaveV2(prefix=os.path.join(folder, "ckpt"), tensor_names=names,
                       shape_and_slices=slices or [""] * len(names), tensors=tensors)
-    return record(rid, folder, "ckpt", write=slices is None)
+    return record(rid, folder, "ckpt")
 
 
 # 1. Every dtype SaveV2 takes: a [2, 3] tensor of edge values, a scalar and a 0-element tensor.

@@ -73,7 +73,10 @@ mod writer;
 
 pub use object_graph::{escape_local_name, unescape_local_name, ObjectGraph, ObjectTensor, SlotOf};
 pub use reader::{resolve_prefix, Checkpoint, CheckpointEntry};
-pub use writer::{checkpoint_bytes, write_checkpoint, CheckpointWriteOptions};
+pub use writer::{
+    bundle_bytes, checkpoint_bytes, write_bundle, write_checkpoint, BundleItem,
+    CheckpointWriteOptions,
+};
 
 /// The key of a TF2 checkpoint's object graph (`OBJECT_GRAPH_PROTO_KEY`).
 pub const OBJECT_GRAPH_KEY: &str = "_CHECKPOINTABLE_OBJECT_GRAPH";

@@ -8,7 +8,7 @@ use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Buffer};
 use tensorcast_core::{DataType, TString, Tensor, TensorShape, Variant};
 use tensorcast_proto::{
     shape_from_proto, variant_from_proto, BundleEntryProto, BundleHeaderProto, Endianness, Message,
-    TrackableObjectGraph, VariantTensorDataProto,
+    TensorSliceProto, TrackableObjectGraph, VariantTensorDataProto,
 };
 
 use super::object_graph::ObjectGraph;
@@ -412,6 +412,39 @@ impl Checkpoint {
         } else {
             self.read_partitioned(s)
         }
+    }
+
+    /// The slices a partitioned tensor is stored in (empty for a tensor stored whole), in
+    /// the order its entry lists them; `None` when there is no such key.
+    pub fn slices(&self, key: &str) -> Option<&[TensorSliceProto]> {
+        self.find(key.as_bytes()).map(|s| s.proto.slices.as_slice())
+    }
+
+    /// The entry of one slice of the partitioned tensor `key` (its `key` field is the slice's
+    /// binary key, made a string lossily), if stored.
+    pub fn slice_entry(&self, key: &str, slice: &TensorSliceProto) -> Option<CheckpointEntry> {
+        let s = self.find(&slices::slice_key(key.as_bytes(), slice))?;
+        Some(CheckpointEntry {
+            key: String::from_utf8_lossy(&s.key).into_owned(),
+            dtype: s.dtype,
+            shape: s.shape.clone(),
+            shard_id: s.proto.shard_id,
+            offset: s.proto.offset,
+            size: s.proto.size,
+            num_slices: s.proto.slices.len(),
+        })
+    }
+
+    /// Reads one slice of the partitioned tensor `key` as stored (shape: the slice's extents).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Corrupt`] when the slice is not stored; otherwise as [`Checkpoint::read`].
+    pub fn read_slice(&self, key: &str, slice: &TensorSliceProto) -> Result<Tensor> {
+        let s = self
+            .find(&slices::slice_key(key.as_bytes(), slice))
+            .filter(|s| s.proto.slices.is_empty())
+            .ok_or_else(|| data_loss(format!("Key {key} has no such slice in the checkpoint")))?;
+        self.read_stored(s)
     }
 
     /// Reads every listed tensor, in key order.

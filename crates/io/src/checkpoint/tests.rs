@@ -485,3 +485,59 @@ fn a_shard_truncated_after_opening_is_an_error_when_read() {
         )
     );
 }
+
+#[test]
+fn written_slices_reassemble_and_bad_slices_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let full = TensorShape::new(&[2, 3]).unwrap();
+    let part = |start: i64, len: i64, vals: &[i32]| BundleItem::Slice {
+        name: "p".into(),
+        full_shape: full.clone(),
+        slice: TensorSliceProto {
+            extent: vec![
+                Extent {
+                    start,
+                    length: Some(len),
+                },
+                Extent {
+                    start: 0,
+                    length: None,
+                },
+            ],
+        },
+        tensor: Tensor::from_vec(vals.to_vec(), [len, 3]).unwrap(),
+    };
+    let items = vec![
+        part(1, 1, &[3, 4, 5]),
+        BundleItem::Tensor(NamedTensor::new("q", Tensor::vector(&[9i64]))),
+        part(0, 1, &[0, 1, 2]),
+    ];
+    write_bundle(&prefix, &items, &CheckpointWriteOptions::default()).unwrap();
+    let c = Checkpoint::open(&prefix, &ReadOptions::default()).unwrap();
+    assert_eq!(c.keys().collect::<Vec<_>>(), ["p", "q"]);
+    assert_eq!(
+        c.read("p").unwrap().as_slice::<i32>().unwrap(),
+        &[0, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(c.slices("p").unwrap().len(), 2);
+    // Slices keep the order given, in the data file too.
+    let first = c.slice_entry("p", &c.slices("p").unwrap()[0]).unwrap();
+    assert_eq!((first.offset, first.shape.dim_sizes()), (0, &[1i64, 3][..]));
+    // A name both whole and sliced, and a slice whose tensor is not its extents' shape.
+    let mut bad = items.clone();
+    bad.push(BundleItem::Tensor(NamedTensor::new(
+        "p",
+        Tensor::vector(&[1i32]),
+    )));
+    assert!(bundle_bytes(&bad, &CheckpointWriteOptions::default())
+        .unwrap_err()
+        .to_string()
+        .starts_with("Adding duplicate key"));
+    let mut wrong = part(0, 1, &[0, 1, 2]);
+    if let BundleItem::Slice { tensor, .. } = &mut wrong {
+        *tensor = Tensor::vector(&[0i32, 1, 2]);
+    }
+    let wrong = vec![wrong];
+    assert!(bundle_bytes(&wrong, &CheckpointWriteOptions::default()).is_err());
+}

@@ -3,12 +3,15 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use tensorcast_core::{DataType, TString, Tensor, Variant};
+use std::collections::BTreeMap;
+
+use tensorcast_core::{DataType, TString, Tensor, TensorShape, Variant};
 use tensorcast_proto::{
     shape_to_proto, variant_to_proto, BundleEntryProto, BundleHeaderProto, Message,
-    TrackableObjectGraph, VersionDef,
+    TensorSliceProto, TrackableObjectGraph, VersionDef,
 };
 
+use super::slices;
 use super::table::{mask, put_varint, TableBuilder};
 use super::{data_file_name, OBJECT_GRAPH_KEY};
 use crate::error::{IoError, Result};
@@ -22,6 +25,27 @@ pub struct CheckpointWriteOptions {
     /// that `tf.train.Checkpoint(...).restore` loads into objects. See
     /// [`super::ObjectGraph::from_keys`] to build one from TF2 keys.
     pub object_graph: Option<TrackableObjectGraph>,
+}
+
+/// One item of a bundle: a whole tensor, or one slice of a partitioned tensor (as
+/// `SaveV2` with a `shape_and_slices` spec, or a TF1 partitioned variable, saves it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum BundleItem {
+    /// A tensor stored whole under its name.
+    Tensor(NamedTensor),
+    /// One slice of the partitioned tensor `name` of shape `full_shape`: `tensor` holds the
+    /// elements of `slice` and is stored under the slice's own key; the entry `name` lists
+    /// the slices in the order they are given.
+    Slice {
+        /// The full tensor's key.
+        name: String,
+        /// The full tensor's shape.
+        full_shape: TensorShape,
+        /// Where the slice lies (an extent without a length is a whole dimension).
+        slice: TensorSliceProto,
+        /// The slice's elements (its shape is the slice's extents).
+        tensor: Tensor,
+    },
 }
 
 /// Writes `tensors` as the tensor bundle `prefix.index` + `prefix.data-00000-of-00001`.
@@ -55,21 +79,36 @@ pub fn write_checkpoint(
     tensors: &[NamedTensor],
     options: &CheckpointWriteOptions,
 ) -> Result<()> {
+    write_bundle(prefix, &whole(tensors), options)
+}
+
+/// [`write_checkpoint`] of whole tensors and slices of partitioned tensors, in the order given
+/// (the data file's order), as `SaveV2` with `shape_and_slices` writes them.
+///
+/// # Errors
+/// As [`write_checkpoint`], and [`crate::ErrorKind::Unsupported`] for a slice outside its full
+/// shape, a slice tensor whose shape is not the slice's, slices of one name with different
+/// dtypes or full shapes, or a name used both whole and sliced.
+pub fn write_bundle(
+    prefix: &Path,
+    items: &[BundleItem],
+    options: &CheckpointWriteOptions,
+) -> Result<()> {
     let graph = graph_tensor(options)?;
-    let all: Vec<&NamedTensor> = tensors.iter().chain(graph.as_ref()).collect();
-    check(&all)?;
-    let mut entries = Vec::with_capacity(all.len());
+    let all = with_graph(items, graph);
+    let plan = Plan::new(&all)?;
     let data_path = suffixed(prefix, &data_file_name("", 0, 1));
+    let mut written = Vec::with_capacity(all.len());
     let data = atomic::prepare(&data_path, |w| {
         let mut offset = 0u64;
-        for nt in &all {
-            let (size, crc) = write_tensor(w, &nt.tensor)?;
-            entries.push((nt.name.as_bytes(), entry(&nt.tensor, offset, size, crc)));
+        for item in &all {
+            let (size, crc) = write_tensor(w, item_tensor(item))?;
+            written.push((offset, size, crc));
             offset += size;
         }
         Ok(())
     })?;
-    let index_bytes = index(entries);
+    let index_bytes = plan.index(&all, &written);
     let index = atomic::prepare(&suffixed(prefix, ".index"), |w| {
         w.write_all(&index_bytes)
             .map_err(|e| IoError::io("cannot write", e))
@@ -86,17 +125,147 @@ pub fn checkpoint_bytes(
     tensors: &[NamedTensor],
     options: &CheckpointWriteOptions,
 ) -> Result<(Vec<u8>, Vec<u8>)> {
+    bundle_bytes(&whole(tensors), options)
+}
+
+/// The bytes [`write_bundle`] writes, in memory.
+///
+/// # Errors
+/// As [`write_bundle`], without the file-system errors.
+pub fn bundle_bytes(
+    items: &[BundleItem],
+    options: &CheckpointWriteOptions,
+) -> Result<(Vec<u8>, Vec<u8>)> {
     let graph = graph_tensor(options)?;
-    let all: Vec<&NamedTensor> = tensors.iter().chain(graph.as_ref()).collect();
-    check(&all)?;
+    let all = with_graph(items, graph);
+    let plan = Plan::new(&all)?;
     let mut data = Vec::new();
-    let mut entries = Vec::with_capacity(all.len());
-    for nt in &all {
+    let mut written = Vec::with_capacity(all.len());
+    for item in &all {
         let offset = data.len() as u64;
-        let (size, crc) = write_tensor(&mut data, &nt.tensor)?;
-        entries.push((nt.name.as_bytes(), entry(&nt.tensor, offset, size, crc)));
+        let (size, crc) = write_tensor(&mut data, item_tensor(item))?;
+        written.push((offset, size, crc));
     }
-    Ok((index(entries), data))
+    Ok((plan.index(&all, &written), data))
+}
+
+fn whole(tensors: &[NamedTensor]) -> Vec<BundleItem> {
+    tensors.iter().cloned().map(BundleItem::Tensor).collect()
+}
+
+fn with_graph(items: &[BundleItem], graph: Option<NamedTensor>) -> Vec<BundleItem> {
+    let mut all = items.to_vec();
+    all.extend(graph.map(BundleItem::Tensor));
+    all
+}
+
+fn item_tensor(item: &BundleItem) -> &Tensor {
+    match item {
+        BundleItem::Tensor(nt) => &nt.tensor,
+        BundleItem::Slice { tensor, .. } => tensor,
+    }
+}
+
+/// The index keys of the items, checked: each item's own key (a slice's encoded key), and the
+/// partitioned tensors' full entries with their slices in order.
+struct Plan {
+    keys: Vec<Vec<u8>>,
+    full: BTreeMap<Vec<u8>, BundleEntryProto>,
+}
+
+impl Plan {
+    fn new(all: &[BundleItem]) -> Result<Self> {
+        let mut keys = Vec::with_capacity(all.len());
+        let mut full: BTreeMap<Vec<u8>, BundleEntryProto> = BTreeMap::new();
+        let mut named = Vec::with_capacity(all.len());
+        for item in all {
+            match item {
+                BundleItem::Tensor(nt) => {
+                    keys.push(nt.name.as_bytes().to_vec());
+                    named.push((nt.name.as_str(), &nt.tensor));
+                }
+                BundleItem::Slice {
+                    name,
+                    full_shape,
+                    slice,
+                    tensor,
+                } => {
+                    let ext = slices::resolve(slice, full_shape)
+                        .map_err(|e| IoError::unsupported(e.message().to_string()))?;
+                    let dims: Vec<usize> = ext.iter().map(|e| e.1).collect();
+                    if tensor.shape().dims_usize() != dims {
+                        return Err(IoError::unsupported(format!(
+                            "a slice of '{}' has shape {}, not its extents' {dims:?}",
+                            escaped(name),
+                            tensor.shape()
+                        )));
+                    }
+                    let e =
+                        full.entry(name.as_bytes().to_vec())
+                            .or_insert_with(|| BundleEntryProto {
+                                dtype: tensor.dtype().number(),
+                                shape: Some(shape_to_proto(full_shape)),
+                                ..BundleEntryProto::default()
+                            });
+                    if e.dtype != tensor.dtype().number()
+                        || e.shape != Some(shape_to_proto(full_shape))
+                    {
+                        return Err(IoError::unsupported(format!(
+                            "the slices of '{}' disagree on the dtype or the full shape",
+                            escaped(name)
+                        )));
+                    }
+                    let slice = canonical(slice);
+                    keys.push(slices::slice_key(name.as_bytes(), &slice));
+                    e.slices.push(slice);
+                    named.push((name.as_str(), tensor));
+                }
+            }
+        }
+        check(&named, &keys, &full)?;
+        Ok(Self { keys, full })
+    }
+
+    /// The index table: the header, then every entry sorted by key.
+    fn index(&self, all: &[BundleItem], written: &[(u64, u64, u32)]) -> Vec<u8> {
+        let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
+        for ((key, item), &(offset, size, crc)) in self.keys.iter().zip(all).zip(written) {
+            entries.insert(key, entry(item_tensor(item), offset, size, crc));
+        }
+        for (k, e) in &self.full {
+            entries.insert(k, e.clone());
+        }
+        let header = BundleHeaderProto {
+            num_shards: 1,
+            endianness: 0,
+            version: Some(VersionDef {
+                producer: 1,
+                min_consumer: 0,
+                bad_consumers: Vec::new(),
+            }),
+        };
+        let mut table = TableBuilder::new();
+        table.add(b"", &header.encode_to_vec());
+        let mut buf = Vec::new();
+        for (k, e) in &entries {
+            buf.clear();
+            e.encode(&mut buf).unwrap_or_default();
+            table.add(k, &buf);
+        }
+        table.finish()
+    }
+}
+
+/// `TensorSlice::AsProto`: a whole dimension is an empty extent.
+fn canonical(slice: &TensorSliceProto) -> TensorSliceProto {
+    let mut s = slice.clone();
+    for e in &mut s.extent {
+        if e.length.is_none() || e.length == Some(-1) {
+            e.start = 0;
+            e.length = None;
+        }
+    }
+    s
 }
 
 fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
@@ -114,34 +283,38 @@ fn graph_tensor(options: &CheckpointWriteOptions) -> Result<Option<NamedTensor>>
     }))
 }
 
-fn check(all: &[&NamedTensor]) -> Result<()> {
-    let mut names: Vec<&str> = all.iter().map(|t| t.name.as_str()).collect();
-    names.sort_unstable();
-    if names.first() == Some(&"") {
+fn check(
+    named: &[(&str, &Tensor)],
+    keys: &[Vec<u8>],
+    full: &BTreeMap<Vec<u8>, BundleEntryProto>,
+) -> Result<()> {
+    let mut sorted: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    sorted.extend(full.keys().map(Vec::as_slice));
+    sorted.sort_unstable();
+    if sorted.first() == Some(&&b""[..]) {
         return Err(IoError::unsupported(
             "a checkpoint tensor cannot have an empty name (the key of the header entry)",
         ));
     }
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
         return Err(IoError::unsupported(format!(
             "Adding duplicate key: {}",
-            escaped(w[0])
+            escaped(&String::from_utf8_lossy(w[0]))
         )));
     }
-    for nt in all {
-        let t = &nt.tensor;
+    for (name, t) in named {
         let d = t.dtype();
         if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
             return Err(IoError::unsupported(format!(
                 "tensor '{}': dtype {} cannot be stored in a checkpoint",
-                escaped(&nt.name),
+                escaped(name),
                 d.name()
             )));
         }
         if !t.is_initialized() {
             return Err(IoError::unsupported(format!(
                 "tensor '{}' is not initialized (it has no buffer for its {} elements)",
-                escaped(&nt.name),
+                escaped(name),
                 t.num_elements()
             )));
         }
@@ -159,29 +332,6 @@ fn entry(t: &Tensor, offset: u64, size: u64, crc: u32) -> BundleEntryProto {
         crc32c: mask(crc),
         slices: Vec::new(),
     }
-}
-
-/// The index table: the header, then the entries sorted by key.
-fn index(mut entries: Vec<(&[u8], BundleEntryProto)>) -> Vec<u8> {
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    let header = BundleHeaderProto {
-        num_shards: 1,
-        endianness: 0,
-        version: Some(VersionDef {
-            producer: 1,
-            min_consumer: 0,
-            bad_consumers: Vec::new(),
-        }),
-    };
-    let mut table = TableBuilder::new();
-    table.add(b"", &header.encode_to_vec());
-    let mut buf = Vec::new();
-    for (k, e) in &entries {
-        buf.clear();
-        e.encode(&mut buf).unwrap_or_default();
-        table.add(k, &buf);
-    }
-    table.finish()
 }
 
 /// Writes one tensor's bytes; returns their count and unmasked CRC32C (TensorFlow's).
