@@ -84,6 +84,20 @@ pub const OBJECT_GRAPH_KEY: &str = "_CHECKPOINTABLE_OBJECT_GRAPH";
 /// The TensorFlow version whose messages the errors quote.
 pub(crate) const TF_VERSION: &str = "2.21.0";
 
+/// A table in the `.index` format holding `entries` (sorted by key here, a repeated key kept
+/// once, first given wins), written with TensorFlow's options: the raw table writer under
+/// [`write_checkpoint`], for tools and tests that build indexes of their own.
+pub fn table_bytes<'a>(entries: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Vec<u8> {
+    let mut v: Vec<(&[u8], &[u8])> = entries.into_iter().collect();
+    v.sort_by(|a, b| a.0.cmp(b.0));
+    v.dedup_by(|a, b| a.0 == b.0);
+    let mut t = table::TableBuilder::new();
+    for (k, val) in v {
+        t.add(k, val);
+    }
+    t.finish()
+}
+
 /// `DataFilename(prefix, shard, num_shards)`: `prefix.data-00000-of-00001`.
 pub fn data_file_name(prefix: &str, shard: i32, num_shards: i32) -> String {
     format!("{prefix}.data-{shard:05}-of-{num_shards:05}")
