@@ -6,14 +6,16 @@
 //! (mapped and read, and by every name a user may give: prefix, `.index`, `.data` file,
 //! folder), print TensorFlow's `debug_string`, give each object-graph key one of TensorFlow's
 //! object paths (one not through the optimizer when there is one) and link slots to their
-//! variables; and where `write` is set, writing the tensors in the data file's order must give
-//! TensorFlow's `.index` and `.data-00000-of-00001` bytes exactly.
+//! variables; and where `write` is set, writing the tensors and slices shard by shard in the data
+//! files' order must give TensorFlow's `.index` and `.data-*` bytes exactly.
 //! For `checkpoint_error`: opening (and reading `read`) must fail with TensorFlow's message.
 
 use std::path::Path;
 
 use serde_json::Value;
-use tensorcast::io::checkpoint::{bundle_bytes, BundleItem, Checkpoint, CheckpointWriteOptions};
+use tensorcast::io::checkpoint::{
+    data_file_name, sharded_bundle_bytes, BundleItem, Checkpoint, CheckpointWriteOptions,
+};
 use tensorcast::io::{NamedTensor, ReadMode, ReadOptions};
 use tensorcast::proto::serialize_tensor;
 use tensorcast::DataType;
@@ -200,19 +202,25 @@ fn check_write(ckpt: &Checkpoint, dir: &Path, prefix: &str) -> Result<(), String
         }
     }
     items.sort_by_key(|i| i.0);
-    let items: Vec<BundleItem> = items.into_iter().map(|i| i.1).collect();
-    let (index, data) =
-        bundle_bytes(&items, &CheckpointWriteOptions::default()).map_err(|e| e.to_string())?;
-    let tf_index = std::fs::read(dir.join(format!("{prefix}.index"))).map_err(|e| e.to_string())?;
-    let tf_data = std::fs::read(dir.join(format!("{prefix}.data-00000-of-00001")))
-        .map_err(|e| e.to_string())?;
-    if data != tf_data {
-        return Err(format!(
-            "written data differs: {} vs TensorFlow's {}",
-            short_hex(&data),
-            short_hex(&tf_data)
-        ));
+    let n = ckpt.num_shards();
+    let mut shards: Vec<Vec<BundleItem>> = vec![Vec::new(); n as usize];
+    for ((shard, _), item) in items {
+        shards[shard as usize].push(item);
     }
+    let (index, datas) = sharded_bundle_bytes(&shards, &CheckpointWriteOptions::default())
+        .map_err(|e| e.to_string())?;
+    for (i, data) in datas.iter().enumerate() {
+        let tf_data = std::fs::read(dir.join(data_file_name(prefix, i as i32, n)))
+            .map_err(|e| e.to_string())?;
+        if *data != tf_data {
+            return Err(format!(
+                "written shard {i} differs: {} vs TensorFlow's {}",
+                short_hex(data),
+                short_hex(&tf_data)
+            ));
+        }
+    }
+    let tf_index = std::fs::read(dir.join(format!("{prefix}.index"))).map_err(|e| e.to_string())?;
     if index != tf_index {
         let at = index.iter().zip(&tf_index).position(|(a, b)| a != b);
         return Err(format!(

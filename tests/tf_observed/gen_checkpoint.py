@@ -7,8 +7,8 @@ Each line is one record, with op:
   prefix (the checkpoint prefix inside the record's folder), tensors [{key, dtype, shape, hex |
   strings}] as TensorFlow reads every full tensor back (RestoreV2 of each key
   tf.train.list_variables names), debug_string (hex of CheckpointReader.debug_string()),
-  write (true when writing the stored tensors and slices in the data file's order with one
-  shard must give TensorFlow's bytes),
+  write (true when writing the stored tensors and slices shard by shard in the data files'
+  order must give TensorFlow's bytes),
   and, for object-based checkpoints, object_paths {checkpoint key: object path} computed from
   the TrackableObjectGraph (breadth-first from the root, children in order: the shortest path,
   as TensorFlow names objects) and slots [[variable key, slot name, slot key]].
@@ -228,7 +228,7 @@ ck = tf.train.Checkpoint(a=tf.Variable(np.arange(40, dtype=np.float32).reshape(1
 opts = tf.train.CheckpointOptions(
     experimental_sharding_callback=tf.train.experimental.MaxShardSizePolicy(max_shard_size=64))
 ck.write(os.path.join(folder, "ckpt"), options=opts)
-record("sharded", folder, "ckpt", write=False)
+record("sharded", folder, "ckpt")
 
 # 10. Errors: what CheckpointReader says for damaged files.
 folder = fresh("err-base")

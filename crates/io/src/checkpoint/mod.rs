@@ -74,8 +74,8 @@ mod writer;
 pub use object_graph::{escape_local_name, unescape_local_name, ObjectGraph, ObjectTensor, SlotOf};
 pub use reader::{resolve_prefix, Checkpoint, CheckpointEntry};
 pub use writer::{
-    bundle_bytes, checkpoint_bytes, write_bundle, write_checkpoint, BundleItem,
-    CheckpointWriteOptions,
+    bundle_bytes, checkpoint_bytes, sharded_bundle_bytes, write_bundle, write_checkpoint,
+    BundleItem, CheckpointWriteOptions,
 };
 
 /// The key of a TF2 checkpoint's object graph (`OBJECT_GRAPH_PROTO_KEY`).

@@ -108,7 +108,7 @@ pub fn write_bundle(
         }
         Ok(())
     })?;
-    let index_bytes = plan.index(&all, &written);
+    let index_bytes = merged_index(&[(&plan, &all, &written)])?;
     let index = atomic::prepare(&suffixed(prefix, ".index"), |w| {
         w.write_all(&index_bytes)
             .map_err(|e| IoError::io("cannot write", e))
@@ -146,7 +146,53 @@ pub fn bundle_bytes(
         let (size, crc) = write_tensor(&mut data, item_tensor(item))?;
         written.push((offset, size, crc));
     }
-    Ok((plan.index(&all, &written), data))
+    Ok((merged_index(&[(&plan, &all, &written)])?, data))
+}
+
+/// A bundle of several data shards, as TensorFlow's sharded saves write them (each device or
+/// `MaxShardSizePolicy` shard written by its own `BundleWriter`, then `MergeBundles`): shard
+/// `i` holds `shards[i]` in order, and the one index lists every entry with its shard id, a
+/// partitioned tensor's slices listed shard by shard. `options.object_graph` goes at the end of
+/// the last shard. Returns the index and the data shards' bytes.
+///
+/// # Errors
+/// As [`bundle_bytes`]; a name stored whole in two shards is a duplicate.
+pub fn sharded_bundle_bytes(
+    shards: &[Vec<BundleItem>],
+    options: &CheckpointWriteOptions,
+) -> Result<(Vec<u8>, Vec<Vec<u8>>)> {
+    let graph = graph_tensor(options)?;
+    let n = shards.len().max(1);
+    let mut alls = Vec::with_capacity(n);
+    for i in 0..n {
+        let items = shards.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        let g = if i + 1 == n { graph.clone() } else { None };
+        alls.push(with_graph(items, g));
+    }
+    let plans = alls
+        .iter()
+        .map(|a| Plan::new(a))
+        .collect::<Result<Vec<_>>>()?;
+    let mut datas = Vec::with_capacity(n);
+    let mut writtens = Vec::with_capacity(n);
+    for all in &alls {
+        let mut data = Vec::new();
+        let mut written = Vec::with_capacity(all.len());
+        for item in all {
+            let offset = data.len() as u64;
+            let (size, crc) = write_tensor(&mut data, item_tensor(item))?;
+            written.push((offset, size, crc));
+        }
+        datas.push(data);
+        writtens.push(written);
+    }
+    let parts: Vec<ShardPart<'_>> = plans
+        .iter()
+        .zip(&alls)
+        .zip(&writtens)
+        .map(|((p, a), w)| (p, a.as_slice(), w.as_slice()))
+        .collect();
+    Ok((merged_index(&parts)?, datas))
 }
 
 fn whole(tensors: &[NamedTensor]) -> Vec<BundleItem> {
@@ -225,35 +271,70 @@ impl Plan {
         check(&named, &keys, &full)?;
         Ok(Self { keys, full })
     }
+}
 
-    /// The index table: the header, then every entry sorted by key.
-    fn index(&self, all: &[BundleItem], written: &[(u64, u64, u32)]) -> Vec<u8> {
-        let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
-        for ((key, item), &(offset, size, crc)) in self.keys.iter().zip(all).zip(written) {
-            entries.insert(key, entry(item_tensor(item), offset, size, crc));
+/// One shard's part of a merged index: its plan, items and where each item's bytes went.
+type ShardPart<'a> = (&'a Plan, &'a [BundleItem], &'a [(u64, u64, u32)]);
+
+/// The index table of one or more shards as `MergeBundles` merges them: the header (the
+/// shard count), then every entry sorted by key, each whole tensor or slice with its shard id,
+/// and a partitioned tensor's full entry listing its slices shard by shard.
+fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
+    let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
+    for (shard, (plan, items, written)) in parts.iter().enumerate() {
+        for ((key, item), &(offset, size, crc)) in
+            plan.keys.iter().zip(items.iter()).zip(written.iter())
+        {
+            let mut e = entry(item_tensor(item), offset, size, crc);
+            e.shard_id = shard as i32;
+            if entries.insert(key, e).is_some() {
+                return Err(IoError::unsupported(format!(
+                    "Adding duplicate key: {}",
+                    escaped(&String::from_utf8_lossy(key))
+                )));
+            }
         }
-        for (k, e) in &self.full {
-            entries.insert(k, e.clone());
-        }
-        let header = BundleHeaderProto {
-            num_shards: 1,
-            endianness: 0,
-            version: Some(VersionDef {
-                producer: 1,
-                min_consumer: 0,
-                bad_consumers: Vec::new(),
-            }),
-        };
-        let mut table = TableBuilder::new();
-        table.add(b"", &header.encode_to_vec());
-        let mut buf = Vec::new();
-        for (k, e) in &entries {
-            buf.clear();
-            e.encode(&mut buf).unwrap_or_default();
-            table.add(k, &buf);
-        }
-        table.finish()
     }
+    for (plan, _, _) in parts {
+        for (k, e) in &plan.full {
+            match entries.get_mut(k.as_slice()) {
+                None => {
+                    entries.insert(k, e.clone());
+                }
+                Some(have)
+                    if !have.slices.is_empty()
+                        && have.dtype == e.dtype
+                        && have.shape == e.shape =>
+                {
+                    have.slices.extend(e.slices.iter().cloned());
+                }
+                Some(_) => {
+                    return Err(IoError::unsupported(format!(
+                        "Adding duplicate key: {}",
+                        escaped(&String::from_utf8_lossy(k))
+                    )))
+                }
+            }
+        }
+    }
+    let header = BundleHeaderProto {
+        num_shards: parts.len() as i32,
+        endianness: 0,
+        version: Some(VersionDef {
+            producer: 1,
+            min_consumer: 0,
+            bad_consumers: Vec::new(),
+        }),
+    };
+    let mut table = TableBuilder::new();
+    table.add(b"", &header.encode_to_vec());
+    let mut buf = Vec::new();
+    for (k, e) in &entries {
+        buf.clear();
+        e.encode(&mut buf).unwrap_or_default();
+        table.add(k, &buf);
+    }
+    Ok(table.finish())
 }
 
 /// `TensorSlice::AsProto`: a whole dimension is an empty extent.
