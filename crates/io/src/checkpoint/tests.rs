@@ -541,3 +541,64 @@ fn written_slices_reassemble_and_bad_slices_are_refused() {
     let wrong = vec![wrong];
     assert!(bundle_bytes(&wrong, &CheckpointWriteOptions::default()).is_err());
 }
+
+#[test]
+fn sharded_bundles_read_back_with_slices_across_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let full = TensorShape::new(&[3, 2]).unwrap();
+    let row = |r: i64, vals: [f64; 2]| BundleItem::Slice {
+        name: "w".into(),
+        full_shape: full.clone(),
+        slice: TensorSliceProto {
+            extent: vec![
+                Extent {
+                    start: r,
+                    length: Some(1),
+                },
+                Extent {
+                    start: 0,
+                    length: None,
+                },
+            ],
+        },
+        tensor: Tensor::from_vec(vals.to_vec(), [1i64, 2]).unwrap(),
+    };
+    let shards = vec![
+        vec![
+            row(2, [4.0, 5.0]),
+            BundleItem::Tensor(NamedTensor::new("b", Tensor::vector(&[1u8]))),
+        ],
+        vec![],
+        vec![row(0, [0.0, 1.0]), row(1, [2.0, 3.0])],
+    ];
+    write_sharded_bundle(&prefix, &shards, &CheckpointWriteOptions::default()).unwrap();
+    for i in 0..3 {
+        assert!(dir.path().join(data_file_name("ckpt", i, 3)).is_file());
+    }
+    for opts in modes() {
+        let c = Checkpoint::open(&prefix, &opts).unwrap();
+        assert_eq!(c.num_shards(), 3);
+        assert_eq!(
+            c.read("w").unwrap().as_slice::<f64>().unwrap(),
+            &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        );
+        assert_eq!(c.read("b").unwrap().as_slice::<u8>().unwrap(), &[1]);
+        // The slices are listed shard by shard.
+        let s = c.slices("w").unwrap();
+        let shard_of = |sl| c.slice_entry("w", sl).unwrap().shard_id;
+        assert_eq!(s.iter().map(shard_of).collect::<Vec<_>>(), [0, 2, 2]);
+    }
+    // A name stored whole in two shards is a duplicate.
+    let dup = vec![
+        vec![BundleItem::Tensor(NamedTensor::new(
+            "b",
+            Tensor::vector(&[1u8]),
+        ))],
+        vec![BundleItem::Tensor(NamedTensor::new(
+            "b",
+            Tensor::vector(&[2u8]),
+        ))],
+    ];
+    assert!(sharded_bundle_bytes(&dup, &CheckpointWriteOptions::default()).is_err());
+}

@@ -149,6 +149,38 @@ pub fn bundle_bytes(
     Ok((merged_index(&[(&plan, &all, &written)])?, data))
 }
 
+/// [`sharded_bundle_bytes`] written to `prefix.index` and `prefix.data-NNNNN-of-NNNNN`,
+/// atomically: every file is written to a temporary file first, and they are renamed into
+/// place (the index last) only when all are complete.
+///
+/// # Errors
+/// As [`sharded_bundle_bytes`], and [`crate::ErrorKind::Io`] when a file cannot be created,
+/// written, synced or renamed.
+pub fn write_sharded_bundle(
+    prefix: &Path,
+    shards: &[Vec<BundleItem>],
+    options: &CheckpointWriteOptions,
+) -> Result<()> {
+    let (index, datas) = sharded_bundle_bytes(shards, options)?;
+    let n = datas.len() as i32;
+    let mut prepared = Vec::with_capacity(datas.len() + 1);
+    for (i, data) in datas.iter().enumerate() {
+        let path = suffixed(prefix, &data_file_name("", i as i32, n));
+        prepared.push(atomic::prepare(&path, |w| {
+            w.write_all(data)
+                .map_err(|e| IoError::io("cannot write", e))
+        })?);
+    }
+    prepared.push(atomic::prepare(&suffixed(prefix, ".index"), |w| {
+        w.write_all(&index)
+            .map_err(|e| IoError::io("cannot write", e))
+    })?);
+    for p in prepared {
+        p.commit()?;
+    }
+    Ok(())
+}
+
 /// A bundle of several data shards, as TensorFlow's sharded saves write them (each device or
 /// `MaxShardSizePolicy` shard written by its own `BundleWriter`, then `MergeBundles`): shard
 /// `i` holds `shards[i]` in order, and the one index lists every entry with its shard id, a
