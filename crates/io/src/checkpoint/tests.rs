@@ -602,3 +602,22 @@ fn sharded_bundles_read_back_with_slices_across_shards() {
     ];
     assert!(sharded_bundle_bytes(&dup, &CheckpointWriteOptions::default()).is_err());
 }
+
+#[test]
+fn a_checkpoint_can_be_shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Checkpoint>();
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let ts: Vec<NamedTensor> = (0..8)
+        .map(|i| NamedTensor::new(format!("v{i}"), Tensor::vector(&[i as f32; 100])))
+        .collect();
+    write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
+    let c = Checkpoint::open(&prefix, &ReadOptions::default()).unwrap();
+    std::thread::scope(|s| {
+        for nt in &ts {
+            let c = &c;
+            s.spawn(move || assert_eq!(c.read(&nt.name).unwrap(), nt.tensor));
+        }
+    });
+}
