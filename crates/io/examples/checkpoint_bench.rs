@@ -1,7 +1,7 @@
 //! Checkpoint throughput next to memcpy of the same bytes, measured in the same run:
 //! write a checkpoint of 64 float32 variables (1 GiB in all by default; `CKPT_BENCH_MIB` sets
 //! the total), then read every tensor back from the page cache, CRC32C verified, mapped and
-//! read; and open (list) it.
+//! read; and open (list) it and a checkpoint of 10,000 variables.
 //!
 //!     cargo run --release -p tensorcast-io --example checkpoint_bench
 
@@ -43,6 +43,14 @@ fn main() {
     let memcpy_fresh = best(3, || src.clone());
     let plain = dir.path().join("plain");
     let write_plain = best(3, || std::fs::write(&plain, &src).unwrap());
+    // write_checkpoint syncs its files before renaming them (atomic writes): compare with a
+    // synced write too.
+    let write_synced = best(3, || {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&plain).unwrap();
+        f.write_all(&src).unwrap();
+        f.sync_all().unwrap();
+    });
     let write = best(3, || {
         write_checkpoint(&prefix, &tensors, &CheckpointWriteOptions::default()).unwrap()
     });
@@ -87,6 +95,33 @@ fn main() {
         write_plain,
         memcpy,
     );
-    row("write_checkpoint", write, memcpy);
+    row("the same, fsynced", write_synced, memcpy);
+    row("write_checkpoint (fsynced, atomic)", write, memcpy);
     println!("{:<44} {:>9.3} ms", "open (list 64 variables)", list * 1e3);
+    // Listing 10,000 variables costs the index only.
+    let many: Vec<NamedTensor> = (0..10_000)
+        .map(|i| {
+            NamedTensor::new(
+                format!(
+                    "model/layer_{:04}/sublayer_{}/kernel/.ATTRIBUTES/VARIABLE_VALUE",
+                    i / 4,
+                    i % 4
+                ),
+                Tensor::vector(&[i as f32; 16]),
+            )
+        })
+        .collect();
+    let many_prefix = dir.path().join("many");
+    write_checkpoint(&many_prefix, &many, &CheckpointWriteOptions::default()).unwrap();
+    let list_many = best(5, || {
+        Checkpoint::open(&many_prefix, &ReadOptions::default())
+            .unwrap()
+            .entries()
+            .len()
+    });
+    println!(
+        "{:<44} {:>9.3} ms",
+        "open (list 10,000 variables)",
+        list_many * 1e3
+    );
 }
