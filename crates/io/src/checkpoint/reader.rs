@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Buffer};
 use tensorcast_core::{DataType, TString, Tensor, TensorShape, Variant};
 use tensorcast_proto::{
-    shape_from_proto, variant_from_proto, BundleEntryProto, BundleHeaderProto, Endianness, Message,
-    TensorSliceProto, TrackableObjectGraph, VariantTensorDataProto,
+    shape_from_proto, variant_from_proto_with, BundleEntryProto, BundleHeaderProto, DecodeOptions,
+    Endianness, Message, TensorSliceProto, TrackableObjectGraph, VariantTensorDataProto,
 };
 
 use super::object_graph::ObjectGraph;
@@ -735,6 +735,11 @@ impl Checkpoint {
         let mut pos = 0;
         let mut crc = 0u32;
         let mut values = Vec::with_capacity(n);
+        // What the elements' nested tensors may claim beyond their bytes (values a proto
+        // declares but does not carry) shares the memory limit.
+        let share =
+            usize::try_from(self.options.max_memory / (n.max(1) as u64)).unwrap_or(usize::MAX);
+        let fill = DecodeOptions::new().with_max_fill_bytes(share);
         for i in 0..n {
             let len = get_varint(data, &mut pos, 10).ok_or_else(short)?;
             crc = crc32c::crc32c_append(crc, &len.to_le_bytes());
@@ -761,7 +766,7 @@ impl Checkpoint {
                 ))
             })?;
             values.push(
-                variant_from_proto(&proto)
+                variant_from_proto_with(&proto, &fill)
                     .map_err(|e| data_loss(format!("variant element {i}: {e}")))?,
             );
         }

@@ -621,3 +621,39 @@ fn a_checkpoint_can_be_shared_across_threads() {
         }
     });
 }
+
+#[test]
+fn a_variant_claiming_a_huge_nested_tensor_is_refused() {
+    use tensorcast_proto::{DataType as PD, TensorProto, VariantTensorDataProto};
+    let mut nested = TensorProto {
+        tensor_shape: Some(shape_to_proto(&TensorShape::new(&[1 << 32]).unwrap())),
+        ..Default::default()
+    };
+    nested.set_dtype(PD::DtFloat);
+    let body = VariantTensorDataProto {
+        type_name: "tensorflow::Tensor".into(),
+        metadata: Default::default(),
+        tensors: vec![nested],
+    }
+    .encode_to_vec();
+    let mut data = Vec::new();
+    super::table::put_varint(&mut data, body.len() as u64);
+    let mut crc = crc32c::crc32c(&(body.len() as u64).to_le_bytes());
+    crc = crc32c::crc32c_append(crc, &body);
+    data.extend_from_slice(&body);
+    data.extend_from_slice(&mask(crc).to_le_bytes());
+    crc = crc32c::crc32c_append(crc, &mask(crc).to_le_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = pod_entry(DataType::VARIANT, &[], 0, &data);
+    e.crc32c = mask(crc);
+    let prefix = bundle(
+        dir.path(),
+        &header(1, 0),
+        vec![(b"v".to_vec(), e)],
+        &[&data],
+    );
+    let c = Checkpoint::open(&prefix, &ReadOptions::default()).unwrap();
+    let err = c.read("v").unwrap_err();
+    assert!(err.to_string().starts_with("variant element 0:"), "{err}");
+    assert!(err.to_string().contains("more than the limit"), "{err}");
+}
