@@ -500,6 +500,41 @@ mod tests {
         assert_eq!(msg(read_table(&m, 1 << 20)), "truncated block read");
     }
 
+    #[test]
+    fn random_binary_keys_round_trip_through_several_blocks() {
+        // xorshift: deterministic keys with 0x00 and 0xff runs, shared prefixes and long values.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = (0..3000)
+            .map(|_| {
+                let n = (next() % 24) as usize;
+                let key: Vec<u8> = (0..n)
+                    .map(|_| match next() % 4 {
+                        0 => 0xff,
+                        1 => 0x00,
+                        _ => (next() % 256) as u8,
+                    })
+                    .collect();
+                let value = vec![(next() % 256) as u8; (next() % 600) as usize];
+                (key, value)
+            })
+            .collect();
+        entries.sort();
+        entries.dedup_by(|a, b| a.0 == b.0);
+        let mut b = TableBuilder::new();
+        for (k, v) in &entries {
+            b.add(k, v);
+        }
+        let bytes = b.finish();
+        assert!(bytes.len() > 2 * BLOCK_SIZE, "several data blocks");
+        assert_eq!(read_table(&bytes, 1 << 20).unwrap(), entries);
+    }
+
     /// A table whose data block is snappy-compressed, as TensorFlow before 1.1 could write.
     fn snappy_table(entries: &[(&[u8], &[u8])]) -> Vec<u8> {
         let mut block = BlockBuilder::new(RESTART_INTERVAL);
