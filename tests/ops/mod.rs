@@ -7,6 +7,7 @@ use crate::Outcome;
 mod bitcast;
 mod broadcast_to;
 mod cast;
+mod checkpoint;
 mod elementwise;
 mod graph_common;
 mod graph_def;
@@ -36,6 +37,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("bitcast") => bitcast::run(rec),
             Some("broadcast_to") => broadcast_to::run(rec),
             Some("cast") => cast::run(rec),
+            Some("checkpoint" | "checkpoint_error") => checkpoint::run(rec),
             Some("saturate_cast") => cast::run_saturating(rec),
             Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)

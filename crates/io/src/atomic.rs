@@ -125,6 +125,33 @@ pub(crate) fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut Sink<'_>) -> Result<()>,
 ) -> Result<()> {
+    prepare(path, write)?.commit()
+}
+
+/// A temporary file written, flushed and synced beside its target, waiting to be renamed over
+/// it by [`Prepared::commit`]; dropped without committing, it is removed.
+pub(crate) struct Prepared {
+    tmp: tempfile::NamedTempFile,
+    registered: Registered,
+    path: PathBuf,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prepared")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// Writes what `write` produces to a temporary file beside `path` (flushed and synced), to be
+/// renamed over `path` by [`Prepared::commit`]. Several files can be prepared first and
+/// committed together, so that a failure while writing any of them replaces none.
+pub(crate) fn prepare(
+    path: &Path,
+    write: impl FnOnce(&mut Sink<'_>) -> Result<()>,
+) -> Result<Prepared> {
     let name = path.file_name().ok_or_else(|| {
         IoError::io(
             "cannot write",
@@ -166,26 +193,45 @@ pub(crate) fn write_atomic(
     tmp.as_file()
         .sync_all()
         .map_err(|e| IoError::io("cannot sync", e))?;
-    {
-        // Renamed under the lock, so a signal-handling thread removes the temporary file
-        // either before the rename (which then fails) or not at all.
-        let mut v = in_progress();
-        if !v.contains(&registered.0) {
-            return Err(IoError::io(
-                "cannot write",
-                std::io::Error::other("interrupted by a signal"),
-            ));
+    Ok(Prepared {
+        tmp,
+        registered,
+        path: path.to_path_buf(),
+        dir: dir.to_path_buf(),
+    })
+}
+
+impl Prepared {
+    /// Renames the temporary file over its target and syncs the directory.
+    pub(crate) fn commit(self) -> Result<()> {
+        let Prepared {
+            tmp,
+            registered,
+            path,
+            dir,
+        } = self;
+        {
+            // Renamed under the lock, so a signal-handling thread removes the temporary file
+            // either before the rename (which then fails) or not at all.
+            let mut v = in_progress();
+            if !v.contains(&registered.0) {
+                return Err(IoError::io(
+                    "cannot write",
+                    std::io::Error::other("interrupted by a signal"),
+                ));
+            }
+            tmp.persist(&path).map_err(|e| {
+                IoError::io(format!("cannot rename into {}", path.display()), e.error)
+            })?;
+            v.retain(|p| p != &registered.0);
         }
-        tmp.persist(path)
-            .map_err(|e| IoError::io(format!("cannot rename into {}", path.display()), e.error))?;
-        v.retain(|p| p != &registered.0);
+        // Make the rename durable. Not every platform or filesystem can sync a directory; the
+        // data itself is already synced, so a failure here is not reported.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     }
-    // Make the rename durable. Not every platform or filesystem can sync a directory; the
-    // data itself is already synced, so a failure here is not reported.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 fn new_file_permissions() -> std::fs::Permissions {

@@ -147,6 +147,11 @@ impl IoError {
         Self::new(ErrorKind::Truncated, format!("truncated data: {msg}"))
     }
 
+    /// A `Truncated` error whose message is exactly `msg` (TensorFlow's words).
+    pub(crate) fn truncated_exact(msg: impl Into<String>) -> Self {
+        Self::new(ErrorKind::Truncated, msg)
+    }
+
     pub(crate) fn corrupt(msg: impl Into<String>) -> Self {
         Self::new(ErrorKind::Corrupt, msg)
     }

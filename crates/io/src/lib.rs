@@ -1,5 +1,5 @@
-//! Tensor files for tensorcast: numpy `.npy` / `.npz`, safetensors, and bare serialized
-//! `TensorProto`s (`tf.io.serialize_tensor`).
+//! Tensor files for tensorcast: numpy `.npy` / `.npz`, safetensors, bare serialized
+//! `TensorProto`s (`tf.io.serialize_tensor`), and TensorFlow checkpoints ([`checkpoint`]).
 //!
 //! Why it is built this way:
 //! - **Memory-mapped, zero-copy reads.** [`read_file`] maps the file
@@ -51,6 +51,7 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 mod atomic;
+pub mod checkpoint;
 mod error;
 mod escape;
 mod format;

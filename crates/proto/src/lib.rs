@@ -87,6 +87,7 @@
 
 mod attr_map;
 mod budget;
+mod bundle;
 mod decode;
 mod encode;
 mod error;
@@ -98,6 +99,10 @@ mod options;
 mod shape;
 mod text;
 
+pub use bundle::{
+    tensor_slice_proto, trackable_object_graph, BundleEntryProto, BundleHeaderProto, Endianness,
+    TensorSliceProto, TrackableObjectGraph,
+};
 pub use decode::{
     decode_tensor, decode_tensor_with, parse_tensor, parse_tensor_with, tensor_from_proto,
     tensor_from_proto_with,

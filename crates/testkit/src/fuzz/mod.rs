@@ -1,6 +1,7 @@
 //! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
+pub mod checkpoint_index;
 pub mod graph_import;
 pub mod graph_text;
 pub mod npy_header;
@@ -18,6 +19,7 @@ pub type Body = fn(&[u8]);
 
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
+    ("checkpoint_index", checkpoint_index::run),
     ("graph_import", graph_import::run),
     ("graph_text", graph_text::run),
     ("npy_header", npy_header::run),
