@@ -98,4 +98,6 @@ pub use input::Input;
 pub use operation::{Operation, Output};
 pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};
 pub use scope::Scope;
-pub use session::{RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES};
+pub use session::{
+    ops_without_kernel, RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES,
+};

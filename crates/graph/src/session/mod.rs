@@ -303,6 +303,24 @@ impl Session {
     }
 }
 
+/// The ops of `graph` that have no kernel in tensorcast, each with how many nodes use it,
+/// sorted by op name - what a run of the whole graph would report before running anything.
+/// Function calls count the nodes of the bodies they run (the graph is lowered first).
+///
+/// # Errors
+/// As lowering a graph with function calls (a call to a function the library lacks...).
+pub fn ops_without_kernel(graph: &Graph) -> Result<Vec<(String, usize)>> {
+    let lowered = crate::functions::lower(graph)?;
+    let g = lowered.as_ref().map_or(graph, |l| &l.graph);
+    let mut missing: std::collections::BTreeMap<String, usize> = Default::default();
+    for n in g.nodes() {
+        if !kernels::Kernel::available(&n) {
+            *missing.entry(n.op.clone()).or_default() += 1;
+        }
+    }
+    Ok(missing.into_iter().collect())
+}
+
 /// `"op:k"` / `"op"` to an endpoint, with TensorFlow's messages.
 fn resolve(
     nodes: &[std::sync::Arc<Node>],

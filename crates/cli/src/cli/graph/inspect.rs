@@ -50,7 +50,31 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                 })
             })
             .collect();
-        let v = json!({"producer": graph.versions().producer, "nodes": list});
+        let functions: Vec<_> = functions(&graph)?
+            .iter()
+            .map(|f| {
+                let sig = f.signature.clone().unwrap_or_default();
+                let nodes: Vec<_> = f
+                    .node_def
+                    .iter()
+                    .map(|n| json!({"name": n.name, "op": n.op, "inputs": n.input}))
+                    .collect();
+                json!({
+                    "name": sig.name,
+                    "inputs": sig.input_arg.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+                    "outputs": sig.output_arg.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+                    "nodes": nodes,
+                })
+            })
+            .collect();
+        let missing: Vec<_> = missing_kernels(&graph)
+            .iter()
+            .map(|(op, n)| json!({"op": op, "nodes": n}))
+            .collect();
+        let v = json!({
+            "producer": graph.versions().producer, "nodes": list, "functions": functions,
+            "ops_without_kernel": missing,
+        });
         writeln!(out, "{v}")?;
         out.flush()?;
         return Ok(EXIT_OK);
@@ -97,6 +121,75 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             attrs.join(" ")
         )?;
     }
+    let functions = functions(&graph)?;
+    if !functions.is_empty() {
+        writeln!(out, "\n{} functions in the library", functions.len())?;
+        for f in &functions {
+            let sig = f.signature.clone().unwrap_or_default();
+            let args = |l: &[tensorcast::proto::ArgDefProto]| {
+                l.iter()
+                    .map(|a| safe(&a.name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            writeln!(
+                out,
+                "function {}({}) -> ({}): {} nodes",
+                safe(&sig.name),
+                args(&sig.input_arg),
+                args(&sig.output_arg),
+                f.node_def.len()
+            )?;
+            for n in &f.node_def {
+                writeln!(
+                    out,
+                    "  {:<22} {:<12} {}",
+                    safe(&n.name),
+                    safe(&n.op),
+                    safe(&n.input.join(", "))
+                )?;
+            }
+        }
+    }
+    let missing = missing_kernels(&graph);
+    if missing.is_empty() {
+        writeln!(out, "\nevery op this graph runs has a kernel in tensorcast")?;
+    } else {
+        let list: Vec<String> = missing
+            .iter()
+            .map(|(op, n)| format!("{} ({n} node{})", safe(op), if *n == 1 { "" } else { "s" }))
+            .collect();
+        writeln!(
+            out,
+            "\n{} op{} without a kernel in tensorcast: {}",
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" },
+            list.join(", ")
+        )?;
+    }
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The functions of the graph's library (none without one).
+fn functions(graph: &tensorcast::graph::Graph) -> Result<Vec<tensorcast::proto::FunctionDef>> {
+    use tensorcast::proto::Message;
+    match graph.function_library_bytes() {
+        Some(b) => Ok(tensorcast::proto::FunctionDefLibrary::decode(b)
+            .map_err(|e| anyhow::anyhow!("the function library does not decode: {e}"))?
+            .function),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The ops without a kernel (counting function bodies through their calls); a library that
+/// cannot be inlined counts its calls as ops without a kernel.
+fn missing_kernels(graph: &tensorcast::graph::Graph) -> Vec<(String, usize)> {
+    tensorcast::graph::ops_without_kernel(graph).unwrap_or_else(|_| {
+        let mut m: std::collections::BTreeMap<String, usize> = Default::default();
+        for n in graph.nodes().iter().filter(|n| !n.is_registered()) {
+            *m.entry(n.op_type().to_string()).or_default() += 1;
+        }
+        m.into_iter().collect()
+    })
 }
