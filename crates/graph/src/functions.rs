@@ -15,7 +15,7 @@ use tensorcast_proto::{attr_value, FunctionDef, FunctionDefLibrary, GraphDef, Me
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::import::{import_graph_def, parse_input};
-use crate::opdef;
+use crate::opdef::Op;
 
 /// The ops that call a function named by their `f` attr.
 pub(crate) fn is_call(op: &str) -> bool {
@@ -153,8 +153,9 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
 /// arg among the op's registered outputs; for a call (one list output) and for ops not known
 /// here, the index itself.
 fn output_index(op: &str, arg: &str, index: i64) -> i64 {
-    match opdef::lookup(op) {
-        Some(def) => def
+    match Op::from_name(op) {
+        Some(k) => k
+            .def()
             .outputs
             .iter()
             .position(|a| a.name == arg)

@@ -13,7 +13,7 @@ use crate::attr::Attrs;
 use crate::error::{Error, Result};
 use crate::finalize::{finalize, InputInfo, Mode};
 use crate::infer::{infer, InferInput, Known};
-use crate::opdef;
+use crate::opdef::Op;
 use crate::operation::Operation;
 use crate::shape::{self, PShape};
 
@@ -50,6 +50,8 @@ pub struct Node {
     pub(crate) experimental_type: Option<Box<FullTypeDef>>,
     pub(crate) debug_info: Option<Box<ExperimentalDebugInfo>>,
     pub(crate) registered: bool,
+    /// The op, parsed once (`None` for an op tensorcast does not register).
+    pub(crate) kind: Option<Op>,
 }
 
 impl Node {
@@ -239,20 +241,22 @@ pub(crate) fn make_node<'a>(
     input_names.extend(controls.iter().map(|(n, _)| format!("^{n}")));
     let control_inputs = controls.into_iter().map(|(_, c)| c).collect();
 
-    let (registered, output_types, inferred, experimental_type) = match opdef::lookup(&op) {
-        Some(def) => {
+    let kind = Op::from_name(&op);
+    let (registered, output_types, inferred, experimental_type) = match kind {
+        Some(k) => {
+            let def = k.def();
             let output_types = finalize(def, &name, &mut attrs, &infos, mode)?;
             let inferred = infer(
-                &op,
+                k,
                 &attrs,
                 &infer_inputs,
                 &output_types,
                 producer_version,
                 budget,
             )?;
-            let ft = match (experimental_type, op.as_str(), mode) {
+            let ft = match (experimental_type, k, mode) {
                 (Some(ft), _, _) => Some(ft),
-                (None, "Shape", Mode::Build) => Some(shape_full_type(output_types[0])),
+                (None, Op::Shape, Mode::Build) => Some(shape_full_type(output_types[0])),
                 (None, _, _) => None,
             };
             (true, output_types, inferred, ft)
@@ -275,6 +279,7 @@ pub(crate) fn make_node<'a>(
         experimental_type: experimental_type.map(Box::new),
         debug_info: debug_info.map(Box::new),
         registered,
+        kind,
     })
 }
 

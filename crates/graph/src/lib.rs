@@ -23,6 +23,18 @@
 //!   use, and keep `BroadcastTo` lazy for element-wise consumers (TensorFlow documents that a
 //!   broadcast in a graph may be fused into the operation that consumes it).
 //!
+//! # Adding an op
+//!
+//! Each op tensorcast registers is a variant of one enum (`Op`, in `opdef.rs`), parsed once from
+//! a node's type string when the node is made; every stage - attr finalisation (the op's
+//! `OpDef` row in `OPS`), shape inference (`infer/shape_fns.rs`), graph-time values
+//! (`infer/values.rs`), the session's kernels (`session/kernels.rs`) and the rewrite pass -
+//! matches on it with no wildcard, so a stage that forgets a new op does not compile. An
+//! element-wise binary op needs no variant of its own: it is a `BinaryOp` of the core crate (its
+//! kernel and type list) plus its `binary!` row in `OPS`, and every stage handles it as
+//! `Op::Binary`. Function calls (`PartitionedCall`, `StatefulPartitionedCall`) are not ops here:
+//! a session inlines them (`functions.rs`) before it plans.
+//!
 //! # TensorFlow's C++ and Java names and ours
 //!
 //! | C++ (`tensorflow::ops`) | Java (`org.tensorflow.op`) | tensorcast |

@@ -283,6 +283,69 @@ pub(crate) fn lookup(op: &str) -> Option<&'static OpDef> {
     OPS.iter().find(|d| d.name == op)
 }
 
+/// The ops tensorcast registers, as a type: every stage (shape functions, value propagation,
+/// kernels, rewrites) matches on it exhaustively, so a new op that one stage forgets is a
+/// compile error, not a run-time surprise. A node's op type string is parsed into it once, when
+/// the node is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "the variants are TensorFlow's op names, NoOp among them"
+)]
+pub(crate) enum Op {
+    Const,
+    Placeholder,
+    NoOp,
+    Identity,
+    Cast,
+    Shape,
+    Bitcast,
+    BroadcastTo,
+    Reshape,
+    /// The element-wise binary ops (`Equal` ... `Minimum`), one registration each.
+    Binary(BinaryOp),
+}
+
+impl Op {
+    /// The op of a type string, if tensorcast registers it.
+    pub(crate) fn from_name(name: &str) -> Option<Op> {
+        Some(match name {
+            "Const" => Op::Const,
+            "Placeholder" => Op::Placeholder,
+            "NoOp" => Op::NoOp,
+            "Identity" => Op::Identity,
+            "Cast" => Op::Cast,
+            "Shape" => Op::Shape,
+            "Bitcast" => Op::Bitcast,
+            "BroadcastTo" => Op::BroadcastTo,
+            "Reshape" => Op::Reshape,
+            other => Op::Binary(BinaryOp::from_name(other)?),
+        })
+    }
+
+    /// The type string.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Op::Const => "Const",
+            Op::Placeholder => "Placeholder",
+            Op::NoOp => "NoOp",
+            Op::Identity => "Identity",
+            Op::Cast => "Cast",
+            Op::Shape => "Shape",
+            Op::Bitcast => "Bitcast",
+            Op::BroadcastTo => "BroadcastTo",
+            Op::Reshape => "Reshape",
+            Op::Binary(b) => b.name(),
+        }
+    }
+
+    /// The registration (signature and attrs).
+    pub(crate) fn def(self) -> &'static OpDef {
+        // Every `Op` has a row in `OPS` (the `every_op_has_a_registration` test checks it).
+        lookup(self.name()).unwrap_or(&OPS[0])
+    }
+}
+
 impl OpDef {
     /// TensorFlow's `SummarizeOpDef`: `Op<name=Cast; signature=x:SrcT -> y:DstT; attr=...>`.
     pub(crate) fn summary(&self) -> String {
@@ -346,6 +409,18 @@ impl OpDef {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_op_has_a_registration_and_every_registration_an_op() {
+        for def in OPS {
+            let op = Op::from_name(def.name).expect(def.name);
+            assert_eq!(op.name(), def.name);
+            assert!(std::ptr::eq(op.def(), def), "{}", def.name);
+        }
+        for b in BinaryOp::ALL {
+            assert!(lookup(b.name()).is_some(), "{}", b.name());
+        }
+    }
 
     #[test]
     fn summary_cast_matches_tensorflow() {

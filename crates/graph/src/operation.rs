@@ -107,6 +107,7 @@ fn placeholder_node() -> Node {
         experimental_type: None,
         debug_info: None,
         registered: false,
+        kind: None,
     }
 }
 

@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::graph::{Endpoint, Graph, Node};
 use crate::import::{import_graph_def, parse_input};
 use crate::infer::broadcast_binary;
-use crate::session::kernels::is_elementwise_binary;
+use crate::opdef::Op;
 use crate::shape::PShape;
 
 /// The GraphDef after the optimization pass, with the nodes named in `keep` (fetches) left in
@@ -76,8 +76,7 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
     };
     for id in dependency_order(&nodes) {
         let n = &nodes[id];
-        if n.op != "BroadcastTo"
-            || !n.registered
+        if n.kind != Some(Op::BroadcastTo)
             || keep.contains(&n.name.as_str())
             || !n.control_inputs.is_empty()
             || control_targets.contains(&n.id)
@@ -152,7 +151,7 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
 /// True when `c`, an element-wise binary op, computes its (fully known) output shape from its
 /// operands' shapes as `operand` gives them.
 fn consumer_keeps_shape(c: &Node, operand: impl Fn(&Endpoint) -> PShape) -> bool {
-    if !is_elementwise_binary(&c.op) || c.inputs.len() != 2 {
+    if !matches!(c.kind, Some(Op::Binary(_))) || c.inputs.len() != 2 {
         return false;
     }
     let want = c.output_shapes.first().cloned().flatten();

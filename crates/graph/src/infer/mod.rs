@@ -9,6 +9,7 @@ use tensorcast_core::{DataType, Tensor};
 
 use crate::attr::Attrs;
 use crate::error::Result;
+use crate::opdef::Op;
 use crate::shape::PShape;
 
 pub(crate) use shape_fns::broadcast_binary;
@@ -32,7 +33,7 @@ pub(crate) struct Inferred {
 /// (Placeholder's legacy rule); `budget` is what the graph may still spend on values known at
 /// graph time (bytes), and is charged for the values this node keeps.
 pub(crate) fn infer(
-    op: &str,
+    op: Op,
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],

@@ -6,19 +6,20 @@ use tensorcast_core::DataType;
 use super::{int_values, InferInput, Known};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
+use crate::opdef::Op;
 use crate::shape::{self, PShape};
 
 /// Output shapes of `op`.
 pub(super) fn run(
-    op: &str,
+    op: Op,
     attrs: &Attrs,
     inputs: &[InferInput],
     producer: i32,
 ) -> Result<Vec<PShape>> {
     let input = |i: usize| inputs.get(i).map(|x| x.shape.clone()).unwrap_or(None);
     Ok(match op {
-        "Const" => vec![const_shape(attrs)?],
-        "Placeholder" => {
+        Op::Const => vec![const_shape(attrs)?],
+        Op::Placeholder => {
             let s = attr::get_shape(attrs, "shape")
                 .map(shape::from_proto)
                 .unwrap_or(None);
@@ -29,19 +30,17 @@ pub(super) fn run(
             };
             vec![s]
         }
-        "NoOp" => Vec::new(),
-        "Identity" | "Cast" => vec![input(0)],
-        "Shape" => vec![Some(vec![input(0).map_or(-1, |d| d.len() as i64)])],
-        "Bitcast" => vec![bitcast(attrs, input(0))?],
-        "BroadcastTo" => vec![broadcast_to(input(0), inputs.get(1))?],
-        "Reshape" => vec![reshape(input(0), inputs.get(1))?],
-        "Equal" | "NotEqual" => {
+        Op::NoOp => Vec::new(),
+        Op::Identity | Op::Cast => vec![input(0)],
+        Op::Shape => vec![Some(vec![input(0).map_or(-1, |d| d.len() as i64)])],
+        Op::Bitcast => vec![bitcast(attrs, input(0))?],
+        Op::BroadcastTo => vec![broadcast_to(input(0), inputs.get(1))?],
+        Op::Reshape => vec![reshape(input(0), inputs.get(1))?],
+        // `incompatible_shape_error` (Equal and NotEqual; true for the ops without the attr).
+        Op::Binary(_) => {
             let ise = attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true);
             vec![broadcast_binary(&input(0), &input(1), ise)?]
         }
-        "Less" | "LessEqual" | "Greater" | "GreaterEqual" | "AddV2" | "Sub" | "Mul" | "Maximum"
-        | "Minimum" => vec![broadcast_binary(&input(0), &input(1), true)?],
-        _ => Vec::new(),
     })
 }
 

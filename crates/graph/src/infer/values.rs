@@ -5,6 +5,7 @@ use tensorcast_core::{DataType, Tensor, TensorShape};
 
 use super::InferInput;
 use crate::attr::{self, Attrs};
+use crate::opdef::Op;
 use crate::shape::PShape;
 
 /// A value known at graph time.
@@ -51,7 +52,7 @@ const MAX_FOLD_ELEMENTS: i64 = 1 << 12;
 
 /// Known values of a node's outputs.
 pub(super) fn propagate(
-    op: &str,
+    op: Op,
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],
@@ -63,7 +64,7 @@ pub(super) fn propagate(
 }
 
 fn known_values(
-    op: &str,
+    op: Op,
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],
@@ -71,7 +72,7 @@ fn known_values(
 ) -> Vec<Option<Known>> {
     let one = |v: Option<Known>| vec![v];
     match op {
-        "Const" => one(attr::get_tensor(attrs, "value").and_then(|p| {
+        Op::Const => one(attr::get_tensor(attrs, "value").and_then(|p| {
             let dtype = DataType::from_number(p.dtype);
             if !decodable(dtype) || Some(&dtype) != out_types.first() {
                 return None;
@@ -92,9 +93,9 @@ fn known_values(
             let t = tensorcast_proto::tensor_from_proto(p).ok()?;
             (Some(&t.dtype()) == out_types.first()).then_some(Known::Tensor(t))
         })),
-        "Placeholder" => one(None),
-        "Identity" => one(inputs.first().and_then(|i| i.value.clone())),
-        "Shape" => {
+        Op::Placeholder => one(None),
+        Op::Identity => one(inputs.first().and_then(|i| i.value.clone())),
+        Op::Shape => {
             let out_type = out_types.first().copied().unwrap_or(DataType::INT32);
             one(inputs.first().and_then(|i| {
                 let d = i.shape.as_ref()?;
@@ -105,7 +106,7 @@ fn known_values(
                 }
             }))
         }
-        "Cast" => {
+        Op::Cast => {
             let dst = out_types.first().copied().unwrap_or(DataType::INVALID);
             match inputs.first().and_then(|i| i.value.as_ref()) {
                 Some(Known::Partial(d)) if dst == DataType::INT32 || dst == DataType::INT64 => {
@@ -114,15 +115,17 @@ fn known_values(
                 _ => fold(op, attrs, inputs, shapes),
             }
         }
-        _ => fold(op, attrs, inputs, shapes),
+        Op::NoOp | Op::Bitcast | Op::BroadcastTo | Op::Reshape | Op::Binary(_) => {
+            fold(op, attrs, inputs, shapes)
+        }
     }
 }
 
 /// The output dtypes of a fold are integers or bools (attrs that name the output dtype).
-fn out_types_decodable(op: &str, attrs: &Attrs) -> bool {
+fn out_types_decodable(op: Op, attrs: &Attrs) -> bool {
     let named = match op {
-        "Cast" => attr::get_type(attrs, "DstT"),
-        "Bitcast" => attr::get_type(attrs, "type"),
+        Op::Cast => attr::get_type(attrs, "DstT"),
+        Op::Bitcast => attr::get_type(attrs, "type"),
         _ => None,
     };
     named.is_none_or(decodable)
@@ -140,7 +143,7 @@ fn shape_tensor(dims: &[i64], dtype: DataType) -> Option<Tensor> {
 }
 
 /// Constant folding of a small node whose inputs are all known tensors.
-fn fold(op: &str, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Vec<Option<Known>> {
+fn fold(op: Op, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Vec<Option<Known>> {
     let none = vec![None; shapes.len()];
     let small = shapes.iter().all(|s| {
         s.as_ref()

@@ -7,6 +7,7 @@ use tensorcast_core::{ops, DataType, Tensor, TensorShape};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
 use crate::graph::Node;
+use crate::opdef::Op;
 use crate::shape;
 
 use tensorcast_core::Error as CoreError;
@@ -81,8 +82,8 @@ impl Kernel {
     /// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
     pub(crate) fn resolve(node: &Node, max_constant_bytes: u64) -> Kernel {
         let attrs = &node.attrs;
-        let kernel = match node.op.as_str() {
-            "Placeholder" => {
+        let kernel = match node.kind {
+            Some(Op::Placeholder) => {
                 let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
                 let s = node.output_shapes.first().cloned().unwrap_or(None);
                 return Kernel::Fail(Error::MissingFeed {
@@ -92,10 +93,10 @@ impl Kernel {
                     shape: s.as_ref().map(|_| shape::debug(&s)),
                 });
             }
-            _ if !node.registered => {
+            None => {
                 return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
             }
-            op => Kernel::for_op(op, attrs, max_constant_bytes),
+            Some(op) => Kernel::for_op(op, attrs, max_constant_bytes),
         };
         match kernel {
             Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
@@ -104,48 +105,38 @@ impl Kernel {
     }
 
     /// True when running `node` needs no kernel tensorcast lacks (a placeholder counts as
-    /// available: it fails only when it is not fed). Decodes nothing.
+    /// available: it fails only when it is not fed): every registered op has a kernel.
     pub(crate) fn available(node: &Node) -> bool {
-        node.op == "Placeholder"
-            || (node.registered
-                && !matches!(
-                    Kernel::for_op(&node.op, &Attrs::new(), 0),
-                    Kernel::Fail(Error::NoKernel { .. })
-                ))
+        node.kind.is_some()
     }
 
-    /// The kernel of a registered op with `attrs` (not a placeholder); a `Const` may decode at
-    /// most `max_constant_bytes` of values its proto does not carry.
-    fn for_op(op: &str, attrs: &Attrs, max_constant_bytes: u64) -> Kernel {
+    /// The kernel of a registered op with `attrs`; a `Const` may decode at most
+    /// `max_constant_bytes` of values its proto does not carry.
+    fn for_op(op: Op, attrs: &Attrs, max_constant_bytes: u64) -> Kernel {
         match op {
-            "Const" => match const_value(attrs, max_constant_bytes) {
+            Op::Const => match const_value(attrs, max_constant_bytes) {
                 Ok(t) => Kernel::Const(t),
                 Err(e) => Kernel::Fail(e),
             },
-            "NoOp" => Kernel::NoOp,
-            "Identity" => Kernel::Identity,
-            "Cast" => Kernel::Cast {
+            // Resolved with its node (the message names it); never run otherwise.
+            Op::Placeholder => Kernel::Fail(Error::Internal("an unfed placeholder ran".into())),
+            Op::NoOp => Kernel::NoOp,
+            Op::Identity => Kernel::Identity,
+            Op::Cast => Kernel::Cast {
                 dst: attr::get_type(attrs, "DstT").unwrap_or(DataType::INVALID),
                 truncate: attr::get_bool(attrs, "Truncate").unwrap_or(false),
             },
-            "Shape" => Kernel::Shape {
+            Op::Shape => Kernel::Shape {
                 out_type: attr::get_type(attrs, "out_type").unwrap_or(DataType::INT32),
             },
-            "Bitcast" => Kernel::Bitcast {
+            Op::Bitcast => Kernel::Bitcast {
                 dst: attr::get_type(attrs, "type").unwrap_or(DataType::INVALID),
             },
-            "BroadcastTo" => Kernel::BroadcastTo,
-            "Reshape" => Kernel::Reshape,
-            op => match BinaryOp::from_name(op) {
-                Some(op) => Kernel::Binary {
-                    op,
-                    incompatible_shape_error: incompatible_shape_error(attrs),
-                },
-                None => Kernel::Fail(Error::NoKernel {
-                    op: op.to_string(),
-                    node: String::new(),
-                    location: Box::default(),
-                }),
+            Op::BroadcastTo => Kernel::BroadcastTo,
+            Op::Reshape => Kernel::Reshape,
+            Op::Binary(op) => Kernel::Binary {
+                op,
+                incompatible_shape_error: incompatible_shape_error(attrs),
             },
         }
     }
@@ -190,18 +181,13 @@ impl Kernel {
 }
 
 /// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
-pub(crate) fn compute(op: &str, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
+pub(crate) fn compute(op: Op, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
     Ok(vec![Kernel::for_op(
         op,
         attrs,
         crate::infer::VALUE_BUDGET_BYTES,
     )
     .compute(inputs)?])
-}
-
-/// True for the element-wise binary ops (the consumers that may read a lazy broadcast).
-pub(crate) fn is_elementwise_binary(op: &str) -> bool {
-    BinaryOp::from_name(op).is_some()
 }
 
 /// The bytes a `Const`'s value takes once decoded (its element count times the element size;

@@ -13,7 +13,7 @@ use super::kernels::{self, Kernel};
 use crate::attr;
 use crate::error::{Error, Result};
 use crate::graph::{Endpoint, Node};
-use crate::opdef::{self, ArgType};
+use crate::opdef::{ArgType, Op};
 use crate::shape::PShape;
 
 /// One read of a value slot.
@@ -151,7 +151,7 @@ impl Plan {
         for n in nodes.iter().filter(|n| needed[n.id]) {
             if !Kernel::available(n) {
                 *missing.entry(n.op.as_str()).or_default() += 1;
-            } else if n.op == "Const" {
+            } else if n.kind == Some(Op::Const) {
                 constant_bytes = constant_bytes.saturating_add(kernels::const_bytes(&n.attrs));
             }
         }
@@ -332,10 +332,7 @@ fn has_parallel_branches(steps: &[Step]) -> bool {
 
 /// The dtype a registered node expects at data input `pos` (from its op's signature and attrs).
 fn expected_input_type(n: &Node, pos: usize) -> Option<DataType> {
-    if !n.registered {
-        return None;
-    }
-    match opdef::lookup(&n.op)?.inputs.get(pos)?.ty {
+    match n.kind?.def().inputs.get(pos)?.ty {
         ArgType::Attr(t) => attr::get_type(&n.attrs, t),
         ArgType::Fixed(d) => Some(d),
     }
