@@ -126,7 +126,14 @@ fn out_types_decodable(op: Op, attrs: &Attrs) -> bool {
     let named = match op {
         Op::Cast => attr::get_type(attrs, "DstT"),
         Op::Bitcast => attr::get_type(attrs, "type"),
-        _ => None,
+        Op::Const
+        | Op::Placeholder
+        | Op::NoOp
+        | Op::Identity
+        | Op::Shape
+        | Op::BroadcastTo
+        | Op::Reshape
+        | Op::Binary(_) => None,
     };
     named.is_none_or(decodable)
 }
