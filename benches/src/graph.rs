@@ -11,6 +11,9 @@
 //!   run; divide by 100 for the per-node overhead).
 //! - `graph_chain_100_identity`: the same chain of 100 `Identity` nodes, whose kernel is a
 //!   reference-count bump: what is left is the executor's own per-node cost.
+//! - `graph_call_100_small`: the chain of `graph_chain_100_small` (100 `AddV2` and their
+//!   constants) as a function, run through one `PartitionedCall` (a session inlines calls, so
+//!   this should cost what the inlined chain costs).
 //! - `graph_branches_2x8_800KB`: two independent chains of 8 element-wise nodes on f32
 //!   `[200000]` (800 KB per node, below the size at which a kernel splits its own work), with
 //!   independent branches run concurrently; `graph_branches_2x8_800KB_sequential` the same one
@@ -72,6 +75,90 @@ pub fn chain_graph(len: usize) -> Scope {
             .z;
     }
     root
+}
+
+/// `chain_graph(len)` as a function `chain(x)` called through a `PartitionedCall` named `call`
+/// (its output `call:0` is the chain's end).
+pub fn call_graph(len: usize) -> tensorcast_graph::Graph {
+    use tensorcast_proto::{
+        attr_value, ArgDefProto, AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, Message,
+        NameAttrList, NodeDef, OpDefProto,
+    };
+    let chain = chain_graph(len).graph().to_graph_def();
+    let arg = |name: &str| ArgDefProto {
+        name: name.into(),
+        r#type: DataType::FLOAT.number(),
+        ..Default::default()
+    };
+    // Body inputs name `node:out_arg:index`: AddV2's output is `z`, Const's `output`.
+    let body: Vec<NodeDef> = chain
+        .node
+        .iter()
+        .filter(|n| n.name != "x")
+        .map(|n| {
+            let mut n = n.clone();
+            for i in &mut n.input {
+                if i != "x" {
+                    let out = if i.starts_with("chain_") {
+                        "z"
+                    } else {
+                        "output"
+                    };
+                    *i = format!("{i}:{out}:0");
+                }
+            }
+            n
+        })
+        .collect();
+    let f = FunctionDef {
+        signature: Some(OpDefProto {
+            name: "chain".into(),
+            input_arg: vec![arg("x")],
+            output_arg: vec![arg("out")],
+            control_output: vec![],
+        }),
+        node_def: body,
+        ret: [("out".to_string(), format!("chain_{}:z:0", len - 1))]
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    let x = chain
+        .node
+        .iter()
+        .find(|n| n.name == "x")
+        .cloned()
+        .expect("x");
+    let call = NodeDef {
+        name: "call".into(),
+        op: "PartitionedCall".into(),
+        input: vec!["x".into()],
+        attr: [(
+            "f".to_string(),
+            AttrValue {
+                value: Some(attr_value::Value::Func(Box::new(NameAttrList {
+                    name: "chain".into(),
+                    attr: Default::default(),
+                }))),
+            },
+        )]
+        .into_iter()
+        .collect(),
+        ..Default::default()
+    };
+    let gd = GraphDef {
+        node: vec![x, call],
+        library: Some(
+            FunctionDefLibrary { function: vec![f] }
+                .encode_to_vec()
+                .into(),
+        ),
+        versions: chain.versions.clone(),
+        ..Default::default()
+    };
+    let g = tensorcast_graph::Graph::new();
+    tensorcast_graph::import_graph_def(&g, &gd).expect("import");
+    g
 }
 
 /// A chain of `len` `Identity` nodes over a fed f32 `[4]` `x`; the last node is `id_{len-1}`.
@@ -144,6 +231,19 @@ pub fn run(r: &mut Runner) {
         let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
         r.measure_tiny("graph_chain_100_small", 16, 200, || {
             session.run(&feeds, &["chain_99:0"], &[]).expect("run")
+        });
+    }
+    if r.wants("graph_call_100_small") {
+        let g = call_graph(100);
+        let session = Session::new(&g);
+        let feeds = [("x", Tensor::vector(&[1.0f32, 2.0, 3.0, 4.0]))];
+        let out = session.run(&feeds, &["call:0"], &[]).expect("run");
+        assert_eq!(
+            out[0].as_slice::<f32>().expect("f32"),
+            &[101.0, 102.0, 103.0, 104.0]
+        );
+        r.measure_tiny("graph_call_100_small", 16, 200, || {
+            session.run(&feeds, &["call:0"], &[]).expect("run")
         });
     }
     if r.wants("graph_chain_100_identity") {
