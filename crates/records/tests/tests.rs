@@ -1,0 +1,4 @@
+//! Integration tests of tensorcast-records: one binary, a module per concern.
+
+mod tf_observed;
+mod tfrecord;
