@@ -90,6 +90,7 @@ mod budget;
 mod decode;
 mod encode;
 mod error;
+pub mod example;
 mod graph;
 mod handle;
 mod messages;
