@@ -8,6 +8,7 @@ mod bitcast;
 mod broadcast_to;
 mod cast;
 mod elementwise;
+mod example;
 mod graph_common;
 mod graph_def;
 mod graph_run_error;
@@ -38,6 +39,10 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
                 elementwise::run(rec)
             }
             Some("graph_run_error") => graph_run_error::run(rec),
+            Some(
+                "tfrecord_read" | "tfrecord_write" | "parse_example" | "parse_single_example"
+                | "parse_sequence_example",
+            ) => example::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

@@ -354,7 +354,8 @@ def case_seq(name, ctx_spec, seq_spec, serialized, single=False):
         rec["python_error"] = str(e).split("\n")[0]
     emit(rec)
 
-s1 = seq_example({"len": [3], "lbl": [b"a"]}, {"tok": [[1], [2], [3]], "emb": [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], "w": [[b"x"], [b"y", b"z"], []]})
+s1 = seq_example({"len": [3], "lbl": [b"a"]}, {"tok": [[1], [2], [3]], "emb": [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], "w": [[b"x"], [b"y", b"z"], ("empty", "bytes")]})
+s_int_step = seq_example({}, {"w": [[b"x"], []]})  # [] is an empty int64_list
 s2 = seq_example({"len": [1]}, {"tok": [[9]], "emb": [[7.0, 8.0]], "w": [[b"q"]]})
 s_empty = seq_example({}, {})
 s_bad_emb = seq_example({"len": [1]}, {"tok": [[1, 2]], "emb": [[1.0]]})
@@ -370,6 +371,10 @@ seq_cases = [
     ("seq ragged", {}, {"w": R("string")}, [s1, s2]),
     ("seq ragged int32", {}, {"tok": R("int64", rsd="int32")}, [s1, s2]),
     ("seq empty batch", {"len": F([], "int64", 0)}, {"tok": S([], "int64", allow_missing=True)}, []),
+    ("seq step of another type", {}, {"w": V("string")}, [s_int_step]),
+    ("seq ragged step of another type", {}, {"w": R("string")}, [s_int_step]),
+    ("seq ragged float", {"lbl": V("string")}, {"emb": R("float32")}, [s1, s2, s_empty]),
+    ("seq dense default", {}, {"emb": S([2], "float32", allow_missing=True, dv=-1.0)}, [s1, s2, s_empty]),
     ("seq bad bytes", {}, {"tok": S([], "int64")}, [b"\x12\x05"]),
 ]
 for name, c, s, ser in seq_cases:

@@ -44,16 +44,21 @@ mod crc;
 mod error;
 mod index;
 mod inflate;
+mod parse;
 mod reader;
+mod sequence;
+mod wire;
 mod writer;
 
 pub use crc::masked_crc32c;
 pub use error::{Code, RecordsError, Result};
 pub use index::RecordIndex;
+pub use parse::{by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition};
 pub use reader::{
     read_records, slice_records, ReaderOptions, RecordReader, Records, DEFAULT_MAX_RECORD_BYTES,
     FOOTER_BYTES, HEADER_BYTES,
 };
+pub use sequence::{parse_sequence_example, SequenceParsed};
 pub use writer::{write_file, FileWriter, RecordWriter};
 
 /// The compression of a whole TFRecord stream (`TFRecordOptions.compression_type`).

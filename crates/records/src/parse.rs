@@ -1,0 +1,739 @@
+//! `tf.io.parse_example` and `tf.io.parse_single_example`: serialized `Example`s to tensors,
+//! with TensorFlow's feature specs, results and error texts.
+
+use std::collections::{BTreeMap, HashMap};
+
+use bytes::Bytes;
+use rayon::prelude::*;
+use tensorcast_core::{DataType, TString, Tensor};
+
+use crate::error::{RecordsError, Result};
+use crate::wire::{decode_feature, walk_example, Kind, Values};
+
+/// A partition of a [`FeatureSpec::Ragged`] feature (`tf.io.RaggedFeature.*`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Partition {
+    /// `RowLengths(key)`: the feature `key` holds the length of each row.
+    RowLengths(String),
+    /// `RowSplits(key)`: the feature `key` holds the row splits.
+    RowSplits(String),
+    /// `UniformRowLength(length)`: rows of `length` values each.
+    UniformRowLength(i64),
+}
+
+/// A feature's spec, as `tf.io`'s classes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FeatureSpec {
+    /// `tf.io.FixedLenFeature(shape, dtype, default_value)`: a dense `[batch] + shape` result.
+    /// `default_value` holds the flattened default (one value is repeated over the shape);
+    /// without it the feature is required.
+    FixedLen {
+        /// The shape of one example's value.
+        shape: Vec<i64>,
+        /// `FLOAT`, `INT64` or `STRING`.
+        dtype: DataType,
+        /// The default, flattened.
+        default_value: Option<Tensor>,
+    },
+    /// `tf.io.VarLenFeature(dtype)`: a sparse result.
+    VarLen {
+        /// `FLOAT`, `INT64` or `STRING`.
+        dtype: DataType,
+    },
+    /// `tf.io.FixedLenSequenceFeature(shape, dtype, allow_missing, default_value)`: a dense
+    /// `[batch, max_rows] + shape` result, padded with the default.
+    FixedLenSequence {
+        /// The shape of one row.
+        shape: Vec<i64>,
+        /// `FLOAT`, `INT64` or `STRING`.
+        dtype: DataType,
+        /// Whether an example may lack the feature (`parse_example` requires `true`).
+        allow_missing: bool,
+        /// The padding value (a scalar; zero or empty string without it).
+        default_value: Option<Tensor>,
+    },
+    /// `tf.io.RaggedFeature(dtype, value_key, partitions, row_splits_dtype)`: a ragged result.
+    Ragged {
+        /// `FLOAT`, `INT64` or `STRING`.
+        dtype: DataType,
+        /// The feature holding the values (default: the spec's own name).
+        value_key: Option<String>,
+        /// Partitions, outermost first.
+        partitions: Vec<Partition>,
+        /// `INT32` or `INT64`.
+        row_splits_dtype: DataType,
+    },
+}
+
+/// One parsed feature, as TensorFlow returns it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// A dense tensor.
+    Dense(Tensor),
+    /// A `tf.SparseTensor`.
+    Sparse {
+        /// `[n, rank]` int64.
+        indices: Tensor,
+        /// `[n]`.
+        values: Tensor,
+        /// `[rank]` int64.
+        dense_shape: Tensor,
+    },
+    /// A `tf.RaggedTensor`: its flat values and its row splits, outermost first.
+    Ragged {
+        /// The values.
+        flat_values: Tensor,
+        /// Row splits, outermost first.
+        row_splits: Vec<Tensor>,
+    },
+}
+
+pub(crate) fn kind_of(dtype: DataType) -> Result<Kind> {
+    match dtype {
+        DataType::FLOAT => Ok(Kind::Float),
+        DataType::INT64 => Ok(Kind::Int64),
+        DataType::STRING => Ok(Kind::Bytes),
+        d => Err(RecordsError::invalid(format!(
+            "Unsupported dtype for an example feature: {}",
+            d.name()
+        ))),
+    }
+}
+
+pub(crate) fn shape_string(dims: &[i64]) -> String {
+    let inner: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    format!("[{}]", inner.join(","))
+}
+
+pub(crate) fn to_tensor(values: Values, shape: &[i64]) -> Result<Tensor> {
+    let t = match values {
+        Values::Float(v) => Tensor::from_vec(v, shape),
+        Values::Int64(v) => Tensor::from_vec(v, shape),
+        Values::Bytes(v) => Tensor::from_vec(v.into_iter().map(TString::from).collect(), shape),
+    };
+    t.map_err(|e| RecordsError::invalid(e.to_string()))
+}
+
+pub(crate) fn empty_values(kind: Kind) -> Values {
+    match kind {
+        Kind::Float => Values::Float(Vec::new()),
+        Kind::Int64 => Values::Int64(Vec::new()),
+        Kind::Bytes => Values::Bytes(Vec::new()),
+    }
+}
+
+pub(crate) fn extend(dst: &mut Values, src: &Values, range: std::ops::Range<usize>) {
+    match (dst, src) {
+        (Values::Float(d), Values::Float(s)) => d.extend_from_slice(&s[range]),
+        (Values::Int64(d), Values::Int64(s)) => d.extend_from_slice(&s[range]),
+        (Values::Bytes(d), Values::Bytes(s)) => d.extend_from_slice(&s[range]),
+        _ => {}
+    }
+}
+
+/// The values of a default tensor, checked to be of `kind`.
+pub(crate) fn default_values(t: &Tensor, kind: Kind) -> Result<Values> {
+    let bad = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
+    Ok(match kind {
+        Kind::Float => Values::Float(t.as_slice::<f32>().map_err(bad)?.to_vec()),
+        Kind::Int64 => Values::Int64(t.as_slice::<i64>().map_err(bad)?.to_vec()),
+        Kind::Bytes => Values::Bytes(
+            t.as_slice::<TString>()
+                .map_err(bad)?
+                .iter()
+                .map(|s| Bytes::copy_from_slice(s.as_ref()))
+                .collect(),
+        ),
+    })
+}
+
+pub(crate) fn repeat_to(values: &Values, n: usize) -> Values {
+    let k = values.len();
+    let mut out = empty_values(match values {
+        Values::Float(_) => Kind::Float,
+        Values::Int64(_) => Kind::Int64,
+        Values::Bytes(_) => Kind::Bytes,
+    });
+    if k == 0 {
+        return out;
+    }
+    for i in 0..n {
+        extend(&mut out, values, i % k..i % k + 1);
+    }
+    out
+}
+
+/// What one example gave for each feature key: `None` where absent.
+pub(crate) type Row = Vec<Option<Option<Values>>>;
+
+/// The keys to read and, per spec, which of them it needs.
+pub(crate) struct Plan<'a> {
+    pub(crate) keys: Vec<&'a str>,
+    pub(crate) index: HashMap<&'a [u8], usize>,
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(specs: &'a [(String, FeatureSpec)]) -> Self {
+        let mut keys: Vec<&str> = Vec::new();
+        let add = |k: &'a str, keys: &mut Vec<&'a str>| {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        };
+        for (name, spec) in specs {
+            match spec {
+                FeatureSpec::Ragged {
+                    value_key,
+                    partitions,
+                    ..
+                } => {
+                    add(value_key.as_deref().unwrap_or(name), &mut keys);
+                    for p in partitions {
+                        match p {
+                            Partition::RowLengths(k) | Partition::RowSplits(k) => add(k, &mut keys),
+                            Partition::UniformRowLength(_) => {}
+                        }
+                    }
+                }
+                _ => add(name, &mut keys),
+            }
+        }
+        let index = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_bytes(), i))
+            .collect();
+        Plan { keys, index }
+    }
+
+    fn slot(&self, key: &str) -> usize {
+        self.index[key.as_bytes()]
+    }
+}
+
+pub(crate) fn unparsable(serialized: &[u8]) -> RecordsError {
+    RecordsError::invalid(format!(
+        "Could not parse example input, value: '{}'",
+        String::from_utf8_lossy(serialized)
+    ))
+}
+
+/// Decodes one example into a row of the wanted features.
+fn decode_row(plan: &Plan<'_>, serialized: &Bytes) -> Result<Row> {
+    let mut last: Vec<Option<(usize, usize)>> = vec![None; plan.keys.len()];
+    walk_example(serialized, &mut |key, range| {
+        if let Some(&i) = plan.index.get(key) {
+            last[i] = Some(range);
+        }
+    })
+    .map_err(|_| unparsable(serialized))?;
+    last.into_iter()
+        .map(|r| match r {
+            None => Ok(None),
+            Some(range) => decode_feature(serialized, range)
+                .map(Some)
+                .map_err(|_| unparsable(serialized)),
+        })
+        .collect()
+}
+
+pub(crate) fn name_of(names: Option<&[String]>, i: usize) -> &str {
+    names
+        .and_then(|n| n.get(i))
+        .map_or("<unknown>", |s| s.as_str())
+}
+
+/// Parses a batch of serialized `Example`s as `tf.io.parse_example` (its `ParseExampleV2`
+/// kernel) does: one result per spec, in the order of `specs`. `names` (optional, one per
+/// example) are used in error messages, as `example_names`. Large batches are decoded in
+/// parallel (rayon).
+///
+/// ```
+/// use tensorcast_core::{DataType, Tensor};
+/// use tensorcast_proto::example::{feature::Kind, Example, Feature, Features, FloatList};
+/// use tensorcast_proto::Message;
+/// use tensorcast_records::{parse_example, FeatureSpec, Parsed};
+///
+/// let mut f = Features::default();
+/// f.feature.insert("x".into(), Feature { kind: Some(Kind::FloatList(FloatList { value: vec![1.0, 2.0] })) });
+/// let ex = bytes::Bytes::from(Example { features: Some(f) }.encode_to_vec());
+/// let specs = vec![(
+///     "x".to_string(),
+///     FeatureSpec::FixedLen { shape: vec![2], dtype: DataType::FLOAT, default_value: None },
+/// )];
+/// let out = parse_example(&[ex.clone(), ex], None, &specs)?;
+/// assert_eq!(out[0].1, Parsed::Dense(Tensor::from_vec(vec![1.0f32, 2.0, 1.0, 2.0], [2i64, 2].as_slice())?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`RecordsError::InvalidArgument`] with TensorFlow's text: an example that does not parse
+/// (`Could not parse example input, value: '...'`), a required feature missing (`Name:
+/// <unknown>, Feature: x (data type: float) is required but could not be found.`), a list of
+/// the wrong type (`... Data types don't match. ...`) or of the wrong length (`... Number of
+/// float values != expected. ...`), an unsupported dtype.
+pub fn parse_example(
+    serialized: &[Bytes],
+    names: Option<&[String]>,
+    specs: &[(String, FeatureSpec)],
+) -> Result<Vec<(String, Parsed)>> {
+    let plan = Plan::new(specs);
+    let rows: Vec<Row> = if serialized.len() >= 256 {
+        serialized
+            .par_iter()
+            .map(|s| decode_row(&plan, s))
+            .collect::<Result<_>>()?
+    } else {
+        serialized
+            .iter()
+            .map(|s| decode_row(&plan, s))
+            .collect::<Result<_>>()?
+    };
+    specs
+        .iter()
+        .map(|(name, spec)| Ok((name.clone(), build(name, spec, &plan, &rows, names)?)))
+        .collect()
+}
+
+/// Parses one serialized `Example` as `tf.io.parse_single_example`: the results of
+/// [`parse_example`] on a batch of one, without the batch dimension.
+///
+/// # Errors
+/// As [`parse_example`], with the texts of TensorFlow's single-example parser (no `Name:`
+/// prefix; `Key: v.  Can't parse serialized Example: Some int64_list slice was not parsed.`
+/// for too many values).
+pub fn parse_single_example(
+    serialized: &Bytes,
+    specs: &[(String, FeatureSpec)],
+) -> Result<Vec<(String, Parsed)>> {
+    let out =
+        parse_example(std::slice::from_ref(serialized), None, specs).map_err(|e| match e {
+            RecordsError::InvalidArgument(m) => RecordsError::InvalidArgument(single_text(m)),
+            e => e,
+        })?;
+    out.into_iter()
+        .map(|(name, p)| Ok((name, unbatch(p)?)))
+        .collect()
+}
+
+/// TensorFlow's single-example parser words some errors differently.
+fn single_text(m: String) -> String {
+    let m = m
+        .strip_prefix("Name: <unknown>, ")
+        .map_or(m.clone(), str::to_string);
+    // "Key: v, Index: 0.  Number of int64 values != expected.  Values size: 4 but output
+    // shape: [3]" -> too many values: the single parser stops at the shape.
+    if let Some(rest) = m.strip_prefix("Key: ") {
+        if let Some((key, tail)) = rest.split_once(", Index: 0.  Number of ") {
+            if let Some((ty, sizes)) = tail.split_once(" values != expected.  Values size: ") {
+                if let Some((got, shape)) = sizes.split_once(" but output shape: ") {
+                    let want: i64 = shape
+                        .trim_matches(|c| c == '[' || c == ']')
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(|s| s.parse::<i64>().unwrap_or(0))
+                        .product();
+                    if got.parse::<i64>().unwrap_or(0) > want {
+                        return format!(
+                            "Key: {key}.  Can't parse serialized Example: Some {ty}_list slice was not parsed."
+                        );
+                    }
+                }
+            }
+        }
+        if let Some((key, tail)) = rest.split_once(", Index: 0.  ") {
+            return format!("Key: {key}.  {tail}");
+        }
+    }
+    m
+}
+
+/// Drops the batch dimension of a batch-of-one result.
+fn unbatch(p: Parsed) -> Result<Parsed> {
+    let bad = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
+    Ok(match p {
+        Parsed::Dense(t) => {
+            let dims: Vec<i64> = t.shape().dim_sizes()[1..].to_vec();
+            Parsed::Dense(t.reshape(dims.as_slice()).map_err(bad)?)
+        }
+        Parsed::Sparse {
+            indices,
+            values,
+            dense_shape,
+        } => {
+            let idx = indices.as_slice::<i64>().map_err(bad)?;
+            let n = values.shape().dim_sizes()[0];
+            let col: Vec<i64> = idx.chunks_exact(2).map(|c| c[1]).collect();
+            let ds = dense_shape.as_slice::<i64>().map_err(bad)?;
+            Parsed::Sparse {
+                indices: Tensor::from_vec(col, [n, 1].as_slice()).map_err(bad)?,
+                values,
+                dense_shape: Tensor::from_vec(ds[1..].to_vec(), [1i64].as_slice()).map_err(bad)?,
+            }
+        }
+        Parsed::Ragged {
+            flat_values,
+            mut row_splits,
+        } => {
+            if row_splits.len() == 1 {
+                Parsed::Dense(flat_values)
+            } else {
+                row_splits.remove(0);
+                Parsed::Ragged {
+                    flat_values,
+                    row_splits,
+                }
+            }
+        }
+    })
+}
+
+fn type_mismatch_dense(name: &str, key: &str, i: usize, got: &Values, want: Kind) -> RecordsError {
+    RecordsError::invalid(format!(
+        "Name: {name}, Key: {key}, Index: {i}.  Data types don't match. Data type: {} but expected type: {}",
+        values_kind(got).tf_name(),
+        want.tf_name()
+    ))
+}
+
+fn type_mismatch_var(name: &str, key: &str, i: usize, got: &Values, want: Kind) -> RecordsError {
+    RecordsError::invalid(format!(
+        "Name: {name}, Key: {key}, Index: {i}.  Data types don't match. Expected type: {}, Actual type: {}",
+        want.tf_name(),
+        values_kind(got).tf_name()
+    ))
+}
+
+pub(crate) fn values_kind(v: &Values) -> Kind {
+    match v {
+        Values::Float(_) => Kind::Float,
+        Values::Int64(_) => Kind::Int64,
+        Values::Bytes(_) => Kind::Bytes,
+    }
+}
+
+pub(crate) fn checked_count(dims: &[i64]) -> Result<usize> {
+    let mut n: usize = 1;
+    for &d in dims {
+        let d = usize::try_from(d).map_err(|_| {
+            RecordsError::invalid(format!("invalid dimension {d} in a feature shape"))
+        })?;
+        n = n
+            .checked_mul(d)
+            .ok_or_else(|| RecordsError::invalid("feature shape too large"))?;
+    }
+    Ok(n)
+}
+
+/// The values of feature `key` in each example (`None`: absent or with no list), checking
+/// the kind with `mismatch`.
+fn column<'r>(
+    rows: &'r [Row],
+    slot: usize,
+    key: &str,
+    kind: Kind,
+    names: Option<&[String]>,
+    mismatch: fn(&str, &str, usize, &Values, Kind) -> RecordsError,
+) -> Result<Vec<Option<&'r Values>>> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| match &row[slot] {
+            Some(Some(v)) if values_kind(v) != kind => {
+                Err(mismatch(name_of(names, i), key, i, v, kind))
+            }
+            Some(Some(v)) => Ok(Some(v)),
+            _ => Ok(None),
+        })
+        .collect()
+}
+
+pub(crate) fn build(
+    name: &str,
+    spec: &FeatureSpec,
+    plan: &Plan<'_>,
+    rows: &[Row],
+    names: Option<&[String]>,
+) -> Result<Parsed> {
+    let batch = rows.len() as i64;
+    let bad = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
+    match spec {
+        FeatureSpec::FixedLen {
+            shape,
+            dtype,
+            default_value,
+        } => {
+            let kind = kind_of(*dtype)?;
+            let n = checked_count(shape)?;
+            let default = match default_value {
+                Some(t) => Some(repeat_to(&default_values(t, kind)?, n)),
+                None => None,
+            };
+            let col = column(
+                rows,
+                plan.slot(name),
+                name,
+                kind,
+                names,
+                type_mismatch_dense,
+            )?;
+            let mut out = empty_values(kind);
+            for (i, v) in col.iter().enumerate() {
+                match (v, &default) {
+                    (Some(v), _) if v.len() == n => extend(&mut out, v, 0..n),
+                    (Some(v), _) => {
+                        return Err(RecordsError::invalid(format!(
+                            "Name: {}, Key: {name}, Index: {i}.  Number of {} values != expected.  Values size: {} but output shape: {}",
+                            name_of(names, i),
+                            kind.tf_name(),
+                            v.len(),
+                            shape_string(shape)
+                        )))
+                    }
+                    (None, Some(d)) => extend(&mut out, d, 0..n),
+                    (None, None) => {
+                        return Err(RecordsError::invalid(format!(
+                            "Name: {}, Feature: {name} (data type: {}) is required but could not be found.",
+                            name_of(names, i),
+                            kind.tf_name()
+                        )))
+                    }
+                }
+            }
+            let mut dims = vec![batch];
+            dims.extend_from_slice(shape);
+            Ok(Parsed::Dense(to_tensor(out, &dims)?))
+        }
+        FeatureSpec::FixedLenSequence {
+            shape,
+            dtype,
+            default_value,
+            ..
+        } => {
+            let kind = kind_of(*dtype)?;
+            let stride = checked_count(shape)?;
+            let col = column(
+                rows,
+                plan.slot(name),
+                name,
+                kind,
+                names,
+                type_mismatch_dense,
+            )?;
+            let mut max_rows = 0usize;
+            for (i, v) in col.iter().enumerate() {
+                let len = v.map_or(0, |v| v.len());
+                if stride == 0 || len % stride != 0 {
+                    return Err(RecordsError::invalid(format!(
+                        "Name: {}, Key: {name}, Index: {i}.  Number of {} values is not a multiple of stride length. Saw {len} values but output shape is: {}",
+                        name_of(names, i),
+                        kind.tf_name(),
+                        shape_string(shape).replacen('[', "[?,", 1).replace(",]", "]")
+                    )));
+                }
+                max_rows = max_rows.max(len / stride);
+            }
+            let pad = match default_value {
+                Some(t) => default_values(t, kind)?,
+                None => match kind {
+                    Kind::Float => Values::Float(vec![0.0]),
+                    Kind::Int64 => Values::Int64(vec![0]),
+                    Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
+                },
+            };
+            let per = max_rows * stride;
+            let mut out = empty_values(kind);
+            for v in &col {
+                let len = v.map_or(0, |v| v.len());
+                if let Some(v) = v {
+                    extend(&mut out, v, 0..len);
+                }
+                extend(&mut out, &repeat_to(&pad, per - len), 0..per - len);
+            }
+            let mut dims = vec![batch, max_rows as i64];
+            dims.extend_from_slice(shape);
+            Ok(Parsed::Dense(to_tensor(out, &dims)?))
+        }
+        FeatureSpec::VarLen { dtype } => {
+            let kind = kind_of(*dtype)?;
+            let col = column(rows, plan.slot(name), name, kind, names, type_mismatch_var)?;
+            let mut indices = Vec::new();
+            let mut out = empty_values(kind);
+            let mut max_len = 0usize;
+            for (i, v) in col.iter().enumerate() {
+                if let Some(v) = v {
+                    for j in 0..v.len() {
+                        indices.push(i as i64);
+                        indices.push(j as i64);
+                    }
+                    extend(&mut out, v, 0..v.len());
+                    max_len = max_len.max(v.len());
+                }
+            }
+            let n = (indices.len() / 2) as i64;
+            Ok(Parsed::Sparse {
+                indices: Tensor::from_vec(indices, [n, 2].as_slice()).map_err(bad)?,
+                values: to_tensor(out, &[n])?,
+                dense_shape: Tensor::vector(&[batch, max_len as i64]),
+            })
+        }
+        FeatureSpec::Ragged {
+            dtype,
+            value_key,
+            partitions,
+            row_splits_dtype,
+        } => build_ragged(
+            name,
+            *dtype,
+            value_key.as_deref().unwrap_or(name),
+            partitions,
+            *row_splits_dtype,
+            plan,
+            rows,
+            names,
+        ),
+    }
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, the spec's fields"
+)]
+fn build_ragged(
+    name: &str,
+    dtype: DataType,
+    value_key: &str,
+    partitions: &[Partition],
+    splits_dtype: DataType,
+    plan: &Plan<'_>,
+    rows: &[Row],
+    names: Option<&[String]>,
+) -> Result<Parsed> {
+    let _ = name;
+    let kind = kind_of(dtype)?;
+    if splits_dtype != DataType::INT32 && splits_dtype != DataType::INT64 {
+        return Err(RecordsError::invalid(
+            "row_splits_dtype must be int32 or int64",
+        ));
+    }
+    let col = column(
+        rows,
+        plan.slot(value_key),
+        value_key,
+        kind,
+        names,
+        type_mismatch_var,
+    )?;
+    // Per example: the nested row splits (outermost first) over its own values, and the
+    // uniform inner dimension of its flat values.
+    let mut flat = empty_values(kind);
+    let mut inner_dim: Option<i64> = None;
+    let mut per_example: Vec<Vec<Vec<i64>>> = Vec::with_capacity(rows.len());
+    for (i, v) in col.iter().enumerate() {
+        let n = v.map_or(0, |v| v.len());
+        if let Some(v) = v {
+            extend(&mut flat, v, 0..n);
+        }
+        let mut levels: Vec<Vec<i64>> = Vec::new();
+        let mut items = n as i64;
+        for p in partitions.iter().rev() {
+            let splits = match p {
+                Partition::UniformRowLength(k) => {
+                    let k = *k;
+                    if k <= 0 {
+                        return Err(RecordsError::invalid("UniformRowLength must be positive"));
+                    }
+                    if levels.is_empty()
+                        && inner_dim.is_none_or(|d| d == k)
+                        && partitions.len() == 1
+                    {
+                        if items % k != 0 {
+                            return Err(RecordsError::invalid(format!(
+                                "Input to reshape is a tensor with {items} values, but the requested shape requires a multiple of {k}"
+                            )));
+                        }
+                        inner_dim = Some(k);
+                        items /= k;
+                        continue;
+                    }
+                    if items % k != 0 {
+                        return Err(RecordsError::invalid(format!(
+                            "Input to reshape is a tensor with {items} values, but the requested shape requires a multiple of {k}"
+                        )));
+                    }
+                    (0..=items / k).map(|r| r * k).collect::<Vec<i64>>()
+                }
+                Partition::RowLengths(key) | Partition::RowSplits(key) => {
+                    let pc = column(
+                        rows,
+                        plan.slot(key),
+                        key,
+                        Kind::Int64,
+                        names,
+                        type_mismatch_var,
+                    )?;
+                    let vals: &[i64] = match pc[i] {
+                        Some(Values::Int64(v)) => v,
+                        _ => &[],
+                    };
+                    let lengths: Vec<i64> = if matches!(p, Partition::RowLengths(_)) {
+                        vals.to_vec()
+                    } else {
+                        vals.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect()
+                    };
+                    let mut s = Vec::with_capacity(lengths.len() + 1);
+                    let mut acc = 0i64;
+                    s.push(0);
+                    for l in lengths {
+                        acc = acc.wrapping_add(l);
+                        s.push(acc);
+                    }
+                    s
+                }
+            };
+            items = splits.len() as i64 - 1;
+            levels.insert(0, splits);
+        }
+        // The batch level: this example is one row of `items` items.
+        levels.insert(0, vec![0, items]);
+        per_example.push(levels);
+    }
+    let depth = partitions
+        .iter()
+        .filter(|p| !(matches!(p, Partition::UniformRowLength(_)) && partitions.len() == 1))
+        .count()
+        + 1;
+    let mut row_splits = Vec::with_capacity(depth);
+    for level in 0..depth {
+        let mut s = vec![0i64];
+        for ex in &per_example {
+            let base = *s.last().unwrap_or(&0);
+            if let Some(sp) = ex.get(level) {
+                s.extend(sp[1..].iter().map(|x| base.wrapping_add(*x)));
+            }
+        }
+        let len = s.len() as i64;
+        let t = if splits_dtype == DataType::INT32 {
+            Tensor::from_vec(
+                s.into_iter().map(|x| x as i32).collect::<Vec<_>>(),
+                [len].as_slice(),
+            )
+        } else {
+            Tensor::from_vec(s, [len].as_slice())
+        };
+        row_splits.push(t.map_err(|e| RecordsError::invalid(e.to_string()))?);
+    }
+    let count = flat.len() as i64;
+    let flat_values = match inner_dim {
+        Some(k) => to_tensor(flat, &[count / k, k])?,
+        None => to_tensor(flat, &[count])?,
+    };
+    Ok(Parsed::Ragged {
+        flat_values,
+        row_splits,
+    })
+}
+
+/// The specs as a map, for callers that look results up by name.
+pub fn by_name(parsed: Vec<(String, Parsed)>) -> BTreeMap<String, Parsed> {
+    parsed.into_iter().collect()
+}
