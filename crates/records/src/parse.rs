@@ -147,20 +147,30 @@ pub(crate) fn default_values(t: &Tensor, kind: Kind) -> Result<Values> {
     })
 }
 
-pub(crate) fn repeat_to(values: &Values, n: usize) -> Values {
+/// Appends `n` values taken from `values` in turn (a default of one value fills a shape);
+/// nothing when `values` is empty.
+pub(crate) fn extend_cycled(out: &mut Values, values: &Values, n: usize) {
     let k = values.len();
-    let mut out = empty_values(match values {
-        Values::Float(_) => Kind::Float,
-        Values::Int64(_) => Kind::Int64,
-        Values::Bytes(_) => Kind::Bytes,
-    });
     if k == 0 {
-        return out;
+        return;
+    }
+    if k == n {
+        extend(out, values, 0..n);
+        return;
     }
     for i in 0..n {
-        extend(&mut out, values, i % k..i % k + 1);
+        extend(out, values, i % k..i % k + 1);
     }
-    out
+}
+
+/// Reserves room for `n` more values, failing instead of aborting when memory runs out.
+pub(crate) fn reserve(out: &mut Values, n: usize) -> Result<()> {
+    let r = match out {
+        Values::Float(v) => v.try_reserve(n),
+        Values::Int64(v) => v.try_reserve(n),
+        Values::Bytes(v) => v.try_reserve(n),
+    };
+    r.map_err(|_| RecordsError::ResourceExhausted(format!("cannot allocate {n} output values")))
 }
 
 /// What one example gave for each feature key: `None` where absent.
@@ -465,7 +475,7 @@ pub(crate) fn build(
             let kind = kind_of(*dtype)?;
             let n = checked_count(shape)?;
             let default = match default_value {
-                Some(t) => Some(repeat_to(&default_values(t, kind)?, n)),
+                Some(t) => Some(default_values(t, kind)?),
                 None => None,
             };
             let col = column(
@@ -477,6 +487,10 @@ pub(crate) fn build(
                 type_mismatch_dense,
             )?;
             let mut out = empty_values(kind);
+            let total = n.checked_mul(rows.len()).ok_or_else(|| {
+                RecordsError::ResourceExhausted(format!("{} examples of {n} values", rows.len()))
+            })?;
+            reserve(&mut out, total)?;
             for (i, v) in col.iter().enumerate() {
                 match (v, &default) {
                     (Some(v), _) if v.len() == n => extend(&mut out, v, 0..n),
@@ -489,7 +503,7 @@ pub(crate) fn build(
                             shape_string(shape)
                         )))
                     }
-                    (None, Some(d)) => extend(&mut out, d, 0..n),
+                    (None, Some(d)) => extend_cycled(&mut out, d, n),
                     (None, None) => {
                         return Err(RecordsError::invalid(format!(
                             "Name: {}, Feature: {name} (data type: {}) is required but could not be found.",
@@ -547,7 +561,7 @@ pub(crate) fn build(
                 if let Some(v) = v {
                     extend(&mut out, v, 0..len);
                 }
-                extend(&mut out, &repeat_to(&pad, per - len), 0..per - len);
+                extend_cycled(&mut out, &pad, per - len);
             }
             let mut dims = vec![batch, max_rows as i64];
             dims.extend_from_slice(shape);

@@ -6,7 +6,7 @@ use tensorcast_core::{DataType, Tensor};
 
 use crate::error::{RecordsError, Result};
 use crate::parse::{
-    build, checked_count, default_values, empty_values, extend, kind_of, name_of, repeat_to,
+    build, checked_count, default_values, empty_values, extend, extend_cycled, kind_of, name_of,
     shape_string, to_tensor, values_kind, FeatureSpec, Parsed, Plan, Row,
 };
 use crate::wire::{decode_feature, walk_features, Cursor, Kind, Span, Values, WireResult};
@@ -244,15 +244,12 @@ fn build_sequence(
             }
             let max_steps = per_example.iter().map(Vec::len).max().unwrap_or(0);
             let pad = match default_value {
-                Some(t) => repeat_to(&default_values(t, kind)?, stride),
-                None => repeat_to(
-                    &match kind {
-                        Kind::Float => Values::Float(vec![0.0]),
-                        Kind::Int64 => Values::Int64(vec![0]),
-                        Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
-                    },
-                    stride,
-                ),
+                Some(t) => default_values(t, kind)?,
+                None => match kind {
+                    Kind::Float => Values::Float(vec![0.0]),
+                    Kind::Int64 => Values::Int64(vec![0]),
+                    Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
+                },
             };
             let mut out = empty_values(kind);
             let mut lens = Vec::with_capacity(col.len());
@@ -261,7 +258,7 @@ fn build_sequence(
                     extend(&mut out, v, 0..stride);
                 }
                 for _ in steps.len()..max_steps {
-                    extend(&mut out, &pad, 0..stride);
+                    extend_cycled(&mut out, &pad, stride);
                 }
                 lens.push(steps.len() as i64);
             }

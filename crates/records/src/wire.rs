@@ -81,9 +81,31 @@ impl<'a> Cursor<'a> {
             1 => self.fixed(8).map(|_| ()),
             2 => self.len_delimited().map(|_| ()),
             5 => self.fixed(4).map(|_| ()),
-            // Groups (3, 4) are not in these messages; TensorFlow's parser refuses them too.
+            3 => self.skip_group(),
+            // An end-group with no start, or wire types 6 and 7.
             _ => Err(WireError),
         }
+    }
+
+    /// Skips a (deprecated) group whose start tag was just read, as protobuf parsers do, up to
+    /// a nesting of 100 (prost's recursion limit), iteratively so that no input can exhaust
+    /// the stack.
+    fn skip_group(&mut self) -> WireResult<()> {
+        let mut depth = 1usize;
+        while depth > 0 {
+            let (_, wire) = self.key()?;
+            match wire {
+                3 => {
+                    depth += 1;
+                    if depth > 100 {
+                        return Err(WireError);
+                    }
+                }
+                4 => depth -= 1,
+                w => self.skip(w)?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -1,6 +1,7 @@
 //! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
+pub mod example_parse;
 pub mod graph_import;
 pub mod npy_header;
 pub mod npz;
@@ -11,12 +12,14 @@ pub mod ops_elementwise;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
+pub mod tfrecord_reader;
 
 /// A fuzz target's body.
 pub type Body = fn(&[u8]);
 
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
+    ("example_parse", example_parse::run),
     ("graph_import", graph_import::run),
     ("npy_header", npy_header::run),
     ("npz", npz::run),
@@ -26,4 +29,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_elementwise", ops_elementwise::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
+    ("tfrecord_reader", tfrecord_reader::run),
 ];
