@@ -183,7 +183,8 @@ def enc(t):
     a = t.numpy() if hasattr(t, "numpy") else np.asarray(t)
     name = t.dtype.name
     if name == "string":
-        return {"dtype": "string", "shape": list(a.shape), "strings": [v.hex() for v in np.asarray(a, dtype=object).reshape(-1)]}
+        a = np.asarray(a, dtype=object)  # a scalar string comes back as bytes
+        return {"dtype": "string", "shape": list(a.shape), "strings": [v.hex() for v in a.reshape(-1)]}
     nm = {"float32": "float"}.get(name, name)
     return {"dtype": nm, "shape": list(a.shape), "hex": np.ascontiguousarray(a).tobytes().hex()}
 
@@ -313,6 +314,12 @@ singles = [
     ("single sequence", {"v": S([], "int64", allow_missing=True)}, e_full),
     ("single empty", {"f": F([3], "float32", [0.0, 0.0, 0.0]), "v": V("int64")}, e_empty),
     ("single bad", {"f": F([3], "float32")}, b"\x0a"),
+    ("single too few", {"f": F([4], "float32")}, e_full),
+    ("single wrong type dense", {"f": F([3], "int64")}, e_full),
+    ("single wrong type sparse", {"s": V("float32")}, e_full),
+    ("single sequence not multiple", {"f": S([2], "float32", allow_missing=True)}, e_full),
+    ("single string default", {"b": F([], "string", "dflt"), "s": F([2], "string")}, e_full),
+    ("single ragged partitions", {"r": R("int64", "tok", [{"type": "RowLengths", "key": "lens"}])}, example({"tok": [1, 2, 3], "lens": [1, 2]})),
 ]
 for name, spec, ser in singles:
     case_parse(name, spec, ser, single=True)
@@ -375,6 +382,9 @@ seq_cases = [
     ("seq ragged step of another type", {}, {"w": R("string")}, [s_int_step]),
     ("seq ragged float", {"lbl": V("string")}, {"emb": R("float32")}, [s1, s2, s_empty]),
     ("seq dense default", {}, {"emb": S([2], "float32", allow_missing=True, dv=-1.0)}, [s1, s2, s_empty]),
+    ("seq context wrong type", {"len": F([], "float32")}, {}, [s1]),
+    ("seq context wrong length", {"len": F([2], "int64")}, {}, [s1]),
+    ("seq context sparse", {"len": V("int64"), "lbl": V("string")}, {"tok": S([], "int64")}, [s1, s2]),
     ("seq bad bytes", {}, {"tok": S([], "int64")}, [b"\x12\x05"]),
 ]
 for name, c, s, ser in seq_cases:

@@ -50,8 +50,9 @@
 //! Values size: 1 but output shape: [2]`). Why they are built as they are:
 //! - **No intermediate messages.** A hand-written wire walker (the private module `wire`)
 //!   finds each wanted feature's bytes in one pass over an example (later map entries win, as
-//!   protobuf says), skips the others without decoding them, and decodes the wanted lists (packed or unpacked) straight into the output column. Byte strings are
-//!   slices of the input `Bytes`, so string tensors share the serialized examples' memory.
+//!   protobuf says), skips the others without decoding them, and decodes the wanted lists
+//!   (packed or unpacked) straight into the output column. Byte strings are slices of the
+//!   input `Bytes`, so string tensors share the serialized examples' memory.
 //! - **Parallel.** Batches of 256 examples or more are decoded on rayon's pool; the columns
 //!   are then assembled in order.
 //! - **Hostile input.** Every length is checked against the bytes that remain; nesting is

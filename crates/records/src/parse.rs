@@ -331,31 +331,63 @@ fn single_text(m: String) -> String {
     let m = m
         .strip_prefix("Name: <unknown>, ")
         .map_or(m.clone(), str::to_string);
-    // "Key: v, Index: 0.  Number of int64 values != expected.  Values size: 4 but output
-    // shape: [3]" -> too many values: the single parser stops at the shape.
-    if let Some(rest) = m.strip_prefix("Key: ") {
-        if let Some((key, tail)) = rest.split_once(", Index: 0.  Number of ") {
-            if let Some((ty, sizes)) = tail.split_once(" values != expected.  Values size: ") {
-                if let Some((got, shape)) = sizes.split_once(" but output shape: ") {
-                    let want: i64 = shape
-                        .trim_matches(|c| c == '[' || c == ']')
-                        .split(',')
-                        .filter(|s| !s.is_empty())
-                        .map(|s| s.parse::<i64>().unwrap_or(0))
-                        .product();
-                    if got.parse::<i64>().unwrap_or(0) > want {
-                        return format!(
-                            "Key: {key}.  Can't parse serialized Example: Some {ty}_list slice was not parsed."
-                        );
-                    }
-                }
+    let Some(rest) = m.strip_prefix("Key: ") else {
+        return m;
+    };
+    let Some((key, tail)) = rest.split_once(", Index: 0.  ") else {
+        return m;
+    };
+    if let Some(counts) = parse_count_text(tail) {
+        // A dense feature of the wrong length: the single parser stops at the list.
+        let list = if counts.ty == "string" {
+            "bytes"
+        } else {
+            counts.ty
+        };
+        return format!(
+            "Key: {key}.  Can't parse serialized Example: Some {list}_list slice was not parsed."
+        );
+    }
+    if let Some(rest) = tail.strip_prefix("Number of ") {
+        // "<type> values is not a multiple of stride length. Saw N values but output shape
+        // is: [?,S]".
+        if let Some((_, saw)) = rest.split_once(" values is not a multiple of stride length. Saw ")
+        {
+            if let Some((n, shape)) = saw.split_once(" values but output shape is: ") {
+                let stride: i64 =
+                    shape_product(shape.trim_start_matches("[?").trim_start_matches(','));
+                return format!(
+                    "Error while parsing feature with key {key}: number of elements should be divisible by {stride}, found {n} instead"
+                );
             }
         }
-        if let Some((key, tail)) = rest.split_once(", Index: 0.  ") {
-            return format!("Key: {key}.  {tail}");
-        }
     }
-    m
+    format!("Key: {key}.  {tail}")
+}
+
+/// The product of the dims of a shape text (`[2,3]` -> 6, `[]` -> 1).
+pub(crate) fn shape_product(shape: &str) -> i64 {
+    shape
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<i64>().unwrap_or(0))
+        .product()
+}
+
+/// The parts of a dense count error's text (`Number of <ty> values != expected.  Values
+/// size: <got> but output shape: <shape>`).
+pub(crate) struct CountText<'a> {
+    pub(crate) ty: &'a str,
+    pub(crate) got: &'a str,
+    pub(crate) shape: &'a str,
+}
+
+pub(crate) fn parse_count_text(tail: &str) -> Option<CountText<'_>> {
+    let rest = tail.strip_prefix("Number of ")?;
+    let (ty, sizes) = rest.split_once(" values != expected.  Values size: ")?;
+    let (got, shape) = sizes.split_once(" but output shape: ")?;
+    Some(CountText { ty, got, shape })
 }
 
 /// Drops the batch dimension of a batch-of-one result.

@@ -7,7 +7,8 @@ use tensorcast_core::{DataType, Tensor};
 use crate::error::{RecordsError, Result};
 use crate::parse::{
     build, checked_count, default_values, empty_values, extend, extend_cycled, kind_of, name_of,
-    shape_string, to_tensor, values_kind, FeatureSpec, Parsed, Plan, Row,
+    parse_count_text, shape_product, shape_string, to_tensor, values_kind, FeatureSpec, Parsed,
+    Plan, Row,
 };
 use crate::wire::{decode_feature, walk_features, Cursor, Kind, Span, Values, WireResult};
 
@@ -161,18 +162,47 @@ pub fn parse_sequence_example(
     })
 }
 
-/// The context parser words a missing feature without the `Name:` prefix.
+/// The context parser words some errors its own way: a missing feature without the `Name:`
+/// prefix, a type mismatch as `Context feature: k.`, a wrong length as an inconsistent
+/// number of elements.
 fn context_text(e: RecordsError) -> RecordsError {
-    match e {
-        RecordsError::InvalidArgument(m) if m.contains("is required but could not be found") => {
-            let m = match m.split_once(", Feature: ") {
-                Some((_, rest)) => format!("Feature: {rest}"),
-                None => m,
-            };
-            RecordsError::InvalidArgument(m)
+    let RecordsError::InvalidArgument(m) = e else {
+        return e;
+    };
+    if m.contains("is required but could not be found") {
+        if let Some((_, rest)) = m.split_once(", Feature: ") {
+            return RecordsError::InvalidArgument(format!("Feature: {rest}"));
         }
-        e => e,
+        return RecordsError::InvalidArgument(m);
     }
+    let Some((head, tail)) = m.split_once(", Index: ") else {
+        return RecordsError::InvalidArgument(m);
+    };
+    let Some((name, key)) = head.split_once(", Key: ") else {
+        return RecordsError::InvalidArgument(m);
+    };
+    let Some((_, tail)) = tail.split_once(".  ") else {
+        return RecordsError::InvalidArgument(m);
+    };
+    if let Some(types) = tail.strip_prefix("Data types don't match. ") {
+        let expected = types
+            .split_once("expected type: ")
+            .or_else(|| types.split_once("Expected type: "))
+            .map(|(_, e)| e.split(',').next().unwrap_or(e));
+        if let Some(expected) = expected {
+            return RecordsError::InvalidArgument(format!(
+                "{name}, Context feature: {key}.  Data types don't match. Expected type: {expected}"
+            ));
+        }
+    }
+    if let Some(c) = parse_count_text(tail) {
+        return RecordsError::InvalidArgument(format!(
+            "Inconsistent max number of elements for feature {key}: expected {}, but found {}",
+            shape_product(c.shape),
+            c.got
+        ));
+    }
+    RecordsError::InvalidArgument(m)
 }
 
 fn step_type_error(name: &str, key: &str, step: usize, want: Kind) -> RecordsError {
