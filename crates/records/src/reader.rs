@@ -61,8 +61,8 @@ impl ReaderOptions {
 }
 
 enum Source<R> {
-    Plain(BufReader<R>),
-    Inflate(Inflater<BufReader<R>>),
+    Plain(R),
+    Inflate(Box<Inflater<BufReader<R>>>),
 }
 
 impl<R: Read> Read for Source<R> {
@@ -106,7 +106,13 @@ pub struct RecordReader<R> {
     src: Source<R>,
     options: ReaderOptions,
     offset: u64,
+    /// Bytes read and not yet handed out: `buf[start..end]`. Records are returned as slices
+    /// of this buffer (one copy, from the source into it), so it grows to the largest record.
     buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// The source has ended.
+    eof: bool,
     done: bool,
 }
 
@@ -155,17 +161,26 @@ impl RecordReader<File> {
 impl<R: Read> RecordReader<R> {
     /// A reader of the records in `reader`, decompressed as `options.compression` says.
     pub fn new(reader: R, options: ReaderOptions) -> Self {
-        let buffered = BufReader::with_capacity(options.buffer_bytes.max(64), reader);
+        let cap = options.buffer_bytes.max(64);
         let src = match options.compression {
-            Compression::None => Source::Plain(buffered),
-            Compression::Gzip => Source::Inflate(Inflater::new(buffered, true)),
-            Compression::Zlib => Source::Inflate(Inflater::new(buffered, false)),
+            Compression::None => Source::Plain(reader),
+            Compression::Gzip => Source::Inflate(Box::new(Inflater::new(
+                BufReader::with_capacity(cap, reader),
+                true,
+            ))),
+            Compression::Zlib => Source::Inflate(Box::new(Inflater::new(
+                BufReader::with_capacity(cap, reader),
+                false,
+            ))),
         };
         Self {
             src,
             options,
             offset: 0,
             buf: Vec::new(),
+            start: 0,
+            end: 0,
+            eof: false,
             done: false,
         }
     }
@@ -189,7 +204,7 @@ impl<R: Read> RecordReader<R> {
             return Ok(None);
         }
         match self.read_one() {
-            Ok(Some(n)) => Ok(Some(&self.buf[..n])),
+            Ok(Some((a, b))) => Ok(Some(&self.buf[a..b])),
             Ok(None) => {
                 self.done = true;
                 Ok(None)
@@ -201,44 +216,80 @@ impl<R: Read> RecordReader<R> {
         }
     }
 
-    /// Reads the next record into `self.buf[..n]`, returning `n`.
-    fn read_one(&mut self) -> Result<Option<usize>> {
-        let mut header = [0u8; HEADER_BYTES];
-        let got = read_full(&mut self.src, &mut header)?;
-        if got < HEADER_BYTES {
+    /// Makes at least `n` bytes available in `buf[start..end]` unless the source ends first;
+    /// whether it did. The buffer grows with the data that arrives (geometrically past the
+    /// read size), never to a size only claimed.
+    fn fill(&mut self, n: usize) -> Result<bool> {
+        if self.end - self.start >= n {
+            return Ok(true);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        let chunk = self.options.buffer_bytes.max(64);
+        while self.end < n && !self.eof {
+            if self.buf.len() == self.end {
+                // Full: one chunk for records that fit in it; past that, at most double
+                // (so the buffer is at most twice the data that arrived, plus a chunk).
+                let new_len = if n <= chunk {
+                    chunk
+                } else {
+                    n.min(chunk.max(self.buf.len().saturating_mul(2)))
+                };
+                self.buf
+                    .try_reserve(new_len - self.buf.len())
+                    .map_err(|_| {
+                        RecordsError::ResourceExhausted(format!(
+                            "cannot allocate {new_len} bytes for the record at {}",
+                            self.offset
+                        ))
+                    })?;
+                self.buf.resize(new_len, 0);
+            }
+            let end = self.end;
+            match self.src.read(&mut self.buf[end..]) {
+                Ok(0) => self.eof = true,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(from_io(e)),
+            }
+        }
+        Ok(self.end >= n)
+    }
+
+    /// Reads the next record; its range in `self.buf`.
+    fn read_one(&mut self) -> Result<Option<(usize, usize)>> {
+        if !self.fill(HEADER_BYTES)? {
             // TensorFlow: no header, or a partial one, is the end of the records.
             return Ok(None);
         }
+        let h = &self.buf[self.start..self.start + HEADER_BYTES];
         let mut len8 = [0u8; 8];
-        len8.copy_from_slice(&header[..8]);
+        len8.copy_from_slice(&h[..8]);
         let length = u64::from_le_bytes(len8);
         if self.options.verify_checksums {
-            let stored = u32::from_le_bytes([header[8], header[9], header[10], header[11]]);
-            if masked_crc32c(&header[..8]) != stored {
+            let stored = u32::from_le_bytes([h[8], h[9], h[10], h[11]]);
+            if masked_crc32c(&len8) != stored {
                 return Err(RecordsError::CorruptedLength {
                     offset: self.offset,
                 });
             }
         }
+        let too_large = RecordsError::RecordTooLarge {
+            offset: self.offset,
+            length,
+            limit: self.options.max_record_bytes,
+        };
         if length > self.options.max_record_bytes {
-            return Err(RecordsError::RecordTooLarge {
-                offset: self.offset,
-                length,
-                limit: self.options.max_record_bytes,
-            });
+            return Err(too_large);
         }
-        // `length` fits in memory's address space: it is at most max_record_bytes, which
-        // the caller chose; the buffer grows with what actually arrives.
-        let want = usize::try_from(length)
+        let total = usize::try_from(length)
             .ok()
-            .and_then(|n| n.checked_add(FOOTER_BYTES))
-            .ok_or(RecordsError::RecordTooLarge {
-                offset: self.offset,
-                length,
-                limit: self.options.max_record_bytes,
-            })?;
-        let got = self.read_body(want)?;
-        if got < want {
+            .and_then(|n| n.checked_add(HEADER_BYTES + FOOTER_BYTES))
+            .ok_or(too_large)?;
+        if !self.fill(total)? {
             if self.options.allow_incomplete_tail {
                 return Ok(None);
             }
@@ -250,63 +301,26 @@ impl<R: Read> RecordReader<R> {
                 },
             });
         }
-        let n = want - FOOTER_BYTES;
+        let a = self.start + HEADER_BYTES;
+        let b = self.start + total - FOOTER_BYTES;
         if self.options.verify_checksums {
-            let f = &self.buf[n..want];
+            let f = &self.buf[b..b + FOOTER_BYTES];
             let stored = u32::from_le_bytes([f[0], f[1], f[2], f[3]]);
-            if masked_crc32c(&self.buf[..n]) != stored {
+            if masked_crc32c(&self.buf[a..b]) != stored {
                 return Err(RecordsError::CorruptedData {
                     offset: self.offset + HEADER_BYTES as u64,
                 });
             }
         }
-        self.offset += (HEADER_BYTES + want) as u64;
-        Ok(Some(n))
-    }
-
-    /// Reads up to `want` bytes into `self.buf[..]`, growing the buffer only with data that
-    /// arrived past 1 MiB (so that a header claiming more than the input holds allocates
-    /// little), returning how many were read.
-    fn read_body(&mut self, want: usize) -> Result<usize> {
-        const EAGER: usize = 1 << 20;
-        let mut filled: usize = 0;
-        loop {
-            let target = want.min(EAGER.max(filled.saturating_mul(2)));
-            if self.buf.len() < target {
-                self.buf.try_reserve(target - self.buf.len()).map_err(|_| {
-                    RecordsError::ResourceExhausted(format!(
-                        "cannot allocate {target} bytes for the record at {}",
-                        self.offset
-                    ))
-                })?;
-                self.buf.resize(target, 0);
-            }
-            let got = read_full(&mut self.src, &mut self.buf[filled..target])?;
-            filled += got;
-            if filled == want || filled < target {
-                return Ok(filled);
-            }
-        }
+        self.start += total;
+        self.offset += total as u64;
+        Ok(Some((a, b)))
     }
 
     /// The records left, each copied into its own `Bytes`.
     pub fn into_records(self) -> Records<R> {
         Records { reader: self }
     }
-}
-
-/// Reads until `buf` is full or the input ends; the count read.
-fn read_full(src: &mut impl Read, buf: &mut [u8]) -> Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match src.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(from_io(e)),
-        }
-    }
-    Ok(n)
 }
 
 /// Unwraps the inflater's errors, which travel inside `io::Error`.
