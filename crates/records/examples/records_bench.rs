@@ -40,6 +40,15 @@ fn main() {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(1024);
+    // RECORDS_BENCH_ONLY=parse skips the file workloads (for profiling the parser).
+    let only_parse = std::env::var("RECORDS_BENCH_ONLY").is_ok_and(|v| v == "parse");
+    if !only_parse {
+        bench_files(mib);
+    }
+    bench_parse();
+}
+
+fn bench_files(mib: u64) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("bench.tfrecord");
     let n_records = (mib << 20) / 4096;
@@ -197,7 +206,9 @@ fn main() {
         d.as_secs_f64() * 1e3,
         gbps(gz_raw, d)
     );
+}
 
+fn bench_parse() {
     // parse_example: 100k Examples of 128 floats, an int64 label, a variable-length bytes list.
     let examples: Vec<Bytes> = (0..100_000u32)
         .map(|i| {

@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use tensorcast_core::{DataType, TString, Tensor};
 
 use crate::error::{RecordsError, Result};
-use crate::wire::{decode_feature, walk_example, Kind, Values};
+use crate::wire::{decode_feature_into, walk_example, ColumnBuf, Kind, VRef, Values};
 
 /// A partition of a [`FeatureSpec::Ragged`] feature (`tf.io.RaggedFeature.*`).
 #[derive(Debug, Clone, PartialEq)]
@@ -122,11 +122,11 @@ pub(crate) fn empty_values(kind: Kind) -> Values {
     }
 }
 
-pub(crate) fn extend(dst: &mut Values, src: &Values, range: std::ops::Range<usize>) {
+pub(crate) fn extend(dst: &mut Values, src: VRef<'_>, range: std::ops::Range<usize>) {
     match (dst, src) {
-        (Values::Float(d), Values::Float(s)) => d.extend_from_slice(&s[range]),
-        (Values::Int64(d), Values::Int64(s)) => d.extend_from_slice(&s[range]),
-        (Values::Bytes(d), Values::Bytes(s)) => d.extend_from_slice(&s[range]),
+        (Values::Float(d), VRef::Float(s)) => d.extend_from_slice(&s[range]),
+        (Values::Int64(d), VRef::Int64(s)) => d.extend_from_slice(&s[range]),
+        (Values::Bytes(d), VRef::Bytes(s)) => d.extend_from_slice(&s[range]),
         _ => {}
     }
 }
@@ -155,11 +155,11 @@ pub(crate) fn extend_cycled(out: &mut Values, values: &Values, n: usize) {
         return;
     }
     if k == n {
-        extend(out, values, 0..n);
+        extend(out, values.as_vref(), 0..n);
         return;
     }
     for i in 0..n {
-        extend(out, values, i % k..i % k + 1);
+        extend(out, values.as_vref(), i % k..i % k + 1);
     }
 }
 
@@ -175,6 +175,133 @@ pub(crate) fn reserve(out: &mut Values, n: usize) -> Result<()> {
 
 /// What one example gave for each feature key: `None` where absent.
 pub(crate) type Row = Vec<Option<Option<Values>>>;
+
+/// Per-example access to the decoded features of a batch, whichever way it was decoded.
+pub(crate) trait Columns: Sync {
+    /// The number of examples.
+    fn rows(&self) -> usize;
+    /// Example `i`'s list for key `slot` (`None`: absent or with no list).
+    fn get(&self, slot: usize, i: usize) -> Option<VRef<'_>>;
+}
+
+/// Rows of owned values (the sequence parser's context).
+pub(crate) struct RowCols<'a>(pub(crate) &'a [Row]);
+
+impl Columns for RowCols<'_> {
+    fn rows(&self) -> usize {
+        self.0.len()
+    }
+
+    fn get(&self, slot: usize, i: usize) -> Option<VRef<'_>> {
+        match &self.0[i][slot] {
+            Some(Some(v)) => Some(v.as_vref()),
+            _ => None,
+        }
+    }
+}
+
+/// Chunks of examples decoded into flat column buffers (`parse_example`).
+struct ChunkCols {
+    /// Examples per chunk (the last may hold fewer).
+    chunk: usize,
+    /// Per chunk, per key slot.
+    chunks: Vec<Vec<ColumnBuf>>,
+    rows: usize,
+}
+
+impl Columns for ChunkCols {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    fn get(&self, slot: usize, i: usize) -> Option<VRef<'_>> {
+        self.chunks[i / self.chunk][slot].get(i % self.chunk)
+    }
+}
+
+/// Decodes `examples` into one column buffer per key.
+fn decode_chunk(
+    plan: &Plan<'_>,
+    examples: &[Bytes],
+    fast: &mut [FastOut<'_>],
+) -> Result<(Vec<ColumnBuf>, bool)> {
+    let mut cols: Vec<ColumnBuf> = (0..plan.keys.len()).map(|_| ColumnBuf::default()).collect();
+    let mut last: Vec<Option<(usize, usize)>> = vec![None; plan.keys.len()];
+    let mut anomaly = false;
+    for (e, serialized) in examples.iter().enumerate() {
+        last.iter_mut().for_each(|l| *l = None);
+        walk_example(serialized, &mut |key, range| {
+            if let Some(i) = plan.find(key) {
+                last[i] = Some(range);
+            }
+        })
+        .map_err(|_| unparsable(serialized))?;
+        for (col, range) in cols.iter_mut().zip(&last) {
+            match range {
+                None => col.entries.push(None),
+                Some(r) => {
+                    decode_feature_into(serialized, *r, col).map_err(|_| unparsable(serialized))?
+                }
+            }
+        }
+        for f in fast.iter_mut() {
+            anomaly |= !f.take(&mut cols[f.slot], e);
+        }
+    }
+    Ok((cols, anomaly))
+}
+
+/// A dense float or int64 feature decoded straight into its output: each example's list is
+/// copied (while still in cache) from the chunk's column buffer into the output, and the
+/// buffer is emptied again, so the buffer stays small and the output is written once.
+struct FastOut<'a> {
+    slot: usize,
+    n: usize,
+    default: Option<&'a Values>,
+    out: FastSlice<'a>,
+}
+
+enum FastSlice<'a> {
+    Float(&'a mut [f32]),
+    Int64(&'a mut [i64]),
+}
+
+impl FastOut<'_> {
+    /// Moves example `e`'s entry of `col` to the output; `false` where the general path must
+    /// decide (a missing feature without default, another type, another length).
+    fn take(&mut self, col: &mut ColumnBuf, e: usize) -> bool {
+        let n = self.n;
+        let entry = col.entries.pop().flatten();
+        let ok = match (&mut self.out, entry, self.default) {
+            (FastSlice::Float(out), Some((Kind::Float, start, len)), _) if len == n => {
+                out[e * n..e * n + n].copy_from_slice(&col.floats[start..start + n]);
+                true
+            }
+            (FastSlice::Int64(out), Some((Kind::Int64, start, len)), _) if len == n => {
+                out[e * n..e * n + n].copy_from_slice(&col.ints[start..start + n]);
+                true
+            }
+            (FastSlice::Float(out), None, Some(Values::Float(d))) if !d.is_empty() => {
+                for (k, x) in out[e * n..e * n + n].iter_mut().enumerate() {
+                    *x = d[k % d.len()];
+                }
+                true
+            }
+            (FastSlice::Int64(out), None, Some(Values::Int64(d))) if !d.is_empty() => {
+                for (k, x) in out[e * n..e * n + n].iter_mut().enumerate() {
+                    *x = d[k % d.len()];
+                }
+                true
+            }
+            _ => false,
+        };
+        col.floats.clear();
+        col.ints.clear();
+        col.bytes.clear();
+        col.entries.push(None);
+        ok
+    }
+}
 
 /// The keys to read and, per spec, which of them it needs.
 pub(crate) struct Plan<'a> {
@@ -216,6 +343,16 @@ impl<'a> Plan<'a> {
         Plan { keys, index }
     }
 
+    /// The slot of `key`, if wanted: a linear scan for a few keys (cheaper than hashing
+    /// every key of every example), the hash map past that.
+    pub(crate) fn find(&self, key: &[u8]) -> Option<usize> {
+        if self.keys.len() <= 8 {
+            self.keys.iter().position(|k| k.as_bytes() == key)
+        } else {
+            self.index.get(key).copied()
+        }
+    }
+
     fn slot(&self, key: &str) -> usize {
         self.index[key.as_bytes()]
     }
@@ -226,25 +363,6 @@ pub(crate) fn unparsable(serialized: &[u8]) -> RecordsError {
         "Could not parse example input, value: '{}'",
         String::from_utf8_lossy(serialized)
     ))
-}
-
-/// Decodes one example into a row of the wanted features.
-fn decode_row(plan: &Plan<'_>, serialized: &Bytes) -> Result<Row> {
-    let mut last: Vec<Option<(usize, usize)>> = vec![None; plan.keys.len()];
-    walk_example(serialized, &mut |key, range| {
-        if let Some(&i) = plan.index.get(key) {
-            last[i] = Some(range);
-        }
-    })
-    .map_err(|_| unparsable(serialized))?;
-    last.into_iter()
-        .map(|r| match r {
-            None => Ok(None),
-            Some(range) => decode_feature(serialized, range)
-                .map(Some)
-                .map_err(|_| unparsable(serialized)),
-        })
-        .collect()
 }
 
 pub(crate) fn name_of(names: Option<&[String]>, i: usize) -> &str {
@@ -288,21 +406,192 @@ pub fn parse_example(
     specs: &[(String, FeatureSpec)],
 ) -> Result<Vec<(String, Parsed)>> {
     let plan = Plan::new(specs);
-    let rows: Vec<Row> = if serialized.len() >= 256 {
-        serialized
-            .par_iter()
-            .map(|s| decode_row(&plan, s))
-            .collect::<Result<_>>()?
-    } else {
-        serialized
-            .iter()
-            .map(|s| decode_row(&plan, s))
-            .collect::<Result<_>>()?
+    if let Some(out) = parse_dense_fast(serialized, names, specs, &plan)? {
+        return Ok(out);
+    }
+    let (chunks, _) = decode_chunks(serialized, &plan, &mut [])?;
+    let cols = ChunkCols {
+        chunk: CHUNK,
+        chunks,
+        rows: serialized.len(),
     };
     specs
         .iter()
-        .map(|(name, spec)| Ok((name.clone(), build(name, spec, &plan, &rows, names)?)))
+        .map(|(name, spec)| Ok((name.clone(), build(name, spec, &plan, &cols, names)?)))
         .collect()
+}
+
+/// Examples per chunk of a batch: chunks are decoded in parallel when there are several.
+const CHUNK: usize = 512;
+
+/// Decodes a batch in chunks (in parallel when there are several), with the fast dense
+/// outputs `fast` (each split into the chunks' parts); the chunks' columns and whether a fast
+/// output met a case it leaves to the general path.
+fn decode_chunks(
+    serialized: &[Bytes],
+    plan: &Plan<'_>,
+    fast: &mut [FastOut<'_>],
+) -> Result<(Vec<Vec<ColumnBuf>>, bool)> {
+    if serialized.len() <= CHUNK {
+        let (cols, anomaly) = decode_chunk(plan, serialized, fast)?;
+        return Ok((vec![cols], anomaly));
+    }
+    // Split each fast output into per-chunk parts, then regroup them by chunk.
+    let n_chunks = serialized.len().div_ceil(CHUNK);
+    let mut per_chunk: Vec<Vec<FastOut<'_>>> = (0..n_chunks).map(|_| Vec::new()).collect();
+    for f in fast.iter_mut() {
+        let (slot, n, default) = (f.slot, f.n, f.default);
+        let step = (CHUNK * n).max(1);
+        match &mut f.out {
+            FastSlice::Float(out) => {
+                for (c, part) in out.chunks_mut(step).enumerate() {
+                    per_chunk[c].push(FastOut {
+                        slot,
+                        n,
+                        default,
+                        out: FastSlice::Float(part),
+                    });
+                }
+            }
+            FastSlice::Int64(out) => {
+                for (c, part) in out.chunks_mut(step).enumerate() {
+                    per_chunk[c].push(FastOut {
+                        slot,
+                        n,
+                        default,
+                        out: FastSlice::Int64(part),
+                    });
+                }
+            }
+        }
+    }
+    let results: Vec<(Vec<ColumnBuf>, bool)> = serialized
+        .par_chunks(CHUNK)
+        .zip(per_chunk.into_par_iter())
+        .map(|(c, mut f)| decode_chunk(plan, c, &mut f))
+        .collect::<Vec<Result<_>>>()
+        .into_iter()
+        // The first failing chunk's error, as a serial decode would report it.
+        .collect::<Result<_>>()?;
+    let anomaly = results.iter().any(|r| r.1);
+    Ok((results.into_iter().map(|r| r.0).collect(), anomaly))
+}
+
+/// `parse_example` where some specs are dense float/int64 features: those are decoded
+/// straight into their outputs. `None` when a case needs the general path (which then gives
+/// the same results, and the errors in TensorFlow's order).
+fn parse_dense_fast(
+    serialized: &[Bytes],
+    names: Option<&[String]>,
+    specs: &[(String, FeatureSpec)],
+    plan: &Plan<'_>,
+) -> Result<Option<Vec<(String, Parsed)>>> {
+    // A key read by one spec only (emptying its buffer must not starve another).
+    let mut uses = vec![0usize; plan.keys.len()];
+    for (name, spec) in specs {
+        match spec {
+            FeatureSpec::Ragged {
+                value_key,
+                partitions,
+                ..
+            } => {
+                uses[plan.slot(value_key.as_deref().unwrap_or(name))] += 1;
+                for p in partitions {
+                    if let Partition::RowLengths(k) | Partition::RowSplits(k) = p {
+                        uses[plan.slot(k)] += 1;
+                    }
+                }
+            }
+            _ => uses[plan.slot(name)] += 1,
+        }
+    }
+    let b = serialized.len();
+    let mut defaults: Vec<Option<Values>> = Vec::new();
+    let mut chosen: Vec<(usize, usize, usize, Kind)> = Vec::new(); // spec, slot, n, kind
+    for (si, (name, spec)) in specs.iter().enumerate() {
+        if let FeatureSpec::FixedLen {
+            shape,
+            dtype,
+            default_value,
+        } = spec
+        {
+            let kind = kind_of(*dtype)?;
+            let slot = plan.slot(name);
+            if kind == Kind::Bytes || uses[slot] != 1 {
+                continue;
+            }
+            let n = checked_count(shape)?;
+            if n == 0 || n.checked_mul(b).is_none_or(|t| t > (1 << 28)) {
+                continue;
+            }
+            defaults.push(match default_value {
+                Some(t) => Some(default_values(t, kind)?),
+                None => None,
+            });
+            chosen.push((si, slot, n, kind));
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(None);
+    }
+    let mut float_outs: Vec<Vec<f32>> = Vec::new();
+    let mut int_outs: Vec<Vec<i64>> = Vec::new();
+    for &(_, _, n, kind) in &chosen {
+        match kind {
+            Kind::Float => float_outs.push(vec![0.0; n * b]),
+            _ => int_outs.push(vec![0; n * b]),
+        }
+    }
+    let (chunks, anomaly) = {
+        let (mut fi, mut ii) = (float_outs.iter_mut(), int_outs.iter_mut());
+        let mut fast: Vec<FastOut<'_>> = Vec::with_capacity(chosen.len());
+        for (&(_, slot, n, kind), d) in chosen.iter().zip(&defaults) {
+            let out = match kind {
+                Kind::Float => {
+                    FastSlice::Float(fi.next().map(|v| v.as_mut_slice()).unwrap_or_default())
+                }
+                _ => FastSlice::Int64(ii.next().map(|v| v.as_mut_slice()).unwrap_or_default()),
+            };
+            fast.push(FastOut {
+                slot,
+                n,
+                default: d.as_ref(),
+                out,
+            });
+        }
+        decode_chunks(serialized, plan, &mut fast)?
+    };
+    if anomaly {
+        return Ok(None);
+    }
+    let cols = ChunkCols {
+        chunk: CHUNK,
+        chunks,
+        rows: b,
+    };
+    let (mut fi, mut ii) = (float_outs.into_iter(), int_outs.into_iter());
+    let mut fast_results: Vec<Option<Parsed>> = specs.iter().map(|_| None).collect();
+    for &(si, _, _, kind) in &chosen {
+        let FeatureSpec::FixedLen { shape, .. } = &specs[si].1 else {
+            continue;
+        };
+        let mut dims = vec![b as i64];
+        dims.extend_from_slice(shape);
+        let values = match kind {
+            Kind::Float => Values::Float(fi.next().unwrap_or_default()),
+            _ => Values::Int64(ii.next().unwrap_or_default()),
+        };
+        fast_results[si] = Some(Parsed::Dense(to_tensor(values, &dims)?));
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for ((name, spec), fast) in specs.iter().zip(fast_results) {
+        let parsed = match fast {
+            Some(p) => p,
+            None => build(name, spec, plan, &cols, names)?,
+        };
+        out.push((name.clone(), parsed));
+    }
+    Ok(Some(out))
 }
 
 /// Parses one serialized `Example` as `tf.io.parse_single_example`: the results of
@@ -430,19 +719,19 @@ fn unbatch(p: Parsed) -> Result<Parsed> {
     })
 }
 
-fn type_mismatch_dense(name: &str, key: &str, i: usize, got: &Values, want: Kind) -> RecordsError {
+fn type_mismatch_dense(name: &str, key: &str, i: usize, got: Kind, want: Kind) -> RecordsError {
     RecordsError::invalid(format!(
         "Name: {name}, Key: {key}, Index: {i}.  Data types don't match. Data type: {} but expected type: {}",
-        values_kind(got).tf_name(),
+        got.tf_name(),
         want.tf_name()
     ))
 }
 
-fn type_mismatch_var(name: &str, key: &str, i: usize, got: &Values, want: Kind) -> RecordsError {
+fn type_mismatch_var(name: &str, key: &str, i: usize, got: Kind, want: Kind) -> RecordsError {
     RecordsError::invalid(format!(
         "Name: {name}, Key: {key}, Index: {i}.  Data types don't match. Expected type: {}, Actual type: {}",
         want.tf_name(),
-        values_kind(got).tf_name()
+        got.tf_name()
     ))
 }
 
@@ -470,21 +759,17 @@ pub(crate) fn checked_count(dims: &[i64]) -> Result<usize> {
 /// The values of feature `key` in each example (`None`: absent or with no list), checking
 /// the kind with `mismatch`.
 fn column<'r>(
-    rows: &'r [Row],
+    rows: &'r dyn Columns,
     slot: usize,
     key: &str,
     kind: Kind,
     names: Option<&[String]>,
-    mismatch: fn(&str, &str, usize, &Values, Kind) -> RecordsError,
-) -> Result<Vec<Option<&'r Values>>> {
-    rows.iter()
-        .enumerate()
-        .map(|(i, row)| match &row[slot] {
-            Some(Some(v)) if values_kind(v) != kind => {
-                Err(mismatch(name_of(names, i), key, i, v, kind))
-            }
-            Some(Some(v)) => Ok(Some(v)),
-            _ => Ok(None),
+    mismatch: fn(&str, &str, usize, Kind, Kind) -> RecordsError,
+) -> Result<Vec<Option<VRef<'r>>>> {
+    (0..rows.rows())
+        .map(|i| match rows.get(slot, i) {
+            Some(v) if v.kind() != kind => Err(mismatch(name_of(names, i), key, i, v.kind(), kind)),
+            v => Ok(v),
         })
         .collect()
 }
@@ -493,10 +778,10 @@ pub(crate) fn build(
     name: &str,
     spec: &FeatureSpec,
     plan: &Plan<'_>,
-    rows: &[Row],
+    rows: &dyn Columns,
     names: Option<&[String]>,
 ) -> Result<Parsed> {
-    let batch = rows.len() as i64;
+    let batch = rows.rows() as i64;
     let bad = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
     match spec {
         FeatureSpec::FixedLen {
@@ -519,13 +804,13 @@ pub(crate) fn build(
                 type_mismatch_dense,
             )?;
             let mut out = empty_values(kind);
-            let total = n.checked_mul(rows.len()).ok_or_else(|| {
-                RecordsError::ResourceExhausted(format!("{} examples of {n} values", rows.len()))
+            let total = n.checked_mul(rows.rows()).ok_or_else(|| {
+                RecordsError::ResourceExhausted(format!("{} examples of {n} values", rows.rows()))
             })?;
             reserve(&mut out, total)?;
             for (i, v) in col.iter().enumerate() {
                 match (v, &default) {
-                    (Some(v), _) if v.len() == n => extend(&mut out, v, 0..n),
+                    (Some(v), _) if v.len() == n => extend(&mut out, *v, 0..n),
                     (Some(v), _) => {
                         return Err(RecordsError::invalid(format!(
                             "Name: {}, Key: {name}, Index: {i}.  Number of {} values != expected.  Values size: {} but output shape: {}",
@@ -591,7 +876,7 @@ pub(crate) fn build(
             for v in &col {
                 let len = v.map_or(0, |v| v.len());
                 if let Some(v) = v {
-                    extend(&mut out, v, 0..len);
+                    extend(&mut out, *v, 0..len);
                 }
                 extend_cycled(&mut out, &pad, per - len);
             }
@@ -611,7 +896,7 @@ pub(crate) fn build(
                         indices.push(i as i64);
                         indices.push(j as i64);
                     }
-                    extend(&mut out, v, 0..v.len());
+                    extend(&mut out, *v, 0..v.len());
                     max_len = max_len.max(v.len());
                 }
             }
@@ -651,7 +936,7 @@ fn build_ragged(
     partitions: &[Partition],
     splits_dtype: DataType,
     plan: &Plan<'_>,
-    rows: &[Row],
+    rows: &dyn Columns,
     names: Option<&[String]>,
 ) -> Result<Parsed> {
     let _ = name;
@@ -673,11 +958,11 @@ fn build_ragged(
     // uniform inner dimension of its flat values.
     let mut flat = empty_values(kind);
     let mut inner_dim: Option<i64> = None;
-    let mut per_example: Vec<Vec<Vec<i64>>> = Vec::with_capacity(rows.len());
+    let mut per_example: Vec<Vec<Vec<i64>>> = Vec::with_capacity(rows.rows());
     for (i, v) in col.iter().enumerate() {
         let n = v.map_or(0, |v| v.len());
         if let Some(v) = v {
-            extend(&mut flat, v, 0..n);
+            extend(&mut flat, *v, 0..n);
         }
         let mut levels: Vec<Vec<i64>> = Vec::new();
         let mut items = n as i64;
@@ -718,7 +1003,7 @@ fn build_ragged(
                         type_mismatch_var,
                     )?;
                     let vals: &[i64] = match pc[i] {
-                        Some(Values::Int64(v)) => v,
+                        Some(VRef::Int64(v)) => v,
                         _ => &[],
                     };
                     let lengths: Vec<i64> = if matches!(p, Partition::RowLengths(_)) {

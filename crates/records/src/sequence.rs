@@ -8,7 +8,7 @@ use crate::error::{RecordsError, Result};
 use crate::parse::{
     build, checked_count, default_values, empty_values, extend, extend_cycled, kind_of, name_of,
     parse_count_text, shape_product, shape_string, to_tensor, values_kind, FeatureSpec, Parsed,
-    Plan, Row,
+    Plan, Row, RowCols,
 };
 use crate::wire::{decode_feature, walk_features, Cursor, Kind, Span, Values, WireResult};
 
@@ -138,7 +138,7 @@ pub fn parse_sequence_example(
     let context_out = context
         .iter()
         .map(|(name, spec)| {
-            build(name, spec, &ctx_plan, &rows, names)
+            build(name, spec, &ctx_plan, &RowCols(&rows), names)
                 .map(|p| (name.clone(), p))
                 .map_err(context_text)
         })
@@ -285,7 +285,7 @@ fn build_sequence(
             let mut lens = Vec::with_capacity(col.len());
             for steps in &per_example {
                 for v in steps.iter().flatten() {
-                    extend(&mut out, v, 0..stride);
+                    extend(&mut out, v.as_vref(), 0..stride);
                 }
                 for _ in steps.len()..max_steps {
                     extend_cycled(&mut out, &pad, stride);
@@ -313,7 +313,7 @@ fn build_sequence(
                     for k in 0..v.len() {
                         indices.extend_from_slice(&[i as i64, j as i64, k as i64]);
                     }
-                    extend(&mut out, v, 0..v.len());
+                    extend(&mut out, v.as_vref(), 0..v.len());
                     max_len = max_len.max(v.len());
                 }
             }
@@ -350,7 +350,7 @@ fn build_sequence(
                 for v in &steps {
                     let n = v.map_or(0, |v| v.len());
                     if let Some(v) = v {
-                        extend(&mut out, v, 0..n);
+                        extend(&mut out, v.as_vref(), 0..n);
                     }
                     inner.push(inner.last().copied().unwrap_or(0) + n as i64);
                 }

@@ -128,6 +128,155 @@ impl Kind {
     }
 }
 
+/// A borrowed list of values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum VRef<'a> {
+    Bytes(&'a [Bytes]),
+    Float(&'a [f32]),
+    Int64(&'a [i64]),
+}
+
+impl VRef<'_> {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            VRef::Bytes(v) => v.len(),
+            VRef::Float(v) => v.len(),
+            VRef::Int64(v) => v.len(),
+        }
+    }
+
+    pub(crate) fn kind(&self) -> Kind {
+        match self {
+            VRef::Bytes(_) => Kind::Bytes,
+            VRef::Float(_) => Kind::Float,
+            VRef::Int64(_) => Kind::Int64,
+        }
+    }
+}
+
+/// The values of one wanted feature across a chunk of examples, in three flat buffers, and
+/// for each example where its list starts and how long it is: decoding a batch allocates a
+/// few buffers per chunk rather than one per feature and example.
+#[derive(Debug, Default)]
+pub(crate) struct ColumnBuf {
+    pub(crate) floats: Vec<f32>,
+    pub(crate) ints: Vec<i64>,
+    pub(crate) bytes: Vec<Bytes>,
+    /// Per example: `None` (absent, or a feature with no list) or (kind, start, len).
+    pub(crate) entries: Vec<Option<(Kind, usize, usize)>>,
+}
+
+impl ColumnBuf {
+    pub(crate) fn get(&self, i: usize) -> Option<VRef<'_>> {
+        let (kind, start, len) = self.entries[i]?;
+        Some(match kind {
+            Kind::Float => VRef::Float(&self.floats[start..start + len]),
+            Kind::Int64 => VRef::Int64(&self.ints[start..start + len]),
+            Kind::Bytes => VRef::Bytes(&self.bytes[start..start + len]),
+        })
+    }
+}
+
+/// Decodes the `Feature` message `whole[range]` onto the end of `col`'s buffers and records
+/// its entry (the merge rules of [`decode_feature`]).
+pub(crate) fn decode_feature_into(
+    whole: &Bytes,
+    range: (usize, usize),
+    col: &mut ColumnBuf,
+) -> WireResult<()> {
+    let data = &whole[range.0..range.1];
+    let mut c = Cursor::new(data);
+    let mut entry: Option<(Kind, usize, usize)> = None;
+    while !c.done() {
+        let (field, wire) = c.key()?;
+        if !(1..=3).contains(&field) || wire != 2 {
+            c.skip(wire)?;
+            continue;
+        }
+        let (s, e) = c.len_delimited()?;
+        let list = &data[s..e];
+        let kind = match field {
+            1 => Kind::Bytes,
+            2 => Kind::Float,
+            _ => Kind::Int64,
+        };
+        // A list of the same kind as the previous one merges with it (its values are the
+        // last ones in the buffer); another kind starts over.
+        let start = match entry {
+            Some((k, start, _)) if k == kind => start,
+            _ => match kind {
+                Kind::Bytes => col.bytes.len(),
+                Kind::Float => col.floats.len(),
+                Kind::Int64 => col.ints.len(),
+            },
+        };
+        let mut lc = Cursor::new(list);
+        match kind {
+            Kind::Bytes => {
+                let base = range.0 + s;
+                while !lc.done() {
+                    let (f, w) = lc.key()?;
+                    if f == 1 && w == 2 {
+                        let (a, b) = lc.len_delimited()?;
+                        col.bytes.push(whole.slice(base + a..base + b));
+                    } else {
+                        lc.skip(w)?;
+                    }
+                }
+            }
+            Kind::Float => {
+                while !lc.done() {
+                    let (f, w) = lc.key()?;
+                    match (f, w) {
+                        (1, 2) => {
+                            let (a, b) = lc.len_delimited()?;
+                            let packed = &list[a..b];
+                            if !packed.len().is_multiple_of(4) {
+                                return Err(WireError);
+                            }
+                            col.floats.extend(
+                                packed
+                                    .chunks_exact(4)
+                                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+                            );
+                        }
+                        (1, 5) => {
+                            let c4 = lc.fixed(4)?;
+                            col.floats
+                                .push(f32::from_le_bytes([c4[0], c4[1], c4[2], c4[3]]));
+                        }
+                        _ => lc.skip(w)?,
+                    }
+                }
+            }
+            Kind::Int64 => {
+                while !lc.done() {
+                    let (f, w) = lc.key()?;
+                    match (f, w) {
+                        (1, 2) => {
+                            let (a, b) = lc.len_delimited()?;
+                            let mut pc = Cursor::new(&list[a..b]);
+                            while !pc.done() {
+                                col.ints.push(pc.varint()? as i64);
+                            }
+                        }
+                        (1, 0) => col.ints.push(lc.varint()? as i64),
+                        _ => lc.skip(w)?,
+                    }
+                }
+            }
+        }
+        let end = match kind {
+            Kind::Bytes => col.bytes.len(),
+            Kind::Float => col.floats.len(),
+            Kind::Int64 => col.ints.len(),
+        };
+        entry = Some((kind, start, end - start));
+    }
+    col.entries.push(entry);
+    Ok(())
+}
+
 /// The decoded values of one feature.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Values {
@@ -137,6 +286,14 @@ pub(crate) enum Values {
 }
 
 impl Values {
+    pub(crate) fn as_vref(&self) -> VRef<'_> {
+        match self {
+            Values::Bytes(v) => VRef::Bytes(v),
+            Values::Float(v) => VRef::Float(v),
+            Values::Int64(v) => VRef::Int64(v),
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         match self {
             Values::Bytes(v) => v.len(),

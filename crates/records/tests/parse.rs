@@ -226,3 +226,85 @@ proptest! {
         }
     }
 }
+
+fn fixed(shape: &[i64], dtype: DataType, default: Option<Tensor>) -> FeatureSpec {
+    FeatureSpec::FixedLen {
+        shape: shape.to_vec(),
+        dtype,
+        default_value: default,
+    }
+}
+
+#[test]
+fn dense_fast_path_equals_general_path_across_chunks() {
+    // 1500 examples (three chunks), a third missing `x` (default used), `label` present.
+    let batch: Vec<Bytes> = (0..1500)
+        .map(|i| {
+            let mut f = vec![("label", ints(&[i]))];
+            if i % 3 != 0 {
+                f.push(("x", floats(&[i as f32, 0.5, -1.0])));
+            }
+            ex(f)
+        })
+        .collect();
+    let default = Some(Tensor::vector(&[9.0f32]));
+    let fast = vec![
+        (
+            "x".to_string(),
+            fixed(&[3], DataType::FLOAT, default.clone()),
+        ),
+        ("label".to_string(), fixed(&[1], DataType::INT64, None)),
+    ];
+    // `x` also read by a ragged spec: decoded by the general path.
+    let general = vec![
+        ("x".to_string(), fixed(&[3], DataType::FLOAT, default)),
+        ("label".to_string(), fixed(&[1], DataType::INT64, None)),
+        (
+            "r".to_string(),
+            FeatureSpec::Ragged {
+                dtype: DataType::FLOAT,
+                value_key: Some("x".into()),
+                partitions: vec![],
+                row_splits_dtype: DataType::INT64,
+            },
+        ),
+        (
+            "l2".to_string(),
+            FeatureSpec::Ragged {
+                dtype: DataType::INT64,
+                value_key: Some("label".into()),
+                partitions: vec![],
+                row_splits_dtype: DataType::INT64,
+            },
+        ),
+    ];
+    let a = parse_example(&batch, None, &fast).unwrap();
+    let b = parse_example(&batch, None, &general).unwrap();
+    assert_eq!(a[0], b[0]);
+    assert_eq!(a[1], b[1]);
+    let Parsed::Dense(x) = &a[0].1 else { panic!() };
+    assert_eq!(
+        &x.as_slice::<f32>().unwrap()[..6],
+        &[9.0, 9.0, 9.0, 1.0, 0.5, -1.0]
+    );
+}
+
+#[test]
+fn errors_in_large_batches_are_the_first_examples() {
+    let mut batch: Vec<Bytes> = (0..1500).map(|i| ex(vec![("v", ints(&[i, i]))])).collect();
+    batch[1200] = ex(vec![("v", ints(&[1]))]);
+    batch[1300] = ex(vec![("v", ints(&[1, 2, 3]))]);
+    let s = spec("v", fixed(&[2], DataType::INT64, None));
+    let err = parse_example(&batch, None, &s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Name: <unknown>, Key: v, Index: 1200.  Number of int64 values != expected.  Values size: 1 but output shape: [2]"
+    );
+    batch[700] = Bytes::from_static(b"\x0a\x05first");
+    batch[1400] = Bytes::from_static(b"\x0a\x05second");
+    let err = parse_example(&batch, None, &s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Could not parse example input, value: '\n\u{5}first'"
+    );
+}
