@@ -48,9 +48,25 @@ fn main() {
     bench_parse();
 }
 
+/// RECORDS_BENCH_DIR=<dir> keeps the files there (for TensorFlow's side,
+/// `tf_records_bench.py`); otherwise a temporary directory.
+fn bench_dir() -> (Option<tempfile::TempDir>, std::path::PathBuf) {
+    match std::env::var_os("RECORDS_BENCH_DIR") {
+        Some(d) => {
+            std::fs::create_dir_all(&d).expect("bench dir");
+            (None, d.into())
+        }
+        None => {
+            let t = tempfile::tempdir().expect("temporary directory");
+            let p = t.path().to_path_buf();
+            (Some(t), p)
+        }
+    }
+}
+
 fn bench_files(mib: u64) {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let path = dir.path().join("bench.tfrecord");
+    let (_keep, dir) = bench_dir();
+    let path = dir.join("bench.tfrecord");
     let n_records = (mib << 20) / 4096;
     // Records of text-like bytes (a small alphabet from an LCG), each different, so that gzip
     // compresses them about as it does real data (3-4x) rather than to nothing.
@@ -69,7 +85,7 @@ fn bench_files(mib: u64) {
     let payload = |i: u64| &records[(i % 1024) as usize];
     write_file(&path, Compression::None, (0..n_records).map(payload)).expect("write");
     let size = std::fs::metadata(&path).expect("stat").len();
-    let gz_path = dir.path().join("bench.tfrecord.gz");
+    let gz_path = dir.join("bench.tfrecord.gz");
     write_file(&gz_path, Compression::Gzip, (0..n_records / 4).map(payload)).expect("write");
     let gz_raw = (n_records / 4) * (4096 + 16);
     println!(
@@ -236,6 +252,10 @@ fn bench_parse() {
         })
         .collect();
     let bytes: usize = examples.iter().map(Bytes::len).sum();
+    if let Some(d) = std::env::var_os("RECORDS_BENCH_DIR") {
+        let p = std::path::Path::new(&d).join("examples.tfrecord");
+        write_file(&p, Compression::None, &examples).expect("write examples");
+    }
     let specs = vec![
         (
             "x".to_string(),
