@@ -144,10 +144,16 @@ fn bench_files(mib: u64) {
     );
 
     // The reader.
-    for (label, verify) in [("checksums verified", true), ("checksums skipped ", false)] {
+    for (label, verify, prefetch) in [
+        ("checksums verified", true, false),
+        ("checksums skipped ", false, false),
+        ("verified, prefetch ", true, true),
+    ] {
         let (d, n) = best(3, || {
             let opts = ReaderOptions {
                 verify_checksums: verify,
+                prefetch,
+                buffer_bytes: if prefetch { 1 << 20 } else { 256 << 10 },
                 ..ReaderOptions::default()
             };
             let mut r = RecordReader::open(&path, opts).expect("open");

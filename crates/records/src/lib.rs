@@ -90,6 +90,7 @@ mod error;
 mod index;
 mod inflate;
 mod parse;
+mod prefetch;
 mod reader;
 mod sequence;
 mod wire;

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use crate::crc::masked_crc32c;
 use crate::error::{RecordsError, Result};
 use crate::inflate::Inflater;
+use crate::prefetch::Prefetcher;
 use crate::Compression;
 
 /// `kHeaderSize`: the length (8 bytes) and its masked CRC (4).
@@ -34,8 +35,12 @@ pub struct ReaderOptions {
     /// ends the reading (as a complete file's end does) instead of being an error. The reader's
     /// [`RecordReader::offset`] then says where the incomplete record starts.
     pub allow_incomplete_tail: bool,
-    /// The size of the read buffer (default 256 KiB).
+    /// The size of the read buffer (default 256 KiB; the chunk size when prefetching).
     pub buffer_bytes: usize,
+    /// [`RecordReader::open`] only: read the file ahead on a thread of its own, so that
+    /// reading and checking overlap on two cores (default `false`: no thread is started).
+    /// Uncompressed files only; ignored otherwise.
+    pub prefetch: bool,
 }
 
 impl Default for ReaderOptions {
@@ -46,6 +51,7 @@ impl Default for ReaderOptions {
             max_record_bytes: DEFAULT_MAX_RECORD_BYTES,
             allow_incomplete_tail: false,
             buffer_bytes: 256 << 10,
+            prefetch: false,
         }
     }
 }
@@ -62,6 +68,7 @@ impl ReaderOptions {
 
 enum Source<R> {
     Plain(R),
+    Prefetch(Box<Prefetcher>),
     Inflate(Box<Inflater<BufReader<R>>>),
 }
 
@@ -70,6 +77,8 @@ impl<R: Read> Read for Source<R> {
         match self {
             Source::Plain(r) => r.read(buf),
             Source::Inflate(r) => r.read(buf),
+            // Read through `fill_prefetched`, never as a stream.
+            Source::Prefetch(_) => Ok(0),
         }
     }
 }
@@ -133,6 +142,21 @@ impl RecordReader<File> {
     /// [`RecordsError::Io`] when the file cannot be opened.
     pub fn open(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self> {
         let file = File::open(path).map_err(|e| RecordsError::io("cannot open", e))?;
+        if options.prefetch && options.compression == Compression::None {
+            let chunk = options.buffer_bytes.max(64);
+            let p = Prefetcher::spawn(file, chunk)
+                .map_err(|e| RecordsError::io("cannot start the read-ahead thread", e))?;
+            return Ok(RecordReader {
+                src: Source::Prefetch(Box::new(p)),
+                options,
+                offset: 0,
+                buf: Vec::new(),
+                start: 0,
+                end: 0,
+                eof: false,
+                done: false,
+            });
+        }
         Ok(Self::new(file, options))
     }
 
@@ -223,6 +247,9 @@ impl<R: Read> RecordReader<R> {
         if self.end - self.start >= n {
             return Ok(true);
         }
+        if matches!(self.src, Source::Prefetch(_)) {
+            return self.fill_prefetched(n);
+        }
         if self.start > 0 {
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
@@ -257,6 +284,61 @@ impl<R: Read> RecordReader<R> {
             }
         }
         Ok(self.end >= n)
+    }
+
+    /// [`Self::fill`] from the read-ahead thread's chunks: an exhausted buffer is replaced by
+    /// the next chunk (no copy); bytes that straddle chunks are gathered in the buffer.
+    fn fill_prefetched(&mut self, n: usize) -> Result<bool> {
+        let Source::Prefetch(p) = &mut self.src else {
+            return Ok(false);
+        };
+        while self.end - self.start < n {
+            let (chunk, pos) = match p.pending.take() {
+                Some(c) => c,
+                None => match p
+                    .next_chunk()
+                    .map_err(|e| RecordsError::io("cannot read", e))?
+                {
+                    Some(c) => (c, 0),
+                    None => {
+                        self.eof = true;
+                        return Ok(false);
+                    }
+                },
+            };
+            if self.start == self.end {
+                // Nothing left in the buffer: the chunk becomes the buffer.
+                let old = std::mem::replace(&mut self.buf, chunk);
+                p.recycle(old);
+                self.start = pos;
+                self.end = self.buf.len();
+                continue;
+            }
+            // Gather: move what is left to the front, append what is still wanted.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            let k = (n - self.end).min(chunk.len() - pos);
+            if self.buf.len() < self.end + k {
+                let grow = self.end + k - self.buf.len();
+                self.buf.try_reserve(grow).map_err(|_| {
+                    RecordsError::ResourceExhausted(format!(
+                        "cannot allocate {} bytes for the record at {}",
+                        self.end + k,
+                        self.offset
+                    ))
+                })?;
+                self.buf.resize(self.end + k, 0);
+            }
+            self.buf[self.end..self.end + k].copy_from_slice(&chunk[pos..pos + k]);
+            self.end += k;
+            if pos + k < chunk.len() {
+                p.pending = Some((chunk, pos + k));
+            } else {
+                p.recycle(chunk);
+            }
+        }
+        Ok(true)
     }
 
     /// Reads the next record; its range in `self.buf`.

@@ -211,3 +211,72 @@ fn slice_records_shares_the_input() {
     let err = slice_records(&bad.into(), true).unwrap_err();
     assert_eq!(err.to_string(), "corrupted record at 12");
 }
+
+/// Everything a reader gives for a file: the records and the error that stopped it.
+fn read_all(mut r: RecordReader<std::fs::File>) -> (Vec<Vec<u8>>, Option<String>) {
+    let mut recs = Vec::new();
+    loop {
+        match r.next_record() {
+            Ok(Some(x)) => recs.push(x.to_vec()),
+            Ok(None) => return (recs, None),
+            Err(e) => return (recs, Some(e.to_string())),
+        }
+    }
+}
+
+#[test]
+fn prefetching_reader_equals_the_plain_reader_on_good_and_damaged_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("p.tfrecord");
+    let mut seed = 7u64;
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+        (seed >> 33) as usize
+    };
+    let recs: Vec<Vec<u8>> = (0..300)
+        .map(|i| vec![i as u8; if i % 50 == 0 { 20_000 } else { next() % 700 }])
+        .collect();
+    let file = file_of(
+        &recs.iter().map(|r| &r[..]).collect::<Vec<_>>(),
+        Compression::None,
+    );
+    let mut variants = vec![file.clone()];
+    for cut in [5, 12, 13, 1000, file.len() / 2, file.len() - 1] {
+        variants.push(file[..cut].to_vec());
+    }
+    for flip in [8, 12, 3000, file.len() - 1] {
+        let mut f = file.clone();
+        f[flip] ^= 1;
+        variants.push(f);
+    }
+    for bytes in &variants {
+        std::fs::write(&path, bytes).unwrap();
+        for chunk in [64, 100, 4096, 1 << 20] {
+            for tail in [false, true] {
+                let opts = ReaderOptions {
+                    buffer_bytes: chunk,
+                    allow_incomplete_tail: tail,
+                    ..ReaderOptions::default()
+                };
+                let plain = read_all(RecordReader::open(&path, opts.clone()).unwrap());
+                let pre = ReaderOptions {
+                    prefetch: true,
+                    ..opts
+                };
+                let ahead = read_all(RecordReader::open(&path, pre).unwrap());
+                assert_eq!(plain, ahead, "chunk {chunk}, {} bytes", bytes.len());
+            }
+        }
+    }
+    // The good file reads back whole.
+    std::fs::write(&path, &file).unwrap();
+    let opts = ReaderOptions {
+        prefetch: true,
+        buffer_bytes: 4096,
+        ..ReaderOptions::default()
+    };
+    assert_eq!(
+        read_all(RecordReader::open(&path, opts).unwrap()),
+        (recs, None)
+    );
+}
