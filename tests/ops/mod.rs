@@ -40,7 +40,10 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             }
             Some("graph_run_error") => graph_run_error::run(rec),
             Some(
-                "tfrecord_read" | "tfrecord_write" | "parse_example" | "parse_single_example"
+                "tfrecord_read"
+                | "tfrecord_write"
+                | "parse_example"
+                | "parse_single_example"
                 | "parse_sequence_example",
             ) => example::run(rec),
             Some("parse_tensor") => parse::run(rec),
