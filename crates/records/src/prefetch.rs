@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::thread::JoinHandle;
 
 /// Chunks in flight between the thread and the reader (memory: about this many chunks plus
 /// the two the reader holds).
@@ -13,8 +14,10 @@ const IN_FLIGHT: usize = 2;
 
 /// The reader's end of a prefetching thread.
 pub(crate) struct Prefetcher {
-    chunks: Receiver<io::Result<Vec<u8>>>,
+    /// `None` only while dropping (dropped first, so that the thread's next send fails).
+    chunks: Option<Receiver<io::Result<Vec<u8>>>>,
     recycle: SyncSender<Vec<u8>>,
+    thread: Option<JoinHandle<()>>,
     /// The next chunk and how much of it was used.
     pub(crate) pending: Option<(Vec<u8>, usize)>,
 }
@@ -27,7 +30,7 @@ impl Prefetcher {
     pub(crate) fn spawn(mut file: File, chunk: usize) -> io::Result<Self> {
         let (tx, rx) = sync_channel::<io::Result<Vec<u8>>>(IN_FLIGHT);
         let (recycle_tx, recycle_rx) = sync_channel::<Vec<u8>>(IN_FLIGHT + 2);
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name("tfrecord-prefetch".into())
             .spawn(move || loop {
                 let mut v = match recycle_rx.try_recv() {
@@ -56,22 +59,34 @@ impl Prefetcher {
                 }
             })?;
         Ok(Self {
-            chunks: rx,
+            chunks: Some(rx),
             recycle: recycle_tx,
+            thread: Some(thread),
             pending: None,
         })
     }
 
     /// The next chunk; `None` at the end of the file.
     pub(crate) fn next_chunk(&mut self) -> io::Result<Option<Vec<u8>>> {
-        match self.chunks.recv() {
-            Ok(r) => r.map(Some),
-            Err(_) => Ok(None),
+        match self.chunks.as_ref().map(Receiver::recv) {
+            Some(Ok(r)) => r.map(Some),
+            _ => Ok(None),
         }
     }
 
     /// Hands a used chunk back for reuse (dropped if the thread has enough).
     pub(crate) fn recycle(&self, v: Vec<u8>) {
         let _ = self.recycle.try_send(v);
+    }
+}
+
+impl Drop for Prefetcher {
+    /// Stops the thread and waits for it (it ends at its next send, after at most one chunk's
+    /// read), so that no thread outlives its reader.
+    fn drop(&mut self) {
+        self.chunks = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }

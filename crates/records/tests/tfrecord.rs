@@ -280,3 +280,21 @@ fn prefetching_reader_equals_the_plain_reader_on_good_and_damaged_files() {
         (recs, None)
     );
 }
+
+#[test]
+fn dropping_a_prefetching_reader_early_stops_its_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.tfrecord");
+    let rec = vec![3u8; 1000];
+    write_file(&path, Compression::None, (0..5000).map(|_| &rec)).unwrap();
+    for _ in 0..20 {
+        let opts = ReaderOptions {
+            prefetch: true,
+            buffer_bytes: 4096,
+            ..ReaderOptions::default()
+        };
+        let mut r = RecordReader::open(&path, opts).unwrap();
+        assert_eq!(r.next_record().unwrap().unwrap().len(), 1000);
+        drop(r); // joins the read-ahead thread, which is blocked on a full channel
+    }
+}
