@@ -9,6 +9,7 @@ mod broadcast_to;
 mod cast;
 mod checkpoint;
 mod elementwise;
+mod example;
 mod graph_common;
 mod graph_def;
 mod graph_import_error;
@@ -46,6 +47,13 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("graph_import_error") => graph_import_error::run(rec),
             Some("graph_roundtrip") => graph_roundtrip::run(rec),
             Some("graph_text") => graph_text::run(rec),
+            Some(
+                "tfrecord_read"
+                | "tfrecord_write"
+                | "parse_example"
+                | "parse_single_example"
+                | "parse_sequence_example",
+            ) => example::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),

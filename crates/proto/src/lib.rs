@@ -91,6 +91,7 @@ mod bundle;
 mod decode;
 mod encode;
 mod error;
+pub mod example;
 mod function;
 mod graph;
 mod handle;

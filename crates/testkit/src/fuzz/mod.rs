@@ -2,6 +2,7 @@
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
 pub mod checkpoint_index;
+pub mod example_parse;
 pub mod graph_import;
 pub mod graph_text;
 pub mod npy_header;
@@ -13,6 +14,7 @@ pub mod ops_elementwise;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
+pub mod tfrecord_reader;
 
 /// A fuzz target's body.
 pub type Body = fn(&[u8]);
@@ -20,6 +22,7 @@ pub type Body = fn(&[u8]);
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
     ("checkpoint_index", checkpoint_index::run),
+    ("example_parse", example_parse::run),
     ("graph_import", graph_import::run),
     ("graph_text", graph_text::run),
     ("npy_header", npy_header::run),
@@ -30,4 +33,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_elementwise", ops_elementwise::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
+    ("tfrecord_reader", tfrecord_reader::run),
 ];

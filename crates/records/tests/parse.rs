@@ -1,0 +1,310 @@
+//! parse_example / parse_single_example / parse_sequence_example on examples built with the
+//! prost messages: laws against the messages themselves, the parallel path, hostile input.
+
+use bytes::Bytes;
+use proptest::prelude::*;
+use tensorcast_core::{DataType, TString, Tensor};
+use tensorcast_proto::example::{
+    feature::Kind, BytesList, Example, Feature, Features, FloatList, Int64List,
+};
+use tensorcast_proto::Message;
+use tensorcast_records::{
+    parse_example, parse_single_example, Code, FeatureSpec, Parsed, RecordsError,
+};
+
+fn ex(features: Vec<(&str, Kind)>) -> Bytes {
+    let mut f = Features::default();
+    for (k, kind) in features {
+        f.feature
+            .insert(k.to_string(), Feature { kind: Some(kind) });
+    }
+    Bytes::from(Example { features: Some(f) }.encode_to_vec())
+}
+
+fn floats(v: &[f32]) -> Kind {
+    Kind::FloatList(FloatList { value: v.to_vec() })
+}
+
+fn ints(v: &[i64]) -> Kind {
+    Kind::Int64List(Int64List { value: v.to_vec() })
+}
+
+fn spec(name: &str, s: FeatureSpec) -> Vec<(String, FeatureSpec)> {
+    vec![(name.to_string(), s)]
+}
+
+#[test]
+fn large_batch_parallel_path_equals_expected_columns() {
+    let n = 1000usize;
+    let batch: Vec<Bytes> = (0..n)
+        .map(|i| {
+            ex(vec![
+                ("x", floats(&[i as f32, -(i as f32)])),
+                ("ids", ints(&vec![i as i64; i % 5])),
+            ])
+        })
+        .collect();
+    let specs = vec![
+        (
+            "x".to_string(),
+            FeatureSpec::FixedLen {
+                shape: vec![2],
+                dtype: DataType::FLOAT,
+                default_value: None,
+            },
+        ),
+        (
+            "ids".to_string(),
+            FeatureSpec::VarLen {
+                dtype: DataType::INT64,
+            },
+        ),
+    ];
+    let out = parse_example(&batch, None, &specs).unwrap();
+    let want_x: Vec<f32> = (0..n).flat_map(|i| [i as f32, -(i as f32)]).collect();
+    assert_eq!(
+        out[0].1,
+        Parsed::Dense(Tensor::from_vec(want_x, [n as i64, 2].as_slice()).unwrap())
+    );
+    let Parsed::Sparse {
+        values,
+        dense_shape,
+        ..
+    } = &out[1].1
+    else {
+        panic!("not sparse")
+    };
+    let want_ids: Vec<i64> = (0..n).flat_map(|i| vec![i as i64; i % 5]).collect();
+    assert_eq!(values.as_slice::<i64>().unwrap(), &want_ids[..]);
+    assert_eq!(dense_shape.as_slice::<i64>().unwrap(), &[n as i64, 4]);
+}
+
+#[test]
+fn missing_required_feature_names_the_example() {
+    let batch = vec![ex(vec![("a", ints(&[1]))]), ex(vec![])];
+    let s = spec(
+        "a",
+        FeatureSpec::FixedLen {
+            shape: vec![],
+            dtype: DataType::INT64,
+            default_value: None,
+        },
+    );
+    let names = vec!["first".to_string(), "second".to_string()];
+    let err = parse_example(&batch, Some(&names), &s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Name: second, Feature: a (data type: int64) is required but could not be found."
+    );
+    assert_eq!(err.code(), Code::InvalidArgument);
+}
+
+#[test]
+fn single_example_drops_the_batch_dimension() {
+    let e = ex(vec![(
+        "s",
+        Kind::BytesList(BytesList {
+            value: vec![Bytes::from_static(b"hi")],
+        }),
+    )]);
+    let s = spec(
+        "s",
+        FeatureSpec::VarLen {
+            dtype: DataType::STRING,
+        },
+    );
+    let out = parse_single_example(&e, &s).unwrap();
+    let Parsed::Sparse {
+        indices,
+        values,
+        dense_shape,
+    } = &out[0].1
+    else {
+        panic!()
+    };
+    assert_eq!(indices.shape().dim_sizes(), &[1, 1]);
+    assert_eq!(
+        values.as_slice::<TString>().unwrap(),
+        &[TString::from("hi")]
+    );
+    assert_eq!(dense_shape.as_slice::<i64>().unwrap(), &[1]);
+}
+
+#[test]
+fn a_million_features_parse_and_only_wanted_ones_are_decoded() {
+    let mut f = Features::default();
+    for i in 0..1_000_000u32 {
+        f.feature.insert(
+            format!("f{i}"),
+            Feature {
+                kind: Some(ints(&[i64::from(i)])),
+            },
+        );
+    }
+    let e = Bytes::from(Example { features: Some(f) }.encode_to_vec());
+    let s = spec(
+        "f999999",
+        FeatureSpec::FixedLen {
+            shape: vec![],
+            dtype: DataType::INT64,
+            default_value: None,
+        },
+    );
+    let out = parse_example(&[e], None, &s).unwrap();
+    assert_eq!(
+        out[0].1,
+        Parsed::Dense(Tensor::from_vec(vec![999_999i64], [1i64].as_slice()).unwrap())
+    );
+}
+
+#[test]
+fn malformed_bytes_are_an_error_never_a_panic() {
+    let s = spec(
+        "a",
+        FeatureSpec::VarLen {
+            dtype: DataType::FLOAT,
+        },
+    );
+    for bad in [
+        &b"\x0a"[..],
+        b"\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01",
+        b"\x0b",                                          // a group start
+        b"\x0a\x07\x0a\x05\x0a\x01a\x12\x05",             // a feature longer than its entry
+        b"\x0a\x0a\x0a\x08\x0a\x01a\x12\x03\x12\x01\x00", // packed floats of 1 byte
+    ] {
+        let err = parse_example(&[Bytes::copy_from_slice(bad)], None, &s).unwrap_err();
+        assert!(matches!(err, RecordsError::InvalidArgument(_)), "{err}");
+        assert!(
+            err.to_string().starts_with("Could not parse example input"),
+            "{err}"
+        );
+    }
+}
+
+fn kind_strategy() -> impl Strategy<Value = Kind> {
+    prop_oneof![
+        prop::collection::vec(any::<f32>().prop_filter("not NaN", |f| !f.is_nan()), 0..6)
+            .prop_map(|v| floats(&v)),
+        prop::collection::vec(any::<i64>(), 0..6).prop_map(|v| ints(&v)),
+        prop::collection::vec(prop::collection::vec(any::<u8>(), 0..4), 0..4).prop_map(|v| {
+            Kind::BytesList(BytesList {
+                value: v.into_iter().map(Bytes::from).collect(),
+            })
+        }),
+    ]
+}
+
+proptest! {
+    /// The direct decoder agrees with prost's decode of the same bytes: a VarLen spec of the
+    /// feature's own type gives back exactly its values.
+    #[test]
+    fn varlen_values_equal_the_message_values(kinds in prop::collection::vec(kind_strategy(), 1..8)) {
+        let batch: Vec<Bytes> = kinds.iter().map(|k| ex(vec![("k", k.clone())])).collect();
+        for (dtype, pick) in [(DataType::FLOAT, 0), (DataType::INT64, 1), (DataType::STRING, 2)] {
+            let same: Vec<&Kind> = kinds.iter().filter(|k| matches!((k, pick), (Kind::FloatList(_), 0) | (Kind::Int64List(_), 1) | (Kind::BytesList(_), 2))).collect();
+            let s = spec("k", FeatureSpec::VarLen { dtype });
+            let out = parse_example(&batch, None, &s);
+            if same.len() != kinds.len() {
+                prop_assert!(out.is_err());
+                continue;
+            }
+            let Parsed::Sparse { values, .. } = &out.unwrap()[0].1 else { panic!() };
+            match dtype {
+                DataType::FLOAT => {
+                    let want: Vec<f32> = same.iter().flat_map(|k| match k { Kind::FloatList(l) => l.value.clone(), _ => vec![] }).collect();
+                    prop_assert_eq!(values.as_slice::<f32>().unwrap(), &want[..]);
+                }
+                DataType::INT64 => {
+                    let want: Vec<i64> = same.iter().flat_map(|k| match k { Kind::Int64List(l) => l.value.clone(), _ => vec![] }).collect();
+                    prop_assert_eq!(values.as_slice::<i64>().unwrap(), &want[..]);
+                }
+                _ => {
+                    let want: Vec<TString> = same.iter().flat_map(|k| match k { Kind::BytesList(l) => l.value.iter().map(|b| TString::from(b.clone())).collect(), _ => vec![] }).collect();
+                    prop_assert_eq!(values.as_slice::<TString>().unwrap(), &want[..]);
+                }
+            }
+        }
+    }
+}
+
+fn fixed(shape: &[i64], dtype: DataType, default: Option<Tensor>) -> FeatureSpec {
+    FeatureSpec::FixedLen {
+        shape: shape.to_vec(),
+        dtype,
+        default_value: default,
+    }
+}
+
+#[test]
+fn dense_fast_path_equals_general_path_across_chunks() {
+    // 1500 examples (three chunks), a third missing `x` (default used), `label` present.
+    let batch: Vec<Bytes> = (0..1500)
+        .map(|i| {
+            let mut f = vec![("label", ints(&[i]))];
+            if i % 3 != 0 {
+                f.push(("x", floats(&[i as f32, 0.5, -1.0])));
+            }
+            ex(f)
+        })
+        .collect();
+    let default = Some(Tensor::vector(&[9.0f32]));
+    let fast = vec![
+        (
+            "x".to_string(),
+            fixed(&[3], DataType::FLOAT, default.clone()),
+        ),
+        ("label".to_string(), fixed(&[1], DataType::INT64, None)),
+    ];
+    // `x` also read by a ragged spec: decoded by the general path.
+    let general = vec![
+        ("x".to_string(), fixed(&[3], DataType::FLOAT, default)),
+        ("label".to_string(), fixed(&[1], DataType::INT64, None)),
+        (
+            "r".to_string(),
+            FeatureSpec::Ragged {
+                dtype: DataType::FLOAT,
+                value_key: Some("x".into()),
+                partitions: vec![],
+                row_splits_dtype: DataType::INT64,
+            },
+        ),
+        (
+            "l2".to_string(),
+            FeatureSpec::Ragged {
+                dtype: DataType::INT64,
+                value_key: Some("label".into()),
+                partitions: vec![],
+                row_splits_dtype: DataType::INT64,
+            },
+        ),
+    ];
+    let a = parse_example(&batch, None, &fast).unwrap();
+    let b = parse_example(&batch, None, &general).unwrap();
+    assert_eq!(a[0], b[0]);
+    assert_eq!(a[1], b[1]);
+    let Parsed::Dense(x) = &a[0].1 else { panic!() };
+    assert_eq!(
+        &x.as_slice::<f32>().unwrap()[..6],
+        &[9.0, 9.0, 9.0, 1.0, 0.5, -1.0]
+    );
+}
+
+#[test]
+fn errors_in_large_batches_are_the_first_examples() {
+    let mut batch: Vec<Bytes> = (0..1500).map(|i| ex(vec![("v", ints(&[i, i]))])).collect();
+    batch[1200] = ex(vec![("v", ints(&[1]))]);
+    batch[1300] = ex(vec![("v", ints(&[1, 2, 3]))]);
+    let s = spec("v", fixed(&[2], DataType::INT64, None));
+    let err = parse_example(&batch, None, &s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Name: <unknown>, Key: v, Index: 1200.  Number of int64 values != expected.  Values size: 1 but output shape: [2]"
+    );
+    batch[700] = Bytes::from_static(b"\x0a\x05first");
+    batch[1400] = Bytes::from_static(b"\x0a\x05second");
+    let err = parse_example(&batch, None, &s).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Could not parse example input, value: '\n\u{5}first'"
+    );
+}

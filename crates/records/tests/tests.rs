@@ -1,0 +1,5 @@
+//! Integration tests of tensorcast-records: one binary, a module per concern.
+
+mod parse;
+mod tf_observed;
+mod tfrecord;
