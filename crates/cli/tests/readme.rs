@@ -57,3 +57,61 @@ fn every_readme_cli_example_runs_and_succeeds() {
         assert_eq!(o.status.code(), Some(0), "{line}\n{}", stderr(&o));
     }
 }
+
+fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn one_flag_grammar_new_and_old_spellings_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let dir = crate::common::temp_dir("grammar");
+    let src = root.join("samples/activations.npy");
+    std::fs::copy(&src, dir.join("a.npy")).unwrap();
+    let runs: &[&[&str]] = &[
+        &["bitcast", "a.npy", "--dtype", "uint8", "-o", "b1.npy"],
+        &["bitcast", "a.npy", "--to", "uint8", "-o", "b2.npy"],
+        &["bitcast", "a.npy", "b3.npy", "--dtype", "uint8"],
+        &["convert", "a.npy", "c1.bin", "--format", "pb"],
+        &["convert", "a.npy", "c2.bin", "--to", "pb"],
+        &["convert", "a.npy", "-o", "c3.bin", "--format", "pb"],
+        &["broadcast", "a.npy", "d1.npy", "--shape", "5,2,3,4"],
+        &["broadcast", "a.npy", "--shape", "5,2,3,4", "-o", "d2.npy"],
+    ];
+    for args in runs {
+        let o = run_in(&dir, args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    }
+    let same = |a: &str, b: &str| {
+        assert_eq!(
+            std::fs::read(dir.join(a)).unwrap(),
+            std::fs::read(dir.join(b)).unwrap(),
+            "{a} vs {b}"
+        )
+    };
+    same("b1.npy", "b2.npy");
+    same("b1.npy", "b3.npy");
+    same("c1.bin", "c2.bin");
+    same("c1.bin", "c3.bin");
+    same("d1.npy", "d2.npy");
+    // Standard output with -o -.
+    let o = run_in(&dir, &["convert", "a.npy", "-o", "-", "--format", "npy"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.stdout, std::fs::read(dir.join("a.npy")).unwrap());
+    // Two outputs, or none: one line, exit 2.
+    for args in [
+        &["convert", "a.npy", "x.npy", "-o", "y.npy"][..],
+        &["bitcast", "a.npy", "--dtype", "u8"][..],
+    ] {
+        let o = run_in(&dir, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("tensorcast: a.npy: "), "{err}");
+    }
+    assert!(!dir.join("x.npy").exists() && !dir.join("y.npy").exists());
+}

@@ -204,6 +204,52 @@ pub(crate) fn load(path: &Path, select: &Select) -> Result<Vec<NamedTensor>> {
     Ok(out)
 }
 
+/// `convert CKPT out.safetensors`: the header made from the index, then one tensor at a time
+/// read (CRC verified), cast if asked, written and dropped - memory for one tensor, and the
+/// allocator's reused blocks instead of a fresh page for every byte of the checkpoint.
+/// Written atomically. Errors name the file they concern.
+pub(crate) fn convert_to_safetensors(
+    path: &Path,
+    select: &Select,
+    cast: Option<tensorcast::DataType>,
+    output: &Path,
+) -> Result<()> {
+    use tensorcast::io::safetensors::{write_file_streamed, PlannedTensor};
+    let ckpt = open(path)?;
+    let name = || escaped(&path.display().to_string());
+    let items: Vec<Item> = items(&ckpt)
+        .with_context(name)?
+        .into_iter()
+        .filter(|i| wanted(i, select))
+        .collect();
+    let planned: Vec<PlannedTensor> = items
+        .iter()
+        .map(|i| PlannedTensor {
+            name: i.name(select.names).to_string(),
+            dtype: cast.unwrap_or(i.entry.dtype),
+            shape: i.entry.shape.clone(),
+        })
+        .collect();
+    let total = items.iter().map(|i| i.entry.size.max(0) as u64).sum();
+    let pb = super::progress::bar(total, &format!("converting {}", path.display()));
+    // Errors from reading name the checkpoint; the rest name the output.
+    let mut read_error = None;
+    let r = write_file_streamed(output, &planned, None, &mut |k| {
+        let i = &items[k];
+        let t = ckpt.read(&i.entry.key).and_then(|t| match cast {
+            Some(d) => t.cast(d).map_err(Into::into),
+            None => Ok(t),
+        });
+        pb.inc(i.entry.size.max(0) as u64);
+        t.inspect_err(|e| read_error = Some(e.to_string()))
+    });
+    pb.finish_and_clear();
+    if let Some(e) = read_error {
+        return Err(anyhow::anyhow!(e)).with_context(name);
+    }
+    r.with_context(|| escaped(&output.display().to_string()))
+}
+
 fn wanted(i: &Item, select: &Select) -> bool {
     i.entry.key != OBJECT_GRAPH_KEY && (select.all || !i.bookkeeping)
 }

@@ -80,6 +80,13 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     if to_checkpoint && from_checkpoint && dtype.is_none() {
         return rewrite_checkpoint(args, &output);
     }
+    if from_checkpoint
+        && format == Some(tensorcast::io::Format::Safetensors)
+        && !super::source::is_std(&output)
+    {
+        checkpoint::convert_to_safetensors(&args.input, &args.select, dtype, &output)?;
+        return Ok(EXIT_OK);
+    }
     let tensors = if from_checkpoint {
         checkpoint::load(&args.input, &args.select)?
     } else {
