@@ -505,16 +505,20 @@ pub fn write_to<W: Write + ?Sized>(
     tensors: &[NamedTensor],
     metadata: Option<&BTreeMap<String, String>>,
 ) -> Result<()> {
-    let mut planned = Vec::with_capacity(tensors.len());
+    let planned: Vec<PlannedTensor> = tensors
+        .iter()
+        .map(|nt| PlannedTensor {
+            name: nt.name.clone(),
+            dtype: nt.tensor.dtype(),
+            shape: nt.tensor.shape().clone(),
+        })
+        .collect();
+    // The checks in the order they always ran: names and dtypes first, then the data.
+    plan_order(&planned)?;
     for nt in tensors {
         nt.tensor
             .tensor_data()
             .map_err(|e| IoError::from(e).context(format!("tensor '{}'", nt.name)))?;
-        planned.push(PlannedTensor {
-            name: nt.name.clone(),
-            dtype: nt.tensor.dtype(),
-            shape: nt.tensor.shape().clone(),
-        });
     }
     write_to_streamed(w, &planned, metadata, &mut |i| {
         Ok(tensors[i].tensor.clone())
@@ -548,8 +552,17 @@ pub fn write_to_streamed<W: Write + ?Sized>(
     metadata: Option<&BTreeMap<String, String>>,
     fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
 ) -> Result<()> {
+    let order = plan_order(planned)?;
+    write_planned(w, &order, metadata, fetch)
+}
+
+/// A tensor's place in the file: its index in the plan, its plan, its safetensors dtype name.
+type Placed<'a> = (usize, &'a PlannedTensor, &'static str);
+
+/// Checks `planned` (names, dtypes, F4 counts) and orders it as the file stores it.
+fn plan_order(planned: &[PlannedTensor]) -> Result<Vec<Placed<'_>>> {
     let mut seen = std::collections::HashSet::new();
-    let mut order: Vec<(usize, &PlannedTensor, &'static str)> = Vec::with_capacity(planned.len());
+    let mut order: Vec<Placed<'_>> = Vec::with_capacity(planned.len());
     for (i, p) in planned.iter().enumerate() {
         let ctx = |e: IoError| e.context(format!("tensor '{}'", p.name));
         if p.name == "__metadata__" {
@@ -580,6 +593,15 @@ pub fn write_to_streamed<W: Write + ?Sized>(
         };
         (std::cmp::Reverse(size), *i)
     });
+    Ok(order)
+}
+
+fn write_planned<W: Write + ?Sized>(
+    w: &mut W,
+    order: &[Placed<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
+) -> Result<()> {
     let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut header = String::from("{");
     if let Some(meta) = metadata.filter(|m| !m.is_empty()) {
@@ -593,7 +615,7 @@ pub fn write_to_streamed<W: Write + ?Sized>(
     }
     let mut offset = 0usize;
     let mut items = Vec::with_capacity(order.len());
-    for (_, p, dtype) in &order {
+    for (_, p, dtype) in order {
         let data_len = (p.shape.num_elements().max(0) as usize).saturating_mul(p.dtype.size());
         let len = if p.dtype == DataType::FLOAT4_E2M1FN {
             data_len / 2
@@ -620,7 +642,7 @@ pub fn write_to_streamed<W: Write + ?Sized>(
     w.write_all(&(header.len() as u64).to_le_bytes())
         .map_err(io)?;
     w.write_all(header.as_bytes()).map_err(io)?;
-    for (i, p, _) in &order {
+    for (i, p, _) in order {
         let t = fetch(*i)?;
         if t.dtype() != p.dtype || t.shape() != &p.shape {
             return Err(IoError::corrupt(format!(
@@ -668,6 +690,36 @@ pub fn write_file_streamed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_writes_equal_whole_writes_and_refuse_a_tensor_unlike_its_plan() {
+        let ts = vec![
+            NamedTensor::new("b", Tensor::vector(&[1u8, 2, 3])),
+            NamedTensor::new("a", Tensor::vector(&[1.5f64, -2.0])),
+        ];
+        let planned: Vec<PlannedTensor> = ts
+            .iter()
+            .map(|t| PlannedTensor {
+                name: t.name.clone(),
+                dtype: t.tensor.dtype(),
+                shape: t.tensor.shape().clone(),
+            })
+            .collect();
+        let mut streamed = Vec::new();
+        let mut fetched = vec![];
+        write_to_streamed(&mut streamed, &planned, None, &mut |i| {
+            fetched.push(i);
+            Ok(ts[i].tensor.clone())
+        })
+        .unwrap();
+        assert_eq!(streamed, write(&ts, None).unwrap());
+        assert_eq!(fetched, [1, 0], "in file order, widest dtype first");
+        let err = write_to_streamed(&mut Vec::new(), &planned, None, &mut |_| {
+            Ok(Tensor::vector(&[0u8]))
+        })
+        .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
+    }
 
     fn file(header: &str, data: &[u8]) -> Vec<u8> {
         let mut v = (header.len() as u64).to_le_bytes().to_vec();
