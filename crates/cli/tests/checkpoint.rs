@@ -406,3 +406,16 @@ fn tensorflow_restores_the_checkpoint_convert_writes_from_safetensors() {
     // The model as initialised gives other outputs: the restore did something.
     assert_ne!(v["original"], v["fresh"], "{v}");
 }
+
+#[test]
+fn a_decoder_error_is_printed_once_not_three_times() {
+    let dir = crate::common::temp_dir("ckpt-once");
+    // A TensorProto whose tensor_content claims more bytes than there are.
+    std::fs::write(dir.join("t.pb"), b"\x08\x01\x12\x00\x22\x05abc").unwrap();
+    let o = run_in(&dir, &["inspect", "t.pb"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches("buffer underflow").count(), 1, "{err}");
+    assert_eq!(err.matches("Could not parse").count(), 1, "{err}");
+}
