@@ -419,3 +419,36 @@ fn a_decoder_error_is_printed_once_not_three_times() {
     assert_eq!(err.matches("buffer underflow").count(), 1, "{err}");
     assert_eq!(err.matches("Could not parse").count(), 1, "{err}");
 }
+
+#[test]
+fn a_tf1_checkpoint_keeps_its_names_and_leaves_out_slots_and_global_step() {
+    use tensorcast::io::checkpoint::{write_checkpoint, CheckpointWriteOptions};
+    use tensorcast::io::NamedTensor;
+    use tensorcast::Tensor;
+    let dir = crate::common::temp_dir("ckpt-tf1");
+    let v = |x: f32| Tensor::vector(&[x, x]);
+    let ts = vec![
+        NamedTensor::new("dense/kernel", v(1.0)),
+        NamedTensor::new("dense/kernel/Adam", v(2.0)),
+        NamedTensor::new("dense/kernel/Adam_1", v(3.0)),
+        NamedTensor::new("beta1_power", Tensor::scalar_of(0.9f32)),
+        NamedTensor::new("global_step", Tensor::scalar_of(7i64)),
+    ];
+    write_checkpoint(
+        &dir.join("model.ckpt-7"),
+        &ts,
+        &CheckpointWriteOptions::default(),
+    )
+    .unwrap();
+    ok(&run_in(&dir, &["convert", "model.ckpt-7", "w.npz"]));
+    let w = read_file(&dir.join("w.npz")).unwrap();
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].name, "dense/kernel");
+    ok(&run_in(
+        &dir,
+        &["convert", "model.ckpt-7.index", "a.npz", "--all"],
+    ));
+    assert_eq!(read_file(&dir.join("a.npz")).unwrap().len(), 5);
+    let out = ok(&run_in(&dir, &["inspect", "model.ckpt-7"]));
+    assert!(out.contains("slot v of dense/kernel"), "{out}");
+}

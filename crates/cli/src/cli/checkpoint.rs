@@ -33,7 +33,8 @@ pub(crate) struct Select {
     /// Name a checkpoint's tensors by object path (default) or by TensorFlow key.
     #[arg(long, value_enum, value_name = "paths|keys", default_value_t = Names::Paths)]
     pub names: Names,
-    /// Take a checkpoint's optimizer slots and bookkeeping (`save_counter`, `optimizer/iter`)
+    /// Take a checkpoint's optimizer slots and bookkeeping (`save_counter`, `optimizer/iter`;
+    /// TF1: `global_step`, `.../Adam`)
     /// too.
     #[arg(long)]
     pub all: bool,
@@ -135,6 +136,10 @@ pub(crate) fn items(ckpt: &Checkpoint) -> Result<Vec<Item>> {
                     || t.path.is_empty();
                 (t.path.clone(), slot, is_bookkeeping)
             }
+            None if graph.is_none() => {
+                let (slot, bookkeeping) = tf1_role(&e.key);
+                (e.key.clone(), slot, bookkeeping)
+            }
             None => (e.key.clone(), None, false),
         };
         if e.key == OBJECT_GRAPH_KEY {
@@ -160,6 +165,35 @@ pub(crate) fn items(ckpt: &Checkpoint) -> Result<Vec<Item>> {
         }
     }
     Ok(out)
+}
+
+/// The slots TF1's optimizers create, by the suffix `tf.compat.v1.train` gives their
+/// variables (`dense/kernel/Adam`, `dense/kernel/Adam_1`), and the slot's name.
+const TF1_SLOTS: &[(&str, &str)] = &[
+    ("/Adam", "m"),
+    ("/Adam_1", "v"),
+    ("/Momentum", "momentum"),
+    ("/RMSProp", "rms"),
+    ("/RMSProp_1", "momentum"),
+    ("/Adagrad", "accumulator"),
+    ("/Adadelta", "accum"),
+    ("/Adadelta_1", "accum_update"),
+    ("/Ftrl", "accum"),
+    ("/Ftrl_1", "linear"),
+];
+
+/// A TF1 name-based checkpoint's key (no object graph): `slot <name> of <variable>` for an
+/// optimizer slot, and whether it is bookkeeping (slots, `global_step`, Adam's
+/// `beta1_power`/`beta2_power`).
+fn tf1_role(key: &str) -> (Option<String>, bool) {
+    for (suffix, slot) in TF1_SLOTS {
+        if let Some(var) = key.strip_suffix(suffix).filter(|v| !v.is_empty()) {
+            return (Some(format!("slot {slot} of {var}")), true);
+        }
+    }
+    let last = key.rsplit('/').next().unwrap_or(key);
+    let bookkeeping = matches!(last, "global_step" | "beta1_power" | "beta2_power");
+    (None, bookkeeping)
 }
 
 /// The paths of the optimizer objects of `graph`: nodes that own slot variables or count
@@ -276,6 +310,22 @@ mod tests {
         assert!(is_data_file_name("model.ckpt.data-00001-of-00002"));
         assert!(!is_data_file_name("model.data"));
         assert!(!is_data_file_name("x.data-a-of-1"));
+    }
+
+    #[test]
+    fn tf1_slots_and_counters_are_bookkeeping() {
+        assert_eq!(
+            tf1_role("dense/kernel/Adam_1"),
+            (Some("slot v of dense/kernel".into()), true)
+        );
+        assert_eq!(
+            tf1_role("dense/kernel/Adam"),
+            (Some("slot m of dense/kernel".into()), true)
+        );
+        assert_eq!(tf1_role("global_step"), (None, true));
+        assert_eq!(tf1_role("beta1_power"), (None, true));
+        assert_eq!(tf1_role("dense/kernel"), (None, false));
+        assert_eq!(tf1_role("Adam"), (None, false));
     }
 
     #[test]
