@@ -1,12 +1,13 @@
 //! The `tensorcast` command-line tool: inspect, convert, bitcast, broadcast and compare tensor
-//! files (npy, npz, safetensors, serialized TensorProto), and run the benchmark report.
+//! files (npy, npz, safetensors, serialized TensorProto) and TensorFlow checkpoints, and run
+//! the benchmark report.
 //!
 //! Exit codes: 0 success, 1 `diff` found a difference, 2 an error. Every error is one line on
 //! stderr, `tensorcast: <file>: <problem>`; a panic (a bug) is caught by a hook that prints
 //! one line and exits 2, never a backtrace. `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGXFSZ` remove
 //! the temporary file of a write in progress, then end the process by the same signal.
 //! `-` names standard input (any command that reads a file) or output (`convert`'s output,
-//! with `--to`).
+//! with `--format`).
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
@@ -38,9 +39,11 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Show the tensors in files: dtype, shape, bytes, alignment, statistics, DebugString.
+    /// Show the tensors in files and TensorFlow checkpoints: dtype, shape, bytes, alignment,
+    /// statistics, DebugString (a checkpoint's object paths, keys and slots).
     Inspect(cli::inspect::Args),
-    /// Rewrite a tensor file in another format, optionally casting every tensor.
+    /// Rewrite a tensor file or TensorFlow checkpoint in another format (a checkpoint too),
+    /// optionally casting every tensor.
     Convert(cli::convert::Args),
     /// View every tensor's bytes as another dtype (TensorFlow Bitcast, or TIK reinterpret).
     Bitcast(cli::bitcast::Args),

@@ -1,6 +1,8 @@
 //! Integration tests of the `tensorcast` binary (one test binary, a module per concern).
 
+mod checkpoint;
 mod cli;
 mod common;
 mod graph_hostile;
 mod hostile;
+mod readme;

@@ -505,39 +505,103 @@ pub fn write_to<W: Write + ?Sized>(
     tensors: &[NamedTensor],
     metadata: Option<&BTreeMap<String, String>>,
 ) -> Result<()> {
+    let planned: Vec<PlannedTensor> = tensors
+        .iter()
+        .map(|nt| PlannedTensor {
+            name: nt.name.clone(),
+            dtype: nt.tensor.dtype(),
+            shape: nt.tensor.shape().clone(),
+        })
+        .collect();
+    // The checks in the order they always ran: names and dtypes first, then the data.
+    plan_order(&planned)?;
+    for nt in tensors {
+        nt.tensor
+            .tensor_data()
+            .map_err(|e| IoError::from(e).context(format!("tensor '{}'", nt.name)))?;
+    }
+    write_to_streamed(w, &planned, metadata, &mut |i| {
+        Ok(tensors[i].tensor.clone())
+    })
+}
+
+/// A tensor [`write_to_streamed`] writes: its name, dtype and shape, known before its bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedTensor {
+    /// The name stored in the header.
+    pub name: String,
+    /// The element type.
+    pub dtype: DataType,
+    /// The shape.
+    pub shape: TensorShape,
+}
+
+/// Streams safetensors to `w` whose header is made from `planned` alone, each tensor's bytes
+/// fetched by `fetch(index into planned)` when its turn comes and dropped once written: a
+/// converter (a checkpoint's tensors, read one at a time) holds one tensor in memory, not
+/// all of them, and its reused buffers need no fresh pages. The checks are [`write_to`]'s,
+/// made on `planned` before anything is written; a fetched tensor must have its planned
+/// dtype and shape.
+///
+/// # Errors
+/// As [`write_to`]; `fetch`'s errors; [`Corrupt`](crate::ErrorKind::Corrupt) when a fetched
+/// tensor differs from its plan (the output is then incomplete: write it atomically).
+pub fn write_to_streamed<W: Write + ?Sized>(
+    w: &mut W,
+    planned: &[PlannedTensor],
+    metadata: Option<&BTreeMap<String, String>>,
+    fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
+) -> Result<()> {
+    let order = plan_order(planned)?;
+    write_planned(w, &order, metadata, fetch)
+}
+
+/// A tensor's place in the file: its index in the plan, its plan, its safetensors dtype name.
+type Placed<'a> = (usize, &'a PlannedTensor, &'static str);
+
+/// Checks `planned` (names, dtypes, F4 counts) and orders it as the file stores it.
+fn plan_order(planned: &[PlannedTensor]) -> Result<Vec<Placed<'_>>> {
     let mut seen = std::collections::HashSet::new();
-    let mut order: Vec<(usize, &NamedTensor, &'static str)> = Vec::with_capacity(tensors.len());
-    for (i, nt) in tensors.iter().enumerate() {
-        let ctx = |e: IoError| e.context(format!("tensor '{}'", nt.name));
-        if nt.name == "__metadata__" {
+    let mut order: Vec<Placed<'_>> = Vec::with_capacity(planned.len());
+    for (i, p) in planned.iter().enumerate() {
+        let ctx = |e: IoError| e.context(format!("tensor '{}'", p.name));
+        if p.name == "__metadata__" {
             return Err(ctx(IoError::unsupported(
                 "the name __metadata__ is reserved",
             )));
         }
-        if !seen.insert(nt.name.as_str()) {
+        if !seen.insert(p.name.as_str()) {
             return Err(IoError::corrupt(format!(
                 "duplicate tensor name '{}'",
-                nt.name
+                p.name
             )));
         }
-        let name = dtype_name(nt.tensor.dtype()).map_err(ctx)?;
-        if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN && nt.tensor.num_elements() % 2 != 0 {
+        let name = dtype_name(p.dtype).map_err(ctx)?;
+        if p.dtype == DataType::FLOAT4_E2M1FN && p.shape.num_elements() % 2 != 0 {
             return Err(ctx(IoError::unsupported(
                 "safetensors F4 packs two values per byte: the element count must be even",
             )));
         }
-        nt.tensor.tensor_data().map_err(|e| ctx(e.into()))?;
-        order.push((i, nt, name));
+        order.push((i, p, name));
     }
     // Decreasing element size (all powers of two) keeps every tensor aligned to its size
     // without padding between them; packed F4 goes last.
-    order.sort_by_key(|(i, nt, _)| {
-        let size = match nt.tensor.dtype() {
+    order.sort_by_key(|(i, p, _)| {
+        let size = match p.dtype {
             DataType::FLOAT4_E2M1FN => 0,
             d => d.size(),
         };
         (std::cmp::Reverse(size), *i)
     });
+    Ok(order)
+}
+
+fn write_planned<W: Write + ?Sized>(
+    w: &mut W,
+    order: &[Placed<'_>],
+    metadata: Option<&BTreeMap<String, String>>,
+    fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
+) -> Result<()> {
     let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut header = String::from("{");
     if let Some(meta) = metadata.filter(|m| !m.is_empty()) {
@@ -551,23 +615,17 @@ pub fn write_to<W: Write + ?Sized>(
     }
     let mut offset = 0usize;
     let mut items = Vec::with_capacity(order.len());
-    for (_, nt, dtype) in &order {
-        let data_len = nt.tensor.tensor_data()?.len();
-        let len = if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN {
+    for (_, p, dtype) in order {
+        let data_len = (p.shape.num_elements().max(0) as usize).saturating_mul(p.dtype.size());
+        let len = if p.dtype == DataType::FLOAT4_E2M1FN {
             data_len / 2
         } else {
             data_len
         };
-        let dims: Vec<String> = nt
-            .tensor
-            .shape()
-            .dim_sizes()
-            .iter()
-            .map(i64::to_string)
-            .collect();
+        let dims: Vec<String> = p.shape.dim_sizes().iter().map(i64::to_string).collect();
         items.push(format!(
             "{}:{{\"dtype\":\"{dtype}\",\"shape\":[{}],\"data_offsets\":[{offset},{}]}}",
-            json(&nt.name),
+            json(&p.name),
             dims.join(","),
             offset + len
         ));
@@ -584,9 +642,20 @@ pub fn write_to<W: Write + ?Sized>(
     w.write_all(&(header.len() as u64).to_le_bytes())
         .map_err(io)?;
     w.write_all(header.as_bytes()).map_err(io)?;
-    for (_, nt, _) in &order {
-        let data = nt.tensor.tensor_data()?;
-        if nt.tensor.dtype() == DataType::FLOAT4_E2M1FN {
+    for (i, p, _) in order {
+        let t = fetch(*i)?;
+        if t.dtype() != p.dtype || t.shape() != &p.shape {
+            return Err(IoError::corrupt(format!(
+                "tensor '{}' is {} {} where {} {} was planned",
+                p.name,
+                t.dtype().name(),
+                t.shape(),
+                p.dtype.name(),
+                p.shape
+            )));
+        }
+        let data = t.tensor_data()?;
+        if p.dtype == DataType::FLOAT4_E2M1FN {
             w.write_all(&pack_f4(data)).map_err(io)?;
         } else {
             w.write_all(data).map_err(io)?;
@@ -595,9 +664,62 @@ pub fn write_to<W: Write + ?Sized>(
     Ok(())
 }
 
+/// [`write_to_streamed`] into the file `path`, atomically as [`crate::write_file`] writes
+/// (temporary file, fsync, rename; a FIFO or device written as a stream).
+///
+/// # Errors
+/// As [`write_to_streamed`] and [`crate::write_file`].
+pub fn write_file_streamed(
+    path: &std::path::Path,
+    planned: &[PlannedTensor],
+    metadata: Option<&BTreeMap<String, String>>,
+    fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
+) -> Result<()> {
+    match crate::atomic::resolve_target(path)? {
+        crate::atomic::Target::Replace(p) => {
+            crate::atomic::write_atomic(&p, |w| write_to_streamed(w, planned, metadata, fetch))
+        }
+        crate::atomic::Target::Stream(p) => {
+            let mut bytes = Vec::new();
+            write_to_streamed(&mut bytes, planned, metadata, fetch)?;
+            crate::atomic::write_stream(&p, &bytes)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_writes_equal_whole_writes_and_refuse_a_tensor_unlike_its_plan() {
+        let ts = vec![
+            NamedTensor::new("b", Tensor::vector(&[1u8, 2, 3])),
+            NamedTensor::new("a", Tensor::vector(&[1.5f64, -2.0])),
+        ];
+        let planned: Vec<PlannedTensor> = ts
+            .iter()
+            .map(|t| PlannedTensor {
+                name: t.name.clone(),
+                dtype: t.tensor.dtype(),
+                shape: t.tensor.shape().clone(),
+            })
+            .collect();
+        let mut streamed = Vec::new();
+        let mut fetched = vec![];
+        write_to_streamed(&mut streamed, &planned, None, &mut |i| {
+            fetched.push(i);
+            Ok(ts[i].tensor.clone())
+        })
+        .unwrap();
+        assert_eq!(streamed, write(&ts, None).unwrap());
+        assert_eq!(fetched, [1, 0], "in file order, widest dtype first");
+        let err = write_to_streamed(&mut Vec::new(), &planned, None, &mut |_| {
+            Ok(Tensor::vector(&[0u8]))
+        })
+        .unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Corrupt);
+    }
 
     fn file(header: &str, data: &[u8]) -> Vec<u8> {
         let mut v = (header.len() as u64).to_le_bytes().to_vec();

@@ -1,4 +1,4 @@
-//! `tensorcast broadcast IN --shape 2,3 -o OUT`: every tensor broadcast to a shape
+//! `tensorcast broadcast IN --shape 2,3 [OUT | -o OUT]`: every tensor broadcast to a shape
 //! (TensorFlow's `BroadcastTo`, materialised).
 
 use anyhow::{Context, Result};

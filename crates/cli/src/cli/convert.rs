@@ -1,44 +1,159 @@
-//! `tensorcast convert IN OUT [--cast DTYPE] [--to FORMAT]`: rewrites a tensor file in
-//! another format, optionally casting every tensor (TensorFlow's `Cast`).
+//! `tensorcast convert IN [OUT | -o OUT] [--format FORMAT] [--cast DTYPE]`: rewrites a tensor
+//! file or a TensorFlow checkpoint in another format, optionally casting every tensor
+//! (TensorFlow's `Cast`); `--format checkpoint` writes a TensorFlow checkpoint (a TF2 bundle
+//! with an object graph built from the names) that `tf.train.Checkpoint(...).restore` loads.
+//! `--to` is the old spelling of `--format`.
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use tensorcast::io::checkpoint::{
+    write_checkpoint, CheckpointWriteOptions, ObjectGraph, OBJECT_GRAPH_KEY,
+};
+use tensorcast::io::{escaped, NamedTensor};
 
+use super::checkpoint::{self, Select};
 use super::EXIT_OK;
 
 /// Arguments of `convert`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The file to read (format detected from the content).
+    /// The file to read (format detected from the content), or a TensorFlow checkpoint: its
+    /// prefix, `.index` or `.data-*` file, its directory, or a SavedModel directory.
     pub input: PathBuf,
-    /// The file to write (replaced atomically).
-    pub output: PathBuf,
+    /// The file to write (replaced atomically); the same as -o.
+    #[arg(value_name = "OUT")]
+    pub output_pos: Option<PathBuf>,
+    /// The file to write (replaced atomically); `-` is standard output. For a checkpoint, its
+    /// prefix.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
     /// Cast every tensor to this dtype first (float32, f16, bf16, int8, DT_DOUBLE...).
     #[arg(long, value_name = "DTYPE")]
     pub cast: Option<String>,
-    /// Output format (npy, npz, safetensors, pb); default: from OUT's extension.
-    #[arg(long, value_name = "FORMAT")]
-    pub to: Option<String>,
+    /// Output format (npy, npz, safetensors, pb, checkpoint); default: from OUT's extension.
+    #[arg(long, visible_alias = "to", value_name = "FORMAT")]
+    pub format: Option<String>,
+    #[command(flatten)]
+    pub select: Select,
+}
+
+/// The output of a command that writes one: `-o OUT` or the positional OUT, not both.
+pub(crate) fn output_path(positional: Option<&PathBuf>, flag: Option<&PathBuf>) -> Result<PathBuf> {
+    match (positional, flag) {
+        (Some(p), None) | (None, Some(p)) => Ok(p.clone()),
+        (Some(a), Some(b)) => bail!(
+            "two outputs given ({} and -o {}); give one",
+            escaped(&a.display().to_string()),
+            escaped(&b.display().to_string())
+        ),
+        (None, None) => bail!("no output given (OUT or -o OUT)"),
+    }
+}
+
+fn is_checkpoint_format(f: &str) -> bool {
+    matches!(
+        f.to_ascii_lowercase().as_str(),
+        "checkpoint" | "ckpt" | "tf-checkpoint" | "bundle"
+    )
 }
 
 /// Runs `convert`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    let in_name = args.input.display().to_string();
-    let out_name = args.output.display().to_string();
-    let format = super::output_format(&args.output, args.to.as_deref()).context(out_name)?;
+    let in_name = escaped(&args.input.display().to_string());
+    let output = output_path(args.output_pos.as_ref(), args.output.as_ref())
+        .with_context(|| in_name.clone())?;
+    let out_name = escaped(&output.display().to_string());
+    let to_checkpoint = args.format.as_deref().is_some_and(is_checkpoint_format);
+    let format = if to_checkpoint {
+        None
+    } else {
+        Some(super::output_format(&output, args.format.as_deref()).context(out_name.clone())?)
+    };
     let dtype = args
         .cast
         .as_deref()
         .map(super::parse_dtype)
         .transpose()
         .with_context(|| format!("{in_name}: --cast"))?;
-    let contents = super::load(&args.input)?;
-    let tensors = match dtype {
-        Some(d) => super::map_tensors(contents.tensors, "casting", |t| t.cast(d))
-            .with_context(|| in_name.clone())?,
-        None => contents.tensors,
+    let from_checkpoint = checkpoint::is_checkpoint(&args.input);
+    if to_checkpoint && from_checkpoint && dtype.is_none() {
+        return rewrite_checkpoint(args, &output);
+    }
+    if from_checkpoint
+        && format == Some(tensorcast::io::Format::Safetensors)
+        && !super::source::is_std(&output)
+    {
+        checkpoint::convert_to_safetensors(&args.input, &args.select, dtype, &output)?;
+        return Ok(EXIT_OK);
+    }
+    let tensors = if from_checkpoint {
+        checkpoint::load(&args.input, &args.select)?
+    } else {
+        super::load(&args.input)?.tensors
     };
-    super::write(&args.output, format, &tensors)?;
+    let tensors = match dtype {
+        Some(d) => super::map_tensors(tensors, "casting", |t| t.cast(d))
+            .with_context(|| in_name.clone())?,
+        None => tensors,
+    };
+    match format {
+        Some(format) => super::write(&output, format, &tensors)?,
+        None => write_as_checkpoint(&output, tensors)?,
+    }
+    Ok(EXIT_OK)
+}
+
+/// Writes `tensors` as a TF2 checkpoint with prefix `prefix`: names that are object paths
+/// become TF2 keys, and the object graph is built from the keys.
+fn write_as_checkpoint(prefix: &std::path::Path, tensors: Vec<NamedTensor>) -> Result<()> {
+    let name = || escaped(&prefix.display().to_string());
+    if super::source::is_std(prefix) {
+        return Err(anyhow!(
+            "a checkpoint is two files and cannot go to standard output; name its prefix"
+        ))
+        .with_context(name);
+    }
+    let tensors: Vec<NamedTensor> = tensors
+        .into_iter()
+        .filter(|t| t.name != OBJECT_GRAPH_KEY)
+        .map(|t| NamedTensor::new(checkpoint::key_of(&t.name), t.tensor))
+        .collect();
+    let graph = ObjectGraph::from_keys(tensors.iter().map(|t| t.name.as_str()));
+    let options = CheckpointWriteOptions {
+        object_graph: Some(graph),
+    };
+    let pb = super::progress::spinner(
+        super::total_bytes(&tensors),
+        &format!("writing {}", prefix.display()),
+    );
+    let r = write_checkpoint(prefix, &tensors, &options);
+    pb.finish_and_clear();
+    r.with_context(name)
+}
+
+/// A checkpoint rewritten as a checkpoint: every entry under its key, the data in the
+/// original's order (so a checkpoint TensorFlow wrote comes back byte for byte), the object
+/// graph kept as it was.
+fn rewrite_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<i32> {
+    let ckpt = checkpoint::open(&args.input)?;
+    let name = || escaped(&args.input.display().to_string());
+    let mut entries: Vec<_> = ckpt.entries().to_vec();
+    entries.sort_by_key(|e| (e.shard_id, e.offset));
+    let mut tensors = Vec::with_capacity(entries.len());
+    for e in &entries {
+        tensors.push(NamedTensor::new(
+            e.key.clone(),
+            ckpt.read(&e.key).with_context(name)?,
+        ));
+    }
+    if super::source::is_std(prefix) {
+        return Err(anyhow!(
+            "a checkpoint is two files and cannot go to standard output; name its prefix"
+        ))
+        .with_context(|| escaped(&prefix.display().to_string()));
+    }
+    write_checkpoint(prefix, &tensors, &CheckpointWriteOptions::default())
+        .with_context(|| escaped(&prefix.display().to_string()))?;
     Ok(EXIT_OK)
 }

@@ -24,10 +24,12 @@ use super::{EXIT_DIFFERENT, EXIT_OK};
 /// Arguments of `diff`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The file to compare.
+    /// The file (or TensorFlow checkpoint) to compare.
     pub a: PathBuf,
-    /// The reference file.
+    /// The reference file (or TensorFlow checkpoint).
     pub b: PathBuf,
+    #[command(flatten)]
+    pub select: super::checkpoint::Select,
     /// Relative tolerance (of |b|).
     #[arg(long, value_name = "R", default_value_t = 0.0)]
     pub rtol: f64,
@@ -259,11 +261,11 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     {
         bail!("--rtol and --atol must be non-negative numbers");
     }
-    let a = super::load(&args.a)?;
-    let b = super::load(&args.b)?;
+    let a = super::load_tensors(&args.a, &args.select)?;
+    let b = super::load_tensors(&args.b, &args.select)?;
     let (an, bn) = (args.a.display().to_string(), args.b.display().to_string());
-    let pairs = pairs(&a.tensors, &b.tensors);
-    let pb = progress::bar(super::total_bytes(&a.tensors), "comparing");
+    let pairs = pairs(&a, &b);
+    let pb = progress::bar(super::total_bytes(&a), "comparing");
     let mut table = Table::new(&[
         ("name", Align::Left),
         ("dtype", Align::Left),

@@ -15,16 +15,40 @@ use tensorcast::io::{detect_format, escaped, FileContents, Format};
 use tensorcast::proto::{GraphDef, Message, TensorProto};
 use tensorcast::Tensor;
 
+use super::inspect_checkpoint::{self, CheckpointReport};
 use super::progress::{self, human_bytes};
 use super::stats::{self, fmt_mean, fmt_num, Of, Stats};
 use super::table::{Align, Table};
 use super::{EXIT_ERROR, EXIT_OK};
 
+/// What `inspect` found in one input.
+enum Report {
+    File(FileReport),
+    Checkpoint(CheckpointReport),
+}
+
+impl Report {
+    fn to_text(&self) -> String {
+        match self {
+            Report::File(r) => r.to_text(),
+            Report::Checkpoint(r) => r.to_text(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Report::File(r) => r.to_json(),
+            Report::Checkpoint(r) => r.to_json(),
+        }
+    }
+}
+
 /// Arguments of `inspect`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Tensor files (npy, npz, safetensors, serialized TensorProto) or directories of them;
-    /// none: the sample files in samples/.
+    /// Tensor files (npy, npz, safetensors, serialized TensorProto), TensorFlow checkpoints
+    /// (prefix, .index, .data-*, checkpoint or SavedModel directory) or directories of tensor
+    /// files; none: the sample files in samples/.
     pub files: Vec<PathBuf>,
     /// Values shown in each DebugString (TensorFlow's default is 3; -1 shows all).
     #[arg(
@@ -40,6 +64,10 @@ pub(crate) struct Args {
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// For TensorFlow checkpoints: print exactly the lines TensorFlow's inspect_checkpoint
+    /// prints (`<key> (<DT_TYPE>) <shape>` per entry).
+    #[arg(long, conflicts_with = "json")]
+    pub tf_debug_string: bool,
 }
 
 /// What `inspect` found about one tensor.
@@ -69,7 +97,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     } else {
         let mut v = Vec::new();
         for f in &args.files {
-            if f.is_dir() {
+            if f.is_dir() && !super::checkpoint::is_checkpoint(f) {
                 let found = tensor_files_in(f)?;
                 if found.is_empty() {
                     return Err(anyhow!("no tensor files in this directory"))
@@ -87,7 +115,31 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     let mut failed = false;
     let mut json_files = Vec::new();
     for (i, path) in files.iter().enumerate() {
-        match inspect_file(path, args) {
+        let report = if super::checkpoint::is_checkpoint(path) {
+            if args.tf_debug_string {
+                match inspect_checkpoint::tf_debug_string(path) {
+                    Ok(lines) => {
+                        out.write_all(&lines)?;
+                        out.flush()?;
+                    }
+                    Err(e) => {
+                        failed = true;
+                        eprintln!("tensorcast: {}", super::one_line(&e));
+                    }
+                }
+                continue;
+            }
+            inspect_checkpoint::inspect(path, args.values).map(Report::Checkpoint)
+        } else if args.tf_debug_string {
+            Err(anyhow!(
+                "not a TensorFlow checkpoint; --tf-debug-string prints a checkpoint's \
+                 inspect_checkpoint lines"
+            ))
+            .with_context(|| escaped(&path.display().to_string()))
+        } else {
+            inspect_file(path, args).map(Report::File)
+        };
+        match report {
             Ok(report) => {
                 if args.json {
                     json_files.push(report.to_json());
@@ -319,6 +371,15 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
         {
             continue;
         }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with(".index") {
+            // A checkpoint, shown once by its index; its data files are skipped below.
+            files.push(path);
+            continue;
+        }
+        if super::checkpoint::is_data_file_name(name) || foreign(&path) {
+            continue;
+        }
         if (Format::from_path(&path).is_some() || sniff(&path).is_some()) && !is_graph_def(&path) {
             files.push(path);
         }
@@ -335,6 +396,11 @@ fn is_graph_def(path: &Path) -> bool {
     };
     TensorProto::decode(bytes.as_slice()).is_err()
         && GraphDef::decode(bytes.as_slice()).is_ok_and(|g| !g.node.is_empty())
+}
+
+/// True for a file tensorcast knows it does not read (Keras, HDF5, MetaGraphDef...).
+fn foreign(path: &Path) -> bool {
+    super::source::foreign_format(path).is_some()
 }
 
 /// The format of a file from its first 4 KiB, if they tell.

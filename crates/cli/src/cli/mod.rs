@@ -7,11 +7,13 @@
 pub(crate) mod bench;
 pub(crate) mod bitcast;
 pub(crate) mod broadcast;
+pub(crate) mod checkpoint;
 pub(crate) mod convert;
 pub(crate) mod decode;
 pub(crate) mod diff;
 pub(crate) mod graph;
 pub(crate) mod inspect;
+pub(crate) mod inspect_checkpoint;
 pub(crate) mod progress;
 pub(crate) mod signals;
 pub(crate) mod source;
@@ -31,15 +33,45 @@ pub(crate) const EXIT_DIFFERENT: i32 = 1;
 /// Exit code for an error.
 pub(crate) const EXIT_ERROR: i32 = 2;
 
-/// An error as one line: its causes joined by `: `, newlines flattened.
+/// An error as one line: its causes joined by `: `, newlines flattened; a cause whose text
+/// the line already holds (a decoder's error that a wrapper quoted in its own message) is not
+/// repeated.
 pub(crate) fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace(['\r', '\n'], " ")
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        let text = text.trim();
+        // Short texts ("a", "eof") may appear inside others by chance: only whole endings count.
+        let repeated = if text.len() >= 8 {
+            line.contains(text)
+        } else {
+            line == text || line.ends_with(&format!(": {text}"))
+        };
+        if text.is_empty() || repeated {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(text);
+    }
+    line.replace(['\r', '\n'], " ")
 }
 
 /// Reads every tensor of `path` (format detected from the content; `-` is standard input);
 /// errors name the file. See [`source::load`].
 pub(crate) fn load(path: &Path) -> Result<FileContents> {
     source::load(path)
+}
+
+/// The tensors of `path`: a tensor file (see [`load`]) or a TensorFlow checkpoint by any name
+/// a TensorFlow user types (its tensors chosen and named as `select` says).
+pub(crate) fn load_tensors(path: &Path, select: &checkpoint::Select) -> Result<Vec<NamedTensor>> {
+    if checkpoint::is_checkpoint(path) {
+        checkpoint::load(path, select)
+    } else {
+        load(path).map(|c| c.tensors)
+    }
 }
 
 /// Parses a dtype as users write it (`float32`, `f32`, `bf16`, `DT_FLOAT`, `1`...).
@@ -121,9 +153,12 @@ pub(crate) fn map_tensors(
 pub(crate) struct MapArgs {
     /// The file to read (format detected from the content).
     pub input: PathBuf,
-    /// The file to write (replaced atomically).
+    /// The file to write (replaced atomically); the same as -o.
+    #[arg(value_name = "OUT")]
+    pub output_pos: Option<PathBuf>,
+    /// The file to write (replaced atomically); `-` is standard output.
     #[arg(short, long, value_name = "OUT")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     /// Output format (npy, npz, safetensors, pb); default: from OUT's extension.
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
@@ -137,7 +172,9 @@ pub(crate) fn map_file(
     what: &str,
     op: impl Fn(&Tensor) -> tensorcast::Result<Tensor>,
 ) -> Result<i32> {
-    let (input, output) = (&files.input, &files.output);
+    let input = &files.input;
+    let output = &convert::output_path(files.output_pos.as_ref(), files.output.as_ref())
+        .with_context(|| tensorcast::io::escaped(&input.display().to_string()))?;
     let format = output_format(output, files.format.as_deref())
         .with_context(|| output.display().to_string())?;
     let contents = load(input)?;
@@ -173,6 +210,17 @@ mod tests {
         );
         assert!(parse_shape("2,-1").is_err());
         assert!(parse_shape("2,,3").is_err());
+    }
+
+    #[test]
+    fn one_line_does_not_repeat_a_cause() {
+        let inner = std::io::Error::other("bad magic");
+        let e = anyhow::Error::new(inner)
+            .context("cannot decode: bad magic")
+            .context("f.pb");
+        assert_eq!(one_line(&e), "f.pb: cannot decode: bad magic");
+        let e = anyhow!("b").context("a");
+        assert_eq!(one_line(&e), "a: b");
     }
 
     #[test]

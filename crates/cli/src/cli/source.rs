@@ -64,9 +64,134 @@ pub(crate) fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
             tensorcast::io::read_buffer_contents_with(buf, hint, &options).with_context(name)?;
         return Ok((c, len));
     }
-    let c = tensorcast::io::read_file_contents_with(path, &options).with_context(name)?;
+    if let Some(what) = foreign_format(path) {
+        return Err(anyhow!(what)).with_context(name);
+    }
+    let c = match tensorcast::io::read_file_contents_with(path, &options) {
+        Ok(c) => c,
+        Err(e) => {
+            if is_graph_def_file(path) {
+                return Err(anyhow!(
+                    "a TensorFlow GraphDef, not a tensor file; use `tensorcast graph inspect {}`",
+                    name()
+                ))
+                .with_context(name);
+            }
+            return Err(e).with_context(name);
+        }
+    };
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     Ok((c, len))
+}
+
+/// The first `n` bytes of `path` (fewer if it is shorter); empty when it cannot be read.
+fn head(path: &Path, n: u64) -> Vec<u8> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        let _ = f.take(n).read_to_end(&mut out);
+    }
+    out
+}
+
+/// What a file tensorcast knows but does not read as tensors is, and what to do instead:
+/// a SavedModel's `saved_model.pb`, a `MetaGraphDef` (`.meta`), an HDF5 file (Keras `.h5`), a
+/// Keras `.keras` archive, a text GraphDef. `None` for anything else (regular files only).
+pub(crate) fn foreign_format(path: &Path) -> Option<String> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or(".".to_string(), |p| {
+            tensorcast::io::escaped(&p.display().to_string())
+        });
+    if name == "saved_model.pb" || name == "saved_model.pbtxt" {
+        return Some(format!(
+            "a SavedModel's graph ({name}), not a tensor file; for its variables name the \
+             SavedModel directory: `tensorcast inspect {dir}`"
+        ));
+    }
+    if ext == "meta" {
+        return Some(
+            "a MetaGraphDef (.meta, written by tf.compat.v1.train.Saver), not a tensor file; \
+             the weights are in the checkpoint beside it: `tensorcast inspect PREFIX`"
+                .to_string(),
+        );
+    }
+    let h = head(path, 4096);
+    const HDF5: &[u8] = b"\x89HDF\r\n\x1a\n";
+    if h.starts_with(HDF5) || (h.len() >= 520 && h[512..].starts_with(HDF5)) {
+        return Some(
+            "an HDF5 file (Keras .h5 weights or model), which tensorcast does not read; save the \
+             weights as a TensorFlow checkpoint (tf.train.Checkpoint(model=model).write(PREFIX)) \
+             or with model.export, and read that"
+                .to_string(),
+        );
+    }
+    if h.starts_with(b"PK\x03\x04") {
+        let keras_member = [
+            &b"config.json"[..],
+            b"metadata.json",
+            b"model.weights.h5",
+            b"model.weights.npz",
+        ]
+        .iter()
+        .any(|m| h.windows(m.len()).any(|w| w == *m));
+        if ext == "keras" || keras_member {
+            return Some(
+                "a Keras .keras archive (config.json and HDF5 weights), which tensorcast does not \
+                 read; write the weights as a TensorFlow checkpoint \
+                 (tf.train.Checkpoint(model=model).write(PREFIX)) and read that"
+                    .to_string(),
+            );
+        }
+    }
+    if looks_like_text_graph_def(&h) {
+        return Some(format!(
+            "a text GraphDef, not a tensor file; use `tensorcast graph inspect {}`",
+            tensorcast::io::escaped(&path.display().to_string())
+        ));
+    }
+    None
+}
+
+/// A text-format GraphDef: its first field is `node {` (or `versions {`/`library {`), with
+/// an `op:` inside.
+fn looks_like_text_graph_def(head: &[u8]) -> bool {
+    let Ok(text) =
+        std::str::from_utf8(head).or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
+    else {
+        return false;
+    };
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    let starts = ["node {", "node{", "library {", "versions {"]
+        .iter()
+        .any(|p| first.starts_with(p));
+    starts && text.contains("op:")
+}
+
+/// A binary GraphDef with nodes (checked only after the tensor decoders refused the file).
+fn is_graph_def_file(path: &Path) -> bool {
+    use tensorcast::proto::{GraphDef, Message};
+    if std::fs::metadata(path).map_or(true, |m| m.len() > 256 << 20) {
+        return false;
+    }
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| GraphDef::decode(b.as_slice()).ok())
+        .is_some_and(|g| !g.node.is_empty())
 }
 
 /// The bytes of `path` (`-`: standard input) through the same input layer as [`load`]: a
