@@ -4,7 +4,6 @@
 //! sequences.
 
 use crate::common::stderr;
-use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -30,22 +29,7 @@ fn entries(dir: &Path) -> Vec<String> {
 }
 
 fn run_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    crate::common::run_with_stdin(BIN, dir, args, input)
 }
 
 fn vector(n: usize) -> Tensor {

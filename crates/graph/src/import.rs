@@ -193,23 +193,13 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
             }
         }
     }
-    let mut ready: Vec<usize> = (0..n_new).rev().filter(|&i| pending[i] == 0).collect();
-    let mut order = Vec::with_capacity(n_new);
-    while let Some(i) = ready.pop() {
-        order.push(i);
-        for &c in &consumers[i] {
-            pending[c] -= 1;
-            if pending[c] == 0 {
-                ready.push(c);
-            }
-        }
-    }
+    let ready: Vec<usize> = (0..n_new).rev().filter(|&i| pending[i] == 0).collect();
+    let order = crate::order::kahn(ready, pending, &consumers);
     if order.len() < n_new {
         return Err(Error::Cycle(n_new - order.len()));
     }
     drop(index);
     drop(consumers);
-    drop(pending);
     let producer = if base == 0 {
         versions.producer
     } else {

@@ -97,6 +97,7 @@ mod input;
 mod opdef;
 mod operation;
 pub mod ops;
+mod order;
 mod rewrite;
 mod scope;
 mod session;

@@ -178,19 +178,9 @@ fn dependency_order(nodes: &[std::sync::Arc<Node>]) -> Vec<usize> {
             consumers[p].push(n.id);
         }
     }
-    let mut ready: Vec<usize> = (0..nodes.len())
+    let ready: Vec<usize> = (0..nodes.len())
         .rev()
         .filter(|&i| pending[i] == 0)
         .collect();
-    let mut order = Vec::with_capacity(nodes.len());
-    while let Some(i) = ready.pop() {
-        order.push(i);
-        for &c in &consumers[i] {
-            pending[c] -= 1;
-            if pending[c] == 0 {
-                ready.push(c);
-            }
-        }
-    }
-    order
+    crate::order::kahn(ready, pending, &consumers)
 }

@@ -6,21 +6,10 @@ use tensorcast_graph::{import_graph_def, Error, Graph, Session};
 use tensorcast_proto::attr_value::Value;
 use tensorcast_proto::{
     ArgDefProto, AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, Message, NameAttrList,
-    NodeDef, OpDefProto, VersionDef,
+    OpDefProto, VersionDef,
 };
 
-fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    NodeDef {
-        name: name.into(),
-        op: op.into(),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        attr: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-        ..Default::default()
-    }
-}
+use crate::common::node;
 
 fn float() -> AttrValue {
     AttrValue::of_type(1)

@@ -7,35 +7,12 @@ use tensorcast_graph::ops::{AddV2, BroadcastTo, Identity, Mul, Placeholder, Plac
 use tensorcast_graph::{
     import_graph_def, optimize_graph_def, Error, Graph, Scope, Session, SessionOptions,
 };
-use tensorcast_proto::{tensor_shape_proto::Dim, AttrValue, GraphDef, NodeDef, TensorProto};
-use tensorcast_proto::{TensorShapeProto, VersionDef};
+use tensorcast_proto::{AttrValue, GraphDef, NodeDef};
 
-fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    NodeDef {
-        name: name.into(),
-        op: op.into(),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        attr: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-        ..Default::default()
-    }
-}
+use crate::common::{graph_def, node, shape_proto};
 
 fn ty(d: i32) -> AttrValue {
     AttrValue::of_type(d)
-}
-
-fn graph_def(nodes: Vec<NodeDef>) -> GraphDef {
-    GraphDef {
-        node: nodes,
-        versions: Some(VersionDef {
-            producer: 2474,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
 }
 
 fn import_err(gd: &GraphDef) -> String {
@@ -43,16 +20,7 @@ fn import_err(gd: &GraphDef) -> String {
 }
 
 fn shape_attr(dims: &[i64]) -> AttrValue {
-    AttrValue::of_shape(TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    })
+    AttrValue::of_shape(shape_proto(dims))
 }
 
 fn placeholder(name: &str, dims: &[i64]) -> NodeDef {
@@ -286,24 +254,7 @@ fn op_names_tensorflow_rejects_are_refused() {
 // ---- 5: the session checks kernels and constant bytes before decoding anything -------------
 
 fn fill_const(name: &str, dtype: i32, elements: i64) -> NodeDef {
-    let value = TensorProto {
-        dtype,
-        tensor_shape: Some(TensorShapeProto {
-            dim: vec![Dim {
-                size: elements,
-                name: String::new(),
-            }],
-            unknown_rank: false,
-        }),
-        float_val: vec![1.0],
-        ..Default::default()
-    };
-    node(
-        name,
-        "Const",
-        &[],
-        &[("dtype", ty(dtype)), ("value", AttrValue::of_tensor(value))],
-    )
+    crate::common::fill_const(name, dtype, elements, true)
 }
 
 #[test]

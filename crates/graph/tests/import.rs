@@ -7,18 +7,7 @@ use tensorcast_graph::{
 };
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef, VersionDef};
 
-fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    NodeDef {
-        name: name.into(),
-        op: op.into(),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        attr: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-        ..Default::default()
-    }
-}
+use crate::common::node;
 
 fn ty(d: DataType) -> AttrValue {
     AttrValue::of_type(d.number())

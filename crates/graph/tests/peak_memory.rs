@@ -87,43 +87,13 @@ fn lazy_broadcast_into_equal_allocates_only_the_output() {
 // ---- issue 17: import and run memory bounded by the input and the limits set --------------
 
 use tensorcast_graph::{import_graph_def, import_graph_def_bytes, Graph};
-use tensorcast_proto::{tensor_shape_proto::Dim, AttrValue, GraphDef, Message, NodeDef};
-use tensorcast_proto::{TensorProto, TensorShapeProto, VersionDef};
+use tensorcast_proto::{GraphDef, Message, NodeDef};
+
+mod common;
+use common::graph_def;
 
 fn fill_const(name: &str, dtype: i32, elements: i64) -> NodeDef {
-    let value = TensorProto {
-        dtype,
-        tensor_shape: Some(TensorShapeProto {
-            dim: vec![Dim {
-                size: elements,
-                name: String::new(),
-            }],
-            unknown_rank: false,
-        }),
-        ..Default::default()
-    };
-    NodeDef {
-        name: name.into(),
-        op: "Const".into(),
-        attr: [
-            ("dtype".to_string(), AttrValue::of_type(dtype)),
-            ("value".to_string(), AttrValue::of_tensor(value)),
-        ]
-        .into_iter()
-        .collect(),
-        ..Default::default()
-    }
-}
-
-fn graph_def(node: Vec<NodeDef>) -> GraphDef {
-    GraphDef {
-        node,
-        versions: Some(VersionDef {
-            producer: 2474,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    common::fill_const(name, dtype, elements, false)
 }
 
 /// Peak bytes allocated by `f` (beyond what was live when it started).
@@ -158,30 +128,7 @@ fn import_of_many_valueless_consts_decodes_nothing_big() {
 #[test]
 fn import_of_many_small_nodes_is_a_small_multiple_of_the_input() {
     let _serial = serial();
-    let mut nodes = vec![NodeDef {
-        name: "x".into(),
-        op: "Placeholder".into(),
-        attr: [("dtype".to_string(), AttrValue::of_type(1))]
-            .into_iter()
-            .collect(),
-        ..Default::default()
-    }];
-    for i in 0..50_000 {
-        nodes.push(NodeDef {
-            name: format!("n{i}"),
-            op: "Identity".into(),
-            input: vec![if i == 0 {
-                "x".into()
-            } else {
-                format!("n{}", i - 1)
-            }],
-            attr: [("T".to_string(), AttrValue::of_type(1))]
-                .into_iter()
-                .collect(),
-            ..Default::default()
-        });
-    }
-    let bytes = graph_def(nodes).encode_to_vec();
+    let bytes = common::identity_chain(50_000).encode_to_vec();
     let (graph, peak) = peak_of(|| {
         let g = Graph::new();
         import_graph_def_bytes(&g, &bytes).unwrap();
@@ -252,30 +199,7 @@ fn shape_of_a_huge_broadcast_does_not_materialise_it() {
 #[test]
 fn optimize_of_many_small_nodes_is_a_small_multiple_of_the_input() {
     let _serial = serial();
-    let mut nodes = vec![NodeDef {
-        name: "x".into(),
-        op: "Placeholder".into(),
-        attr: [("dtype".to_string(), AttrValue::of_type(1))]
-            .into_iter()
-            .collect(),
-        ..Default::default()
-    }];
-    for i in 0..50_000 {
-        nodes.push(NodeDef {
-            name: format!("n{i}"),
-            op: "Identity".into(),
-            input: vec![if i == 0 {
-                "x".into()
-            } else {
-                format!("n{}", i - 1)
-            }],
-            attr: [("T".to_string(), AttrValue::of_type(1))]
-                .into_iter()
-                .collect(),
-            ..Default::default()
-        });
-    }
-    let bytes = graph_def(nodes).encode_to_vec();
+    let bytes = common::identity_chain(50_000).encode_to_vec();
     let (out, peak) = peak_of(|| {
         let gd = GraphDef::decode(bytes.as_slice()).unwrap();
         tensorcast_graph::optimize_graph_def_owned(gd, &[]).unwrap()

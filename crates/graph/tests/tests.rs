@@ -1,5 +1,6 @@
 //! Integration tests of tensorcast-graph (one binary, a module per concern).
 
+mod common;
 mod functions;
 mod hostile;
 mod import;

@@ -213,16 +213,7 @@ impl Plan {
             .filter(|&i| needed[i] && pending[i] == 0)
             .collect();
         ready.reverse();
-        let mut order = Vec::new();
-        while let Some(id) = ready.pop() {
-            order.push(id);
-            for &c in &consumers[id] {
-                pending[c] -= 1;
-                if pending[c] == 0 {
-                    ready.push(c);
-                }
-            }
-        }
+        let order = crate::order::kahn(ready, pending, &consumers);
         let mut step_of = vec![usize::MAX; nodes.len()];
         for (i, &id) in order.iter().enumerate() {
             step_of[id] = i;
