@@ -17,6 +17,7 @@ mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
 mod parse;
+mod saved_model;
 mod serialize;
 mod summarize;
 
@@ -47,6 +48,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("graph_roundtrip") => graph_roundtrip::run(rec),
             Some("graph_text") => graph_text::run(rec),
             Some("parse_tensor") => parse::run(rec),
+            Some("saved_model") => saved_model::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),
             _ => Outcome::Skip,

@@ -59,6 +59,7 @@ pub mod npy;
 pub mod npz;
 mod options;
 pub mod safetensors;
+pub mod saved_model;
 mod source;
 pub mod tensorproto;
 mod util;
