@@ -16,7 +16,10 @@ pub fn run(data: &[u8]) {
         if GraphDef::decode(binary.as_slice()).is_ok() {
             let printed = graph_def_binary_to_text(&binary).expect("a parsed GraphDef prints");
             let again = graph_def_text_to_binary(&printed).expect("printed text parses");
-            assert_eq!(again, binary, "text -> binary -> text -> binary changed the bytes");
+            assert_eq!(
+                again, binary,
+                "text -> binary -> text -> binary changed the bytes"
+            );
         }
     }
     // The same bytes as a binary GraphDef, printed and parsed back.
