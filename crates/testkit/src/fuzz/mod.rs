@@ -13,6 +13,7 @@ pub mod ops_elementwise;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
+pub mod saved_model;
 
 /// A fuzz target's body.
 pub type Body = fn(&[u8]);
@@ -30,4 +31,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_elementwise", ops_elementwise::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
+    ("saved_model", saved_model::run),
 ];
