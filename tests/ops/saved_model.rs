@@ -7,10 +7,11 @@
 //! its own `Variables:` part; report the tag sets and signatures TensorFlow's parser reports;
 //! list the object graph's variables with TensorFlow's paths, names, dtypes and shapes; read
 //! every variable's value as TensorFlow reads it from `variables/`; and read `fingerprint.pb`
-//! as `tf.saved_model.experimental.read_fingerprint` does.
+//! as `tf.saved_model.experimental.read_fingerprint` does; and print `show`, `show --tag_set T`
+//! and `show --tag_set T --signature_def S` as TensorFlow does.
 
 use serde_json::Value;
-use tensorcast::io::saved_model::{shape_text, SavedModel, SignatureTensor};
+use tensorcast::io::saved_model::{shape_text, show_signature, SavedModel, SignatureTensor};
 use tensorcast::io::ReadOptions;
 use tensorcast::TString;
 
@@ -205,6 +206,33 @@ fn check(rec: &Value) -> Result<(), String> {
         return Err(format!(
             "{name}: show_all differs:\n--- tensorcast\n{got_show}\n--- TensorFlow\n{want_show}"
         ));
+    }
+
+    // `show`, `show --tag_set T`, `show --tag_set T --signature_def S`.
+    if let Some(views) = rec["show"].as_object() {
+        for (view, hex) in views {
+            let want = String::from_utf8(hex_decode(hex.as_str().unwrap_or(""))?)
+                .map_err(|e| e.to_string())?;
+            let (tags, key) = view.split_once('/').unwrap_or((view, ""));
+            let tags: Vec<&str> = tags.split(',').collect();
+            let got = if view.is_empty() {
+                sm.show_tag_sets()
+            } else if key.is_empty() {
+                sm.show_signature_keys(&tags).unwrap_or_default()
+            } else {
+                let sigs = sm.signatures(&tags).unwrap_or_default();
+                let sig = sigs
+                    .iter()
+                    .find(|s| s.key == key)
+                    .ok_or("no such signature")?;
+                show_signature(sig, 0)
+            };
+            if got != want {
+                return Err(format!(
+                    "{name}: show {view:?}: {got:?} != TensorFlow's {want:?}"
+                ));
+            }
+        }
     }
 
     // fingerprint.pb.

@@ -7,6 +7,9 @@ Each line is one record, with op "saved_model":
   wrote it (assets included);
 * show_all: hex of what `saved_model_cli show --dir D --all` prints (its Python module's
   `_show_all`, which `show --all` calls, run in-process, stdout captured), with the folder written "{dir}";
+* show {"": `show --dir D`, "T": `show --dir D --tag_set T`, "T/S": `show --dir D --tag_set T
+  --signature_def S`}: hex of each output (`_show_tag_sets`, `_show_signature_def_map_keys`,
+  `_show_inputs_outputs`, which those flags call);
 * ops: the sorted op names of the ops line (`_get_ops_in_metagraph`, a Python set, so the
   line's order is not stable);
 * signatures {tag set joined ",": {key: {method_name, inputs|outputs {key: {dtype, shape
@@ -43,13 +46,17 @@ def files_of(folder):
     return dict(sorted(res.items()))
 
 
-def show_all(folder):
+def captured(fn, *args):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        # What `saved_model_cli show --dir D --all` runs (its absl flags parsed, `show()`
-        # calls this with --dir).
-        saved_model_cli._show_all(folder)
-    return buf.getvalue().replace(folder, "{dir}")
+        fn(*args)
+    return buf.getvalue()
+
+
+def show_all(folder):
+    # What `saved_model_cli show --dir D --all` runs (its absl flags parsed, `show()` calls
+    # this with --dir).
+    return captured(saved_model_cli._show_all, folder).replace(folder, "{dir}")
 
 
 def dtype_name(enum):
@@ -106,9 +113,16 @@ def record(name, folder):
                                 "name": ti.name} for ik, ti in getattr(s, part).items()}
             sigs[tags][k] = d
         ops |= saved_model_cli._get_ops_in_metagraph(mg)
+    # `show --dir D`, `show --dir D --tag_set T`, `show --dir D --tag_set T --signature_def S`.
+    views = {"": captured(saved_model_cli._show_tag_sets, folder).encode().hex()}
+    for mg in sm.meta_graphs:
+        tags = ",".join(mg.meta_info_def.tags)
+        views[tags] = captured(saved_model_cli._show_signature_def_map_keys, folder, tags).encode().hex()
+        for k in mg.signature_def:
+            views[tags + "/" + k] = captured(saved_model_cli._show_inputs_outputs, folder, tags, k).encode().hex()
     fp = tf.saved_model.experimental.read_fingerprint(folder)
     rec = {"op": "saved_model", "name": name, "files": files_of(folder),
-           "show_all": show_all(folder).encode().hex(), "ops": sorted(ops),
+           "show_all": show_all(folder).encode().hex(), "show": views, "ops": sorted(ops),
            "signatures": sigs, "variables": variables_of(folder, sm),
            "fingerprint": {"saved_model_checksum": str(fp.saved_model_checksum),
                            "graph_def_program_hash": str(fp.graph_def_program_hash),

@@ -4,3 +4,4 @@ mod cli;
 mod common;
 mod graph_hostile;
 mod hostile;
+mod saved_model;

@@ -353,6 +353,30 @@ impl SavedModel {
         ckpt.read(&var.key)
     }
 
+    /// What `saved_model_cli show --dir D` prints: the tag sets, each as the Python `repr` of
+    /// its sorted tags joined by `, `.
+    pub fn show_tag_sets(&self) -> String {
+        let mut s = String::from("The given SavedModel contains the following tag-sets:\n");
+        for mut tags in self.tag_sets() {
+            tags.sort();
+            let _ = writeln!(s, "{}", python_repr(&tags.join(", ")));
+        }
+        s
+    }
+
+    /// What `saved_model_cli show --dir D --tag_set T` prints: the signature keys of the meta
+    /// graph tagged `tags`, or `None` when there is none.
+    pub fn show_signature_keys(&self, tags: &[&str]) -> Option<String> {
+        let meta = self.meta_graph(tags)?;
+        let mut s = String::from(
+            "The given SavedModel MetaGraphDef contains SignatureDefs with the following keys:\n",
+        );
+        for key in meta.signature_def.keys() {
+            let _ = writeln!(s, "SignatureDef key: \"{key}\"");
+        }
+        Some(s)
+    }
+
     /// What `saved_model_cli show --dir D --all` prints for the tag sets and signatures,
     /// byte for byte (the ops line with the ops sorted), then the variables:
     /// `\nVariables:\n` and one `  <path>: <dtype> <shape>` line each.

@@ -13,6 +13,7 @@ pub(crate) mod diff;
 pub(crate) mod graph;
 pub(crate) mod inspect;
 pub(crate) mod progress;
+pub(crate) mod saved_model;
 pub(crate) mod signals;
 pub(crate) mod source;
 pub(crate) mod stats;
