@@ -199,10 +199,9 @@ impl SavedModel {
         if fp.is_file() {
             let bytes = read_bounded(&fp, options.max_memory)?;
             sm.fingerprint = Some(FingerprintDef::decode(bytes.as_slice()).map_err(|e| {
-                IoError::with_source(
+                IoError::new(
                     ErrorKind::Corrupt,
                     format!("{}: not a FingerprintDef: {e}", fp.display()),
-                    e,
                 )
             })?);
         }
@@ -219,11 +218,7 @@ impl SavedModel {
     /// [`ErrorKind::Corrupt`] when the bytes are not a `SavedModel` proto.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let proto = tensorcast_proto::SavedModel::decode(bytes).map_err(|e| {
-            IoError::with_source(
-                ErrorKind::Corrupt,
-                format!("not a SavedModel proto: {e}"),
-                e,
-            )
+            IoError::new(ErrorKind::Corrupt, format!("not a SavedModel proto: {e}"))
         })?;
         Ok(Self {
             dir: None,
@@ -523,10 +518,9 @@ fn ops_used(meta: &MetaGraphDef) -> Result<BTreeSet<String>> {
     };
     let library = match &graph.library {
         Some(b) => FunctionDefLibrary::decode(b.clone()).map_err(|e| {
-            IoError::with_source(
+            IoError::new(
                 ErrorKind::Corrupt,
                 format!("the graph's function library does not decode: {e}"),
-                e,
             )
         })?,
         None => FunctionDefLibrary::default(),

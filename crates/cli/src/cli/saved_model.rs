@@ -10,7 +10,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use serde_json::{json, Value};
 use tensorcast::io::saved_model::{show_signature, SavedModel, Signature, SignatureTensor};
 
@@ -62,8 +62,8 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
 }
 
 fn show(a: &ShowArgs) -> Result<i32> {
-    let sm =
-        SavedModel::open(&a.dir, &read_options()).with_context(|| a.dir.display().to_string())?;
+    // The reader's errors name the file they are about.
+    let sm = SavedModel::open(&a.dir, &read_options())?;
     let text =
         if a.json {
             let mut v = serde_json::to_string_pretty(&to_json(&sm))?;
