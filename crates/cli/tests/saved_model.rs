@@ -158,6 +158,11 @@ fn saved_model_show_damaged_folders_fail_with_one_line() {
         err.contains("saved_model.pb") && !err.contains("internal error"),
         "{err}"
     );
+    assert_eq!(
+        err.matches("failed to decode").count(),
+        1,
+        "a repeated cause: {err}"
+    );
     std::fs::remove_file(&pb).unwrap();
     let o = run(&["saved-model", "show", d]);
     assert_eq!(o.status.code(), Some(2));
