@@ -7,12 +7,14 @@
 //! its own `Variables:` part; report the tag sets and signatures TensorFlow's parser reports;
 //! list the object graph's variables with TensorFlow's paths, names, dtypes and shapes; read
 //! every variable's value as TensorFlow reads it from `variables/`; and read `fingerprint.pb`
-//! as `tf.saved_model.experimental.read_fingerprint` does; and print `show`, `show --tag_set T`
+//! as `tf.saved_model.experimental.read_fingerprint` does; re-encode `saved_model.pb` to
+//! TensorFlow's bytes exactly (nothing lost); and print `show`, `show --tag_set T`
 //! and `show --tag_set T --signature_def S` as TensorFlow does.
 
 use serde_json::Value;
 use tensorcast::io::saved_model::{shape_text, show_signature, SavedModel, SignatureTensor};
 use tensorcast::io::ReadOptions;
+use tensorcast::proto::Message;
 use tensorcast::TString;
 
 use crate::{hex_decode, hex_encode, Outcome};
@@ -95,6 +97,18 @@ fn check(rec: &Value) -> Result<(), String> {
     let dir = lay_out(rec)?;
     let sm = SavedModel::open(dir.path(), &ReadOptions::default())
         .map_err(|e| format!("{name}: open: {e}"))?;
+
+    // Nothing lost: re-encoding the decoded saved_model.pb gives TensorFlow's bytes back.
+    let pb = hex_decode(rec["files"]["saved_model.pb"].as_str().unwrap_or(""))?;
+    let again = sm.proto().encode_to_vec();
+    if again != pb {
+        let at = again.iter().zip(&pb).position(|(a, b)| a != b);
+        return Err(format!(
+            "{name}: re-encoded saved_model.pb differs (at {at:?}, {} vs {} bytes)",
+            again.len(),
+            pb.len()
+        ));
+    }
 
     // Signatures as TensorFlow's parser reports them.
     let sigs = rec["signatures"].as_object().ok_or("no signatures")?;
