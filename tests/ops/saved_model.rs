@@ -157,7 +157,7 @@ fn check(rec: &Value) -> Result<(), String> {
     }
 
     // Variables: paths, dtypes, shapes and values.
-    let vars = sm.variables();
+    let vars = sm.variables().map_err(|e| e.to_string())?;
     let want = rec["variables"].as_array().ok_or("no variables")?;
     if vars.len() != want.len() {
         return Err(format!(

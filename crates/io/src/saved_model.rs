@@ -70,6 +70,9 @@ pub const SAVED_MODEL_FILENAME_PB: &str = "saved_model.pb";
 pub const SAVED_MODEL_FILENAME_PBTXT: &str = "saved_model.pbtxt";
 /// The file name of a chunked (proto-splitter) SavedModel.
 pub const SAVED_MODEL_FILENAME_CPB: &str = "saved_model.cpb";
+/// The most bytes [`SavedModel::variables`] spends on paths and keys (64 MiB).
+pub const MAX_PATH_BYTES: u64 = 64 << 20;
+
 /// The file name of the fingerprint.
 pub const FINGERPRINT_FILENAME: &str = "fingerprint.pb";
 
@@ -291,34 +294,48 @@ impl SavedModel {
 
     /// The variables of the object graph (of the first meta graph that has one), in
     /// breadth-first order of their paths.
-    pub fn variables(&self) -> Vec<SavedModelVariable> {
+    ///
+    /// # Errors
+    /// [`ErrorKind::TooLarge`] when the variables' paths would take more than
+    /// [`MAX_PATH_BYTES`] (a hostile graph of deep chains of long names).
+    pub fn variables(&self) -> Result<Vec<SavedModelVariable>> {
         let Some(graph) = self
             .proto
             .meta_graphs
             .iter()
             .find_map(|m| m.object_graph_def.as_ref())
         else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         let ckpt_graph = self
             .variables
             .as_ref()
             .and_then(|c| c.object_graph().ok().flatten());
-        let (order, paths) = bfs_paths(graph);
+        let tree = BfsTree::new(graph);
         let mut out = Vec::new();
-        for node in order {
+        let mut budget = MAX_PATH_BYTES;
+        for &node in &tree.order {
             let Some(saved_object::Kind::Variable(v)) = &graph.nodes[node].kind else {
                 continue;
             };
-            let path = paths[node].clone().unwrap_or_default();
+            // The path and (at most) an escaped key twice as long, plus the key's suffix.
+            let cost = tree.len[node].saturating_mul(3).saturating_add(64);
+            budget = budget.checked_sub(cost).ok_or_else(|| {
+                IoError::too_large(format!(
+                    "the object graph's variable paths take more than {MAX_PATH_BYTES} bytes"
+                ))
+            })?;
+            let path = tree.path(node, |n| n.to_string());
             let key = ckpt_graph
                 .as_ref()
                 .and_then(|g| g.proto().nodes.get(node))
                 .and_then(|n| n.attributes.iter().find(|a| a.name == "VARIABLE_VALUE"))
                 .map(|a| a.checkpoint_key.clone())
                 .unwrap_or_else(|| {
-                    let escaped: Vec<String> = path.split('/').map(escape_local_name).collect();
-                    format!("{}/.ATTRIBUTES/VARIABLE_VALUE", escaped.join("/"))
+                    format!(
+                        "{}/.ATTRIBUTES/VARIABLE_VALUE",
+                        tree.path(node, escape_local_name)
+                    )
                 });
             out.push(SavedModelVariable {
                 path,
@@ -330,7 +347,7 @@ impl SavedModel {
                 key,
             });
         }
-        out
+        Ok(out)
     }
 
     /// Reads a variable's value from the variables bundle.
@@ -398,7 +415,13 @@ impl SavedModel {
                 python_list(tags.iter().map(String::as_str))
             );
         }
-        let vars = self.variables();
+        let vars = match self.variables() {
+            Ok(vars) => vars,
+            Err(e) => {
+                let _ = writeln!(s, "\nVariables: {e}");
+                Vec::new()
+            }
+        };
         if !vars.is_empty() {
             s.push_str("\nVariables:\n");
             for v in vars {
@@ -478,38 +501,65 @@ fn signatures_of(meta: &MetaGraphDef) -> Vec<Signature> {
         .collect()
 }
 
-/// Breadth-first order from the root and the first path found to each node; references out
-/// of range are skipped, each node is visited once (so cycles end).
-fn bfs_paths(graph: &SavedObjectGraph) -> (Vec<usize>, Vec<Option<String>>) {
-    let n = graph.nodes.len();
-    let mut paths: Vec<Option<String>> = vec![None; n];
-    let mut order = Vec::new();
-    if n == 0 {
-        return (order, paths);
-    }
-    paths[0] = Some(String::new());
-    order.push(0);
-    let mut i = 0;
-    while i < order.len() {
-        let node = order[i];
-        i += 1;
-        let base = paths[node].clone().unwrap_or_default();
-        for c in &graph.nodes[node].children {
-            let Ok(id) = usize::try_from(c.node_id) else {
-                continue;
-            };
-            if id >= n || paths[id].is_some() {
-                continue;
-            }
-            paths[id] = Some(if base.is_empty() {
-                c.local_name.clone()
-            } else {
-                format!("{base}/{}", c.local_name)
-            });
-            order.push(id);
+/// The breadth-first tree of an object graph from the root: each node reached is entered
+/// once, by the first path found (children in order), so cycles end; references out of range
+/// are skipped. Paths are built on demand from parent links, so a deep graph costs memory in
+/// proportion to its nodes, not to the sum of its path lengths.
+struct BfsTree<'a> {
+    /// The nodes reached, in breadth-first order.
+    order: Vec<usize>,
+    /// For each node reached but the root: its parent and its local name there.
+    parent: Vec<Option<(usize, &'a str)>>,
+    /// Each node's path length in bytes (names and separators).
+    len: Vec<u64>,
+}
+
+impl<'a> BfsTree<'a> {
+    fn new(graph: &'a SavedObjectGraph) -> Self {
+        let n = graph.nodes.len();
+        let mut tree = BfsTree {
+            order: Vec::new(),
+            parent: vec![None; n],
+            len: vec![0; n],
+        };
+        if n == 0 {
+            return tree;
         }
+        let mut seen = vec![false; n];
+        seen[0] = true;
+        tree.order.push(0);
+        let mut i = 0;
+        while i < tree.order.len() {
+            let node = tree.order[i];
+            i += 1;
+            for c in &graph.nodes[node].children {
+                let Ok(id) = usize::try_from(c.node_id) else {
+                    continue;
+                };
+                if id >= n || seen[id] {
+                    continue;
+                }
+                seen[id] = true;
+                tree.parent[id] = Some((node, c.local_name.as_str()));
+                let sep = u64::from(node != 0);
+                tree.len[id] = tree.len[node] + sep + c.local_name.len() as u64;
+                tree.order.push(id);
+            }
+        }
+        tree
     }
-    (order, paths)
+
+    /// The path of a reached node, each local name mapped by `name`, joined by `/`.
+    fn path(&self, node: usize, name: impl Fn(&str) -> String) -> String {
+        let mut parts = Vec::new();
+        let mut at = node;
+        while let Some((parent, local)) = self.parent[at] {
+            parts.push(name(local));
+            at = parent;
+        }
+        parts.reverse();
+        parts.join("/")
+    }
 }
 
 fn ops_used(meta: &MetaGraphDef) -> Result<BTreeSet<String>> {

@@ -66,7 +66,7 @@ fn show(a: &ShowArgs) -> Result<i32> {
     let sm = SavedModel::open(&a.dir, &read_options())?;
     let text =
         if a.json {
-            let mut v = serde_json::to_string_pretty(&to_json(&sm))?;
+            let mut v = serde_json::to_string_pretty(&to_json(&sm)?)?;
             v.push('\n');
             v
         } else if a.all {
@@ -117,7 +117,7 @@ fn signature_json(s: &Signature) -> Value {
     json!({"method_name": s.method_name, "inputs": part(&s.inputs), "outputs": part(&s.outputs)})
 }
 
-fn to_json(sm: &SavedModel) -> Value {
+fn to_json(sm: &SavedModel) -> Result<Value> {
     let meta_graphs: Vec<Value> = sm
         .tag_sets()
         .iter()
@@ -138,7 +138,7 @@ fn to_json(sm: &SavedModel) -> Value {
         })
         .collect();
     let variables: Vec<Value> = sm
-        .variables()
+        .variables()?
         .iter()
         .map(|v| {
             json!({"path": v.path, "name": v.name, "dtype": v.dtype_name(), "shape": v.shape,
@@ -155,5 +155,5 @@ fn to_json(sm: &SavedModel) -> Value {
             "singleprint": f.singleprint(),
         })
     });
-    json!({"meta_graphs": meta_graphs, "variables": variables, "fingerprint": fingerprint})
+    Ok(json!({"meta_graphs": meta_graphs, "variables": variables, "fingerprint": fingerprint}))
 }

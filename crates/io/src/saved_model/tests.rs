@@ -121,7 +121,7 @@ fn variables_cyclic_and_out_of_range_children_get_first_bfs_path() {
         fingerprint: None,
         variables: None,
     };
-    let vars = sm.variables();
+    let vars = sm.variables().unwrap();
     assert_eq!(vars.len(), 1);
     assert_eq!(vars[0].path, "layer/kernel");
     assert_eq!(vars[0].key, "layer/kernel/.ATTRIBUTES/VARIABLE_VALUE");
@@ -181,4 +181,42 @@ fn show_all_sorts_tag_sets_and_prints_python_reprs() {
     );
     assert_eq!(python_repr("it's"), "\"it's\"");
     assert_eq!(python_repr("a\\b\n"), "'a\\\\b\\n'");
+}
+
+#[test]
+fn variables_deep_chain_of_long_names_is_too_large_not_quadratic() {
+    // A chain of 3000 objects named by 1 KiB names, every one a variable: listing them would
+    // take 3000 * 1.5 MiB on average of paths.
+    let name = "n".repeat(1024);
+    let n = 3000;
+    let nodes: Vec<SavedObject> = (0..n)
+        .map(|i| SavedObject {
+            children: if i + 1 < n {
+                vec![child(i + 1, &name)]
+            } else {
+                vec![]
+            },
+            kind: Some(saved_object::Kind::Variable(SavedVariable::default())),
+            ..Default::default()
+        })
+        .collect();
+    let mut m = meta(&["serve"]);
+    m.object_graph_def = Some(SavedObjectGraph {
+        nodes,
+        ..Default::default()
+    });
+    let sm = SavedModel {
+        dir: None,
+        proto: tensorcast_proto::SavedModel {
+            saved_model_schema_version: 1,
+            meta_graphs: vec![m],
+        },
+        fingerprint: None,
+        variables: None,
+    };
+    let e = sm.variables().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge);
+    assert!(sm
+        .show_all()
+        .contains("\nVariables: the object graph's variable paths take more than"));
 }
