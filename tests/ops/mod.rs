@@ -18,6 +18,7 @@ mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
 mod parse;
+mod saved_model;
 mod serialize;
 mod summarize;
 
@@ -55,6 +56,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
                 | "parse_sequence_example",
             ) => example::run(rec),
             Some("parse_tensor") => parse::run(rec),
+            Some("saved_model") => saved_model::run(rec),
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),
             _ => Outcome::Skip,

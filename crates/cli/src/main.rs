@@ -55,6 +55,8 @@ enum Command {
     Bench(cli::bench::Args),
     /// Inspect, run, optimize or draw a TensorFlow GraphDef.
     Graph(cli::graph::Args),
+    /// Show a TensorFlow SavedModel folder as `saved_model_cli show` does, with its variables.
+    SavedModel(cli::saved_model::Args),
 }
 
 /// True when `e` comes from writing to a closed pipe (`tensorcast inspect | head`).
@@ -103,6 +105,7 @@ fn main() {
         Command::Diff(a) => cli::diff::run(a),
         Command::Bench(a) => cli::bench::run(a),
         Command::Graph(a) => cli::graph::run(a),
+        Command::SavedModel(a) => cli::saved_model::run(a),
     };
     let code = match result {
         Ok(code) => code,

@@ -6,3 +6,4 @@ mod common;
 mod graph_hostile;
 mod hostile;
 mod readme;
+mod saved_model;

@@ -1,5 +1,6 @@
 //! Tensor files for tensorcast: numpy `.npy` / `.npz`, safetensors, bare serialized
-//! `TensorProto`s (`tf.io.serialize_tensor`), and TensorFlow checkpoints ([`checkpoint`]).
+//! `TensorProto`s (`tf.io.serialize_tensor`), TensorFlow checkpoints ([`checkpoint`]) and
+//! SavedModel folders ([`saved_model`]: tag sets, signatures, variables, fingerprint).
 //!
 //! Why it is built this way:
 //! - **Memory-mapped, zero-copy reads.** [`read_file`] maps the file
@@ -59,6 +60,7 @@ pub mod npy;
 pub mod npz;
 mod options;
 pub mod safetensors;
+pub mod saved_model;
 mod source;
 pub mod tensorproto;
 mod util;

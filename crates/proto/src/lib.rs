@@ -97,6 +97,7 @@ mod graph;
 mod handle;
 mod messages;
 mod options;
+mod saved_model;
 mod shape;
 mod text;
 
@@ -122,6 +123,11 @@ pub use graph::{
 };
 pub use handle::{resource_handle_from_proto, resource_handle_to_proto};
 pub use options::{DecodeOptions, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH};
+pub use saved_model::{
+    meta_graph_def, saved_object, tensor_info, AssetFileDef, FingerprintDef, MetaGraphDef,
+    SavedAsset, SavedConstant, SavedModel, SavedObject, SavedObjectGraph, SavedUserObject,
+    SavedVariable, SignatureDef, TensorInfo,
+};
 pub use shape::{
     partial_shape_from_proto, partial_shape_to_proto, shape_from_proto, shape_proto_debug_string,
     shape_to_proto,

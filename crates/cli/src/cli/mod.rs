@@ -15,6 +15,7 @@ pub(crate) mod graph;
 pub(crate) mod inspect;
 pub(crate) mod inspect_checkpoint;
 pub(crate) mod progress;
+pub(crate) mod saved_model;
 pub(crate) mod signals;
 pub(crate) mod source;
 pub(crate) mod stats;

@@ -14,6 +14,7 @@ pub mod ops_elementwise;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
+pub mod saved_model;
 pub mod tfrecord_reader;
 
 /// A fuzz target's body.
@@ -34,4 +35,5 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
     ("tfrecord_reader", tfrecord_reader::run),
+    ("saved_model", saved_model::run),
 ];

@@ -1,0 +1,222 @@
+use tensorcast_proto::trackable_object_graph::trackable_object::ObjectReference;
+use tensorcast_proto::{
+    meta_graph_def::MetaInfoDef, AttrValue, FunctionDef, GraphDef, NameAttrList, OpDefProto,
+    SavedObject, SavedVariable,
+};
+
+use super::*;
+
+fn node(name: &str, op: &str) -> NodeDef {
+    NodeDef {
+        name: name.into(),
+        op: op.into(),
+        ..Default::default()
+    }
+}
+
+fn func(name: &str, ops: &[&str]) -> FunctionDef {
+    FunctionDef {
+        signature: Some(OpDefProto {
+            name: name.into(),
+            ..Default::default()
+        }),
+        node_def: ops.iter().map(|o| node("n", o)).collect(),
+        ..Default::default()
+    }
+}
+
+fn child(id: i32, name: &str) -> ObjectReference {
+    ObjectReference {
+        node_id: id,
+        local_name: name.into(),
+    }
+}
+
+fn meta(tags: &[&str]) -> MetaGraphDef {
+    MetaGraphDef {
+        meta_info_def: Some(MetaInfoDef {
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn open_missing_folder_names_tensorflow_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Io);
+    assert!(e
+        .to_string()
+        .starts_with("SavedModel file does not exist at: "));
+    assert!(e
+        .to_string()
+        .ends_with("/{saved_model.pbtxt|saved_model.pb}"));
+}
+
+#[test]
+fn open_pbtxt_only_says_not_read_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("saved_model.pbtxt"), "meta_graphs {}").unwrap();
+    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
+    assert!(e.to_string().contains("saved_model.pbtxt is not read yet"));
+}
+
+#[test]
+fn open_garbage_pb_is_corrupt_naming_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("saved_model.pb"), b"\x12\xff\xff\xff\x0f").unwrap();
+    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    assert!(e.to_string().contains("saved_model.pb"), "{e}");
+}
+
+#[test]
+fn open_pb_over_memory_limit_is_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("saved_model.pb"), vec![0u8; 100]).unwrap();
+    let opts = ReadOptions {
+        max_memory: 10,
+        ..ReadOptions::default()
+    };
+    let e = SavedModel::open(dir.path(), &opts).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge);
+}
+
+#[test]
+fn variables_cyclic_and_out_of_range_children_get_first_bfs_path() {
+    let var = |name: &str| SavedObject {
+        kind: Some(saved_object::Kind::Variable(SavedVariable {
+            dtype: DataType::DtFloat as i32,
+            name: name.into(),
+            ..Default::default()
+        })),
+        ..Default::default()
+    };
+    let graph = SavedObjectGraph {
+        nodes: vec![
+            SavedObject {
+                children: vec![child(1, "layer"), child(99, "gone"), child(-1, "neg")],
+                ..Default::default()
+            },
+            SavedObject {
+                children: vec![child(0, "root"), child(2, "kernel"), child(1, "self")],
+                ..Default::default()
+            },
+            var("dense/kernel"),
+            var("orphan"),
+        ],
+        ..Default::default()
+    };
+    let mut m = meta(&["serve"]);
+    m.object_graph_def = Some(graph);
+    let sm = SavedModel {
+        dir: None,
+        proto: tensorcast_proto::SavedModel {
+            saved_model_schema_version: 1,
+            meta_graphs: vec![m],
+        },
+        fingerprint: None,
+        variables: None,
+    };
+    let vars = sm.variables().unwrap();
+    assert_eq!(vars.len(), 1);
+    assert_eq!(vars[0].path, "layer/kernel");
+    assert_eq!(vars[0].key, "layer/kernel/.ATTRIBUTES/VARIABLE_VALUE");
+    assert_eq!(vars[0].shape, Some(vec![]));
+    assert!(sm.read_variable(&vars[0]).is_err());
+}
+
+#[test]
+fn ops_follow_reachable_functions_only() {
+    let mut call = node("call", "StatefulPartitionedCall");
+    call.attr.insert(
+        "f".into(),
+        AttrValue {
+            value: Some(attr_value::Value::Func(Box::new(NameAttrList {
+                name: "f1".into(),
+                ..Default::default()
+            }))),
+        },
+    );
+    let lib = FunctionDefLibrary {
+        function: vec![
+            func("f1", &["MatMul", "f2"]),
+            func("f2", &["AddV2"]),
+            func("unused", &["Sin"]),
+        ],
+    };
+    let mut m = meta(&["serve"]);
+    m.graph_def = Some(GraphDef {
+        node: vec![node("x", "Placeholder"), call],
+        library: Some(lib.encode_to_vec().into()),
+        ..Default::default()
+    });
+    let ops = SavedModel::ops(&m).unwrap();
+    let ops: Vec<&str> = ops.iter().map(String::as_str).collect();
+    assert_eq!(
+        ops,
+        ["AddV2", "MatMul", "Placeholder", "StatefulPartitionedCall"]
+    );
+}
+
+#[test]
+fn show_all_sorts_tag_sets_and_prints_python_reprs() {
+    let sm = SavedModel::from_bytes(
+        &tensorcast_proto::SavedModel {
+            saved_model_schema_version: 1,
+            meta_graphs: vec![meta(&["train"]), meta(&["serve", "gpu"])],
+        }
+        .encode_to_vec(),
+    )
+    .unwrap();
+    assert_eq!(
+        sm.show_all(),
+        "\nMetaGraphDef with tag-set: 'serve, gpu' contains the following SignatureDefs:\n\
+         The MetaGraph with tag set ['serve', 'gpu'] contains the following ops: set()\n\
+         \nMetaGraphDef with tag-set: 'train' contains the following SignatureDefs:\n\
+         The MetaGraph with tag set ['train'] contains the following ops: set()\n"
+    );
+    assert_eq!(python_repr("it's"), "\"it's\"");
+    assert_eq!(python_repr("a\\b\n"), "'a\\\\b\\n'");
+}
+
+#[test]
+fn variables_deep_chain_of_long_names_is_too_large_not_quadratic() {
+    // A chain of 3000 objects named by 1 KiB names, every one a variable: listing them would
+    // take 3000 * 1.5 MiB on average of paths.
+    let name = "n".repeat(1024);
+    let n = 3000;
+    let nodes: Vec<SavedObject> = (0..n)
+        .map(|i| SavedObject {
+            children: if i + 1 < n {
+                vec![child(i + 1, &name)]
+            } else {
+                vec![]
+            },
+            kind: Some(saved_object::Kind::Variable(SavedVariable::default())),
+            ..Default::default()
+        })
+        .collect();
+    let mut m = meta(&["serve"]);
+    m.object_graph_def = Some(SavedObjectGraph {
+        nodes,
+        ..Default::default()
+    });
+    let sm = SavedModel {
+        dir: None,
+        proto: tensorcast_proto::SavedModel {
+            saved_model_schema_version: 1,
+            meta_graphs: vec![m],
+        },
+        fingerprint: None,
+        variables: None,
+    };
+    let e = sm.variables().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge);
+    assert!(sm
+        .show_all()
+        .contains("\nVariables: the object graph's variable paths take more than"));
+}
