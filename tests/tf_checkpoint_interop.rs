@@ -12,8 +12,7 @@
 //!    outputs must be those of the original model with the kernels scaled.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use tensorcast::io::checkpoint::{
@@ -22,7 +21,7 @@ use tensorcast::io::checkpoint::{
 use tensorcast::io::{NamedTensor, ReadOptions};
 use tensorcast::{bf16, f16, DataType, TString, Tensor};
 
-use crate::peer::{hex, python_interpreter, tensorflow_unavailable};
+use crate::peer::{hex, tensorflow_unavailable};
 
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -82,43 +81,8 @@ elif step == "keras_restore":
 "#;
 
 fn python(dir: &Path, step: &str) -> Result<Vec<Value>, String> {
-    let script = dir.join("ckpt_interop.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| e.to_string())?;
-    let mut child = Command::new(python_interpreter())
-        .arg(&script)
-        .arg(dir)
-        .arg(step)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", python_interpreter().display()))?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = e.read_to_string(&mut err);
-                }
-                if !status.success() {
-                    let tail: Vec<&str> = err.lines().rev().take(15).collect();
-                    return Err(format!(
-                        "python {step} failed ({status}):\n{}",
-                        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                    ));
-                }
-                break;
-            }
-            Ok(None) if start.elapsed() > PYTHON_TIMEOUT => {
-                let _ = child.kill();
-                return Err(format!("python {step} took longer than {PYTHON_TIMEOUT:?}"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    crate::peer::run_python_script(dir, "ckpt_interop.py", SCRIPT, &[step], PYTHON_TIMEOUT)
+        .map_err(|e| format!("{step}: {e}"))?;
     let text =
         std::fs::read_to_string(dir.join(format!("{step}.jsonl"))).map_err(|e| e.to_string())?;
     text.lines()

@@ -10,8 +10,7 @@
 //! saying why, where TensorFlow cannot be imported - except with `CI=true`, where that fails.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use tensorcast::graph::ops::{
@@ -22,7 +21,7 @@ use tensorcast::graph::ops::{
 use tensorcast::graph::{import_graph_def_bytes, Error, Graph, Scope, Session};
 use tensorcast::{DataType, PartialTensorShape, Tensor, TensorShape};
 
-use crate::peer::{hex, python_interpreter, tensorflow_unavailable};
+use crate::peer::{hex, tensorflow_unavailable};
 
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -317,35 +316,7 @@ fn optimize_cases() -> Vec<Case> {
 }
 
 fn run_python(dir: &Path) -> Result<(), String> {
-    let script = dir.join("graph_interop.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| e.to_string())?;
-    let mut child = Command::new(python_interpreter())
-        .arg(&script)
-        .arg(dir)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", python_interpreter().display()))?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => {
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    let _ = std::io::Read::read_to_string(&mut e, &mut err);
-                }
-                return Err(format!("python failed ({status}):\n{err}"));
-            }
-            Ok(None) if start.elapsed() > PYTHON_TIMEOUT => {
-                let _ = child.kill();
-                return Err(format!("python took longer than {PYTHON_TIMEOUT:?}"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    crate::peer::run_python_script(dir, "graph_interop.py", SCRIPT, &[], PYTHON_TIMEOUT)
 }
 
 #[test]

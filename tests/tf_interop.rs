@@ -16,7 +16,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -27,7 +26,7 @@ use tensorcast::{
     DataType, PartialTensorShape, ResourceHandle, TString, Tensor, TensorShape, Variant,
 };
 
-use crate::peer::{hex, python_interpreter, tensorflow_unavailable};
+use crate::peer::{hex, tensorflow_unavailable};
 
 /// Longest the Python side may take (TensorFlow's import alone takes several seconds).
 const PYTHON_TIMEOUT: Duration = Duration::from_secs(150);
@@ -187,38 +186,7 @@ fn our_cases() -> Vec<(String, Tensor)> {
 }
 
 fn run_python(dir: &Path) -> Result<(), String> {
-    let script = dir.join("interop.py");
-    std::fs::write(&script, SCRIPT).map_err(|e| e.to_string())?;
-    let mut child = Command::new(python_interpreter())
-        .arg(&script)
-        .arg(dir)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start {}: {e}", python_interpreter().display()))?;
-    let start = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut err = String::new();
-                if let Some(mut e) = child.stderr.take() {
-                    use std::io::Read;
-                    let _ = e.read_to_string(&mut err);
-                }
-                if status.success() {
-                    return Ok(());
-                }
-                return Err(format!("python failed ({status}):\n{err}"));
-            }
-            Ok(None) if start.elapsed() > PYTHON_TIMEOUT => {
-                let _ = child.kill();
-                return Err(format!("python took longer than {PYTHON_TIMEOUT:?}"));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(e.to_string()),
-        }
-    }
+    crate::peer::run_python_script(dir, "interop.py", SCRIPT, &[], PYTHON_TIMEOUT)
 }
 
 /// Compares what a parse gave with a record's dtype, shape and values.
