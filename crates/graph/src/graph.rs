@@ -49,7 +49,6 @@ pub struct Node {
     /// Boxed, as the rare fields they are: a node is a few hundred bytes.
     pub(crate) experimental_type: Option<Box<FullTypeDef>>,
     pub(crate) debug_info: Option<Box<ExperimentalDebugInfo>>,
-    pub(crate) registered: bool,
     /// The op, parsed once (`None` for an op tensorcast does not register).
     pub(crate) kind: Option<Op>,
 }
@@ -102,7 +101,7 @@ impl Node {
     /// True when tensorcast has a registration for the op (it does for every node built through a
     /// [`Scope`](crate::Scope); an imported node may name an op it does not know).
     pub fn is_registered(&self) -> bool {
-        self.registered
+        self.kind.is_some()
     }
     /// The node as a `NodeDef`.
     pub fn to_node_def(&self) -> NodeDef {
@@ -205,7 +204,7 @@ pub(crate) fn make_node<'a>(
     let mut infer_inputs = Vec::with_capacity(inputs.len());
     for ep in &inputs {
         let p = lookup(ep.node).ok_or_else(|| Error::Internal(format!("no node {}", ep.node)))?;
-        if p.registered && ep.index >= p.output_types.len() {
+        if p.kind.is_some() && ep.index >= p.output_types.len() {
             return Err(Error::InvalidOutput {
                 node: name,
                 index: i64::try_from(ep.index).unwrap_or(i64::MAX),
@@ -242,7 +241,7 @@ pub(crate) fn make_node<'a>(
     let control_inputs = controls.into_iter().map(|(_, c)| c).collect();
 
     let kind = Op::from_name(&op);
-    let (registered, output_types, inferred, experimental_type) = match kind {
+    let (output_types, inferred, experimental_type) = match kind {
         Some(k) => {
             let def = k.def();
             let output_types = finalize(def, &name, &mut attrs, &infos, mode)?;
@@ -259,9 +258,9 @@ pub(crate) fn make_node<'a>(
                 (None, Op::Shape, Mode::Build) => Some(shape_full_type(output_types[0])),
                 (None, _, _) => None,
             };
-            (true, output_types, inferred, ft)
+            (output_types, inferred, ft)
         }
-        None if mode == Mode::Import => (false, Vec::new(), Default::default(), experimental_type),
+        None if mode == Mode::Import => (Vec::new(), Default::default(), experimental_type),
         None => return Err(Error::OpNotRegistered(op)),
     };
     Ok(Node {
@@ -278,7 +277,6 @@ pub(crate) fn make_node<'a>(
         output_values: inferred.values,
         experimental_type: experimental_type.map(Box::new),
         debug_info: debug_info.map(Box::new),
-        registered,
         kind,
     })
 }

@@ -224,7 +224,7 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
         for (s, k) in &data[i] {
             let id = id_of(s);
             let p = node_at(id).ok_or_else(|| Error::Internal("import order".into()))?;
-            if *k < 0 || (p.registered && *k as usize >= p.output_types.len()) {
+            if *k < 0 || (p.kind.is_some() && *k as usize >= p.output_types.len()) {
                 return Err(Error::InvalidOutput {
                     node: n.name.clone(),
                     index: *k,

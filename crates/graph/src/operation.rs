@@ -106,7 +106,6 @@ fn placeholder_node() -> Node {
         output_values: Vec::new(),
         experimental_type: None,
         debug_info: None,
-        registered: false,
         kind: None,
     }
 }

@@ -347,7 +347,7 @@ fn resolve(
         });
     };
     let n = &nodes[id];
-    if n.registered && index >= n.output_types.len() {
+    if n.kind.is_some() && index >= n.output_types.len() {
         return Err(Error::NoSuchOutput {
             name: shown,
             op: op.to_string(),

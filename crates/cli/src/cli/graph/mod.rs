@@ -53,17 +53,37 @@ pub(crate) fn shown(path: &Path) -> String {
     tensorcast::io::escaped(&path.display().to_string())
 }
 
+/// A GraphDef file's binary wire bytes: the file's own bytes (never copied), or what its text
+/// form encodes to.
+pub(crate) enum GraphDefBytes {
+    /// A binary file, as the input layer read (or mapped) it.
+    Binary(tensorcast::buffer::Buffer),
+    /// A text file, encoded.
+    Text(Vec<u8>),
+}
+
+impl GraphDefBytes {
+    /// The wire bytes.
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            GraphDefBytes::Binary(b) => b.as_slice(),
+            GraphDefBytes::Text(v) => v,
+        }
+    }
+}
+
 /// Reads a GraphDef file through the input layer as binary wire bytes: a text-format file
 /// (`.pbtxt`, detected by its content) is parsed and encoded. Errors name the file.
-pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<GraphDefBytes> {
     let bytes = crate::cli::source::load_bytes(path)?;
     if looks_like_graph_def_text(bytes.as_slice()) {
         let text = std::str::from_utf8(bytes.as_slice())
             .map_err(|e| anyhow!("{}: text GraphDef is not UTF-8: {e}", shown(path)))?;
         return graph_def_text_to_binary(text)
+            .map(GraphDefBytes::Text)
             .with_context(|| format!("{}: text GraphDef", shown(path)));
     }
-    Ok(bytes.as_slice().to_vec())
+    Ok(GraphDefBytes::Binary(bytes))
 }
 
 /// Reads (through the input layer) and imports a GraphDef file, binary or text; errors name
@@ -71,7 +91,7 @@ pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<Vec<u8>> {
 pub(crate) fn load(path: &Path) -> Result<Graph> {
     let bytes = load_graph_def_bytes(path)?;
     let graph = Graph::new();
-    import_graph_def_bytes(&graph, &bytes).with_context(|| shown(path))?;
+    import_graph_def_bytes(&graph, bytes.as_slice()).with_context(|| shown(path))?;
     Ok(graph)
 }
 
