@@ -584,6 +584,19 @@ pub enum Error {
         /// The op's traits as TensorFlow prints them (`; is_commutative=true`), or nothing.
         traits: &'static str,
     },
+    /// An op's argument error whose text is the op's own (`Matrix size-incompatible: In[0]:
+    /// [2,3], In[1]: [4,5]`, `Expected begin, end, and strides to be 1D equal size tensors, ...`):
+    /// the message TensorFlow prints and the status code it gives. The ops of the kernels crate
+    /// report through it, so that adding an op does not add a variant here.
+    #[error("{message}")]
+    Op {
+        /// The op (`MatMul`, `StridedSlice`, ...).
+        op: &'static str,
+        /// TensorFlow's status code for the failure.
+        code: Code,
+        /// TensorFlow's message, exactly.
+        message: String,
+    },
     /// A broadcast that TensorFlow's kernels do not implement: more than 5 dims after merging.
     #[error("Broadcast between {x} and {y} is not supported yet.")]
     BroadcastUnsupported {
@@ -622,6 +635,16 @@ fn uninitialized_message(op: &str, dtype: DataType, elements: i64) -> String {
 }
 
 impl Error {
+    /// An [`Error::Op`] with status `INVALID_ARGUMENT`, the code of almost every op-argument
+    /// error TensorFlow reports.
+    pub fn invalid_argument(op: &'static str, message: impl Into<String>) -> Error {
+        Error::Op {
+            op,
+            code: Code::InvalidArgument,
+            message: message.into(),
+        }
+    }
+
     /// TensorFlow's status code for this error.
     pub fn code(&self) -> Code {
         match self {
@@ -634,6 +657,7 @@ impl Error {
             Error::Uninitialized { op, .. } if *op != "Cast" => Code::FailedPrecondition,
             Error::Internal(_) | Error::MaxDimensionsReached { .. } => Code::Internal,
             Error::ShapeIndex { edit, .. } => edit.code(),
+            Error::Op { code, .. } => *code,
             _ => Code::InvalidArgument,
         }
     }
@@ -734,6 +758,25 @@ mod tests {
             to: DataType::COMPLEX128,
         };
         assert_eq!(e.to_string(), "Cannot bitcast from 1 to 18");
+    }
+
+    #[test]
+    fn op_errors_print_the_op_text_with_their_code() {
+        let e = Error::invalid_argument(
+            "MatMul",
+            "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]",
+        );
+        assert_eq!(
+            e.to_string(),
+            "Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]"
+        );
+        assert_eq!(e.code(), Code::InvalidArgument);
+        let e = Error::Op {
+            op: "Range",
+            code: Code::ResourceExhausted,
+            message: "too big".into(),
+        };
+        assert_eq!(e.code(), Code::ResourceExhausted);
     }
 
     #[test]

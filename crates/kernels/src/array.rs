@@ -1,0 +1,1 @@
+//! Data movement and shape ops (`Transpose`, `ConcatV2`, `Pack`, `Unpack`, `Split`, `StridedSlice`, `GatherV2`, `Pad`, `Tile`, `Range`, `OneHot`, `TopKV2`, ...).

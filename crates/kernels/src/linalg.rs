@@ -1,0 +1,1 @@
+//! Linear algebra: `MatMul`, `BatchMatMulV2`, `Einsum`.

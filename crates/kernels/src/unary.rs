@@ -1,0 +1,1 @@
+//! Activations and unary math (`Relu`, `Sigmoid`, `Tanh`, `Exp`, `Erf`, ...), `Softmax` and `LogSoftmax`.

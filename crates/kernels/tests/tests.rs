@@ -1,0 +1,1 @@
+//! The kernels crate's integration tests: one module per op family.
