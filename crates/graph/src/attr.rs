@@ -60,6 +60,54 @@ pub(crate) fn get_tensor<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a TensorP
     }
 }
 
+/// The value of an `int` attr.
+pub(crate) fn get_int(attrs: &Attrs, name: &str) -> Option<i64> {
+    match attrs.get(name)?.value {
+        Some(Value::I(i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// The value of a `float` attr.
+#[allow(
+    dead_code,
+    reason = "read by the kernel entries of the kernels crate's ops"
+)]
+pub(crate) fn get_float(attrs: &Attrs, name: &str) -> Option<f32> {
+    match attrs.get(name)?.value {
+        Some(Value::F(f)) => Some(f),
+        _ => None,
+    }
+}
+
+/// The value of a `string` attr (its bytes).
+pub(crate) fn get_string<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a [u8]> {
+    match &attrs.get(name)?.value {
+        Some(Value::S(s)) => Some(s),
+        _ => None,
+    }
+}
+
+/// The values of a `list(int)` attr.
+#[allow(
+    dead_code,
+    reason = "read by the kernel entries of the kernels crate's ops"
+)]
+pub(crate) fn get_ints<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a [i64]> {
+    match &attrs.get(name)?.value {
+        Some(Value::List(l)) => Some(&l.i),
+        _ => None,
+    }
+}
+
+/// The values of a `list(type)` attr.
+pub(crate) fn get_types(attrs: &Attrs, name: &str) -> Option<Vec<DataType>> {
+    match &attrs.get(name)?.value {
+        Some(Value::List(l)) => Some(l.r#type.iter().map(|&t| DataType::from_number(t)).collect()),
+        _ => None,
+    }
+}
+
 /// A short `SummarizeAttrValue`-like rendering, for node summaries and the CLI.
 pub fn summarize(v: &AttrValue) -> String {
     match &v.value {

@@ -127,11 +127,12 @@ pub enum Error {
         /// The allowed types, in the OpDef's order.
         allowed: Vec<DataType>,
     },
-    /// A required attr is missing.
-    #[error("NodeDef missing attr '{attr}' from {op_summary}")]
+    /// Required attrs are missing (TensorFlow names them all, sorted: `NodeDef missing attrs
+    /// 'padding', 'strides' from ...`).
+    #[error("NodeDef missing attr{} '{}' from {op_summary}", if .attrs.len() > 1 { "s" } else { "" }, .attrs.join("', '"))]
     MissingAttr {
-        /// The attr.
-        attr: String,
+        /// The attrs, sorted.
+        attrs: Vec<String>,
         /// TensorFlow's `SummarizeOpDef` of the op.
         op_summary: String,
     },
@@ -195,6 +196,17 @@ pub enum Error {
         message: String,
         /// The attr.
         attr: String,
+        /// The node.
+        node: String,
+        /// The op's `OpDef` summary.
+        op_summary: String,
+    },
+    /// An attr value outside what the op allows (a string not in its list, an int or list
+    /// below its minimum), with TensorFlow's node and op context.
+    #[error("{message}\n\t; NodeDef: {{{{node {node}}}}}; {op_summary}")]
+    AttrNotAllowed {
+        /// What is wrong with the value.
+        message: String,
         /// The node.
         node: String,
         /// The op's `OpDef` summary.

@@ -7,7 +7,7 @@ use tensorcast_proto::{attr_value::Value, AttrValue};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::opdef::{ArgType, AttrDefault, AttrKind, OpDef};
+use crate::opdef::{ArgType, AttrKind, OpDef};
 use crate::shape;
 
 /// How a node is being added.
@@ -35,58 +35,38 @@ pub(crate) fn finalize(
     inputs: &[InputInfo],
     mode: Mode,
 ) -> Result<Vec<DataType>> {
-    if inputs.len() != def.inputs.len() {
-        let expected = def.input_types_string(|t| attr::get_type(attrs, t));
-        return Err(Error::InputCount {
-            node: node.to_string(),
-            expected,
-            actual: inputs.len(),
-            op_summary: def.summary(),
-        });
-    }
     if mode == Mode::Build {
-        for (arg, input) in def.inputs.iter().zip(inputs) {
-            let (ArgType::Attr(t), Some(dtype)) = (arg.ty, input.dtype) else {
-                continue;
-            };
-            match attr::get_type(attrs, t) {
-                None => {
-                    attrs.insert(t.to_string(), AttrValue::of_type(dtype.number()));
-                }
-                Some(first) if first != dtype => {
-                    return Err(Error::InconsistentAttr {
-                        attr: t.to_string(),
-                        first,
-                        second: dtype,
-                    });
-                }
-                Some(_) => {}
-            }
-        }
+        infer_type_attrs(def, attrs, inputs)?;
     }
     // Defaults.
     for a in def.attrs {
         if attrs.contains_key(a.name) {
             continue;
         }
-        let value = match a.default {
-            Some(AttrDefault::Type(d)) => AttrValue::of_type(d.number()),
-            Some(AttrDefault::Bool(b)) => AttrValue::of_bool(b),
-            Some(AttrDefault::UnknownShape) => AttrValue::of_shape(shape::to_proto(&None)),
-            None => continue,
-        };
-        attrs.insert(a.name.to_string(), value);
+        if let Some(d) = a.default {
+            attrs.insert(a.name.to_string(), d.to_value());
+        }
     }
     // Kinds and allowed values, in the OpDef's attr order.
     for a in def.attrs {
         let Some(v) = attrs.get(a.name) else { continue };
-        let ok = matches!(
-            (a.kind, &v.value),
+        let ok = match (a.kind, &v.value) {
             (AttrKind::Type, Some(Value::Type(_)))
-                | (AttrKind::Bool, Some(Value::B(_)))
-                | (AttrKind::Shape, Some(Value::Shape(_)))
-                | (AttrKind::Tensor, Some(Value::Tensor(_)))
-        );
+            | (AttrKind::Bool, Some(Value::B(_)))
+            | (AttrKind::Shape, Some(Value::Shape(_)))
+            | (AttrKind::Tensor, Some(Value::Tensor(_)))
+            | (AttrKind::Int, Some(Value::I(_)))
+            | (AttrKind::Float, Some(Value::F(_)))
+            | (AttrKind::String, Some(Value::S(_)))
+            | (AttrKind::Func, Some(Value::Func(_))) => true,
+            // A list attr holds a list of its kind (an empty list is one of every kind).
+            (AttrKind::ListInt, Some(Value::List(l))) => list_only(l, l.i.len()),
+            (AttrKind::ListType, Some(Value::List(l))) => list_only(l, l.r#type.len()),
+            (AttrKind::ListFloat, Some(Value::List(l))) => list_only(l, l.f.len()),
+            (AttrKind::ListString, Some(Value::List(l))) => list_only(l, l.s.len()),
+            (AttrKind::ListShape, Some(Value::List(l))) => list_only(l, l.shape.len()),
+            _ => false,
+        };
         if !ok {
             return Err(Error::AttrKind {
                 attr: a.name.to_string(),
@@ -117,6 +97,38 @@ pub(crate) fn finalize(
                 });
             }
         }
+        if let (Some(allowed), Some(Value::S(v))) = (a.allowed_strings, &v.value) {
+            if !allowed.iter().any(|x| x.as_bytes() == v.as_ref()) {
+                let list: Vec<String> = allowed.iter().map(|x| format!("\"{x}\"")).collect();
+                return Err(Error::AttrNotAllowed {
+                    message: format!(
+                        "Value for attr '{}' of \"{}\" is not in the list of allowed values: {}",
+                        a.name,
+                        String::from_utf8_lossy(v),
+                        list.join(", ")
+                    ),
+                    node: node.to_string(),
+                    op_summary: def.summary(),
+                });
+            }
+        }
+        if let Some(min) = a.minimum {
+            let (what, value) = match &v.value {
+                Some(Value::I(i)) => ("Value", *i),
+                Some(Value::List(l)) => ("Length", list_len(l) as i64),
+                _ => ("Value", min),
+            };
+            if value < min {
+                return Err(Error::AttrNotAllowed {
+                    message: format!(
+                        "{what} for attr '{}' of {value} must be at least minimum {min}",
+                        a.name
+                    ),
+                    node: node.to_string(),
+                    op_summary: def.summary(),
+                });
+            }
+        }
         if let (Some(allowed), Some(Value::Type(t))) = (a.allowed, &v.value) {
             let dtype = DataType::from_number(*t);
             if !allowed.contains(&dtype) {
@@ -128,14 +140,19 @@ pub(crate) fn finalize(
             }
         }
     }
-    // Missing attrs.
-    for a in def.attrs {
-        if !attrs.contains_key(a.name) {
-            return Err(Error::MissingAttr {
-                attr: a.name.to_string(),
-                op_summary: def.summary(),
-            });
-        }
+    // Missing attrs, all named.
+    let mut missing: Vec<String> = def
+        .attrs
+        .iter()
+        .filter(|a| !attrs.contains_key(a.name))
+        .map(|a| a.name.to_string())
+        .collect();
+    if !missing.is_empty() {
+        missing.sort();
+        return Err(Error::MissingAttr {
+            attrs: missing,
+            op_summary: def.summary(),
+        });
     }
     // Shape attrs as TensorFlow's shape functions read them (`MakeShapeFromShapeProto`).
     for a in def.attrs.iter().filter(|a| a.kind == AttrKind::Shape) {
@@ -143,13 +160,20 @@ pub(crate) fn finalize(
             shape::check_proto(p)?;
         }
     }
+    // The signature, lists expanded by the (now complete) attrs.
+    let expected =
+        OpDef::expand(def.inputs, attrs, inputs.len()).filter(|e| e.len() == inputs.len());
+    let Some(expected) = expected else {
+        return Err(Error::InputCount {
+            node: node.to_string(),
+            expected: def.input_types_string(attrs),
+            actual: inputs.len(),
+            op_summary: def.summary(),
+        });
+    };
     if mode == Mode::Import {
-        for (i, (arg, input)) in def.inputs.iter().zip(inputs).enumerate() {
-            let expected = match arg.ty {
-                ArgType::Attr(t) => attr::get_type(attrs, t),
-                ArgType::Fixed(d) => Some(d),
-            };
-            if let (Some(expected), Some(actual)) = (expected, input.dtype) {
+        for (i, (expected, input)) in expected.iter().zip(inputs).enumerate() {
+            if let (Some(expected), Some(actual)) = (*expected, input.dtype) {
                 if expected != actual {
                     return Err(Error::InputType {
                         index: i,
@@ -162,13 +186,115 @@ pub(crate) fn finalize(
             }
         }
     }
-    let outputs = def
-        .outputs
+    let outputs = OpDef::expand(def.outputs, attrs, MAX_OUTPUTS).ok_or_else(|| {
+        Error::InvalidInput(format!(
+            "node {node}: the attrs of its {} give more than {MAX_OUTPUTS} outputs, or none that can be counted",
+            def.name
+        ))
+    })?;
+    Ok(outputs
+        .into_iter()
+        .map(|d| d.unwrap_or(DataType::INVALID))
+        .collect())
+}
+
+/// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it
+/// a GraphDef's attr is refused rather than believed.
+pub(crate) const MAX_OUTPUTS: usize = 1 << 16;
+
+/// True when a list value holds `own` values of its kind and nothing else.
+fn list_only(l: &tensorcast_proto::attr_value::ListValue, own: usize) -> bool {
+    list_len(l) == own
+}
+
+/// Number of values in a list attr, of every kind.
+fn list_len(l: &tensorcast_proto::attr_value::ListValue) -> usize {
+    l.s.len()
+        + l.i.len()
+        + l.f.len()
+        + l.b.len()
+        + l.r#type.len()
+        + l.shape.len()
+        + l.tensor.len()
+        + l.func.len()
+}
+
+/// Building: each type attr (and list count) the inputs determine, set from them
+/// (`Inconsistent values ...` when two inputs disagree). Input counts that do not fit the
+/// signature are left for the count check.
+fn infer_type_attrs(def: &OpDef, attrs: &mut Attrs, inputs: &[InputInfo]) -> Result<()> {
+    let mut pos = 0usize;
+    let variable = def
+        .inputs
         .iter()
-        .map(|o| match o.ty {
-            ArgType::Attr(t) => attr::get_type(attrs, t).unwrap_or(DataType::INVALID),
-            ArgType::Fixed(d) => d,
-        })
-        .collect();
-    Ok(outputs)
+        .filter(|a| !matches!(a.ty, ArgType::Attr(_) | ArgType::Fixed(_)))
+        .count();
+    let fixed_args = def.inputs.len() - variable;
+    for arg in def.inputs {
+        let take = match arg.ty {
+            ArgType::Attr(_) | ArgType::Fixed(_) => 1,
+            ArgType::List { number, .. } | ArgType::FixedList { number, .. } => {
+                match attr::get_int(attrs, number) {
+                    Some(n) => usize::try_from(n).unwrap_or(0),
+                    // The only list: it takes every input the others leave.
+                    None if variable == 1 => {
+                        let n = inputs.len().saturating_sub(fixed_args);
+                        attrs.insert(number.to_string(), AttrValue::of_int(n as i64));
+                        n
+                    }
+                    None => 0,
+                }
+            }
+            ArgType::TypeList(t) => match attr::get_types(attrs, t) {
+                Some(l) => l.len(),
+                None if variable == 1 => {
+                    let n = inputs.len().saturating_sub(fixed_args);
+                    let types: Option<Vec<i32>> = inputs[pos.min(inputs.len())..]
+                        .iter()
+                        .take(n)
+                        .map(|i| i.dtype.map(|d| d.number()))
+                        .collect();
+                    if let Some(types) = types {
+                        attrs.insert(
+                            t.to_string(),
+                            AttrValue {
+                                value: Some(Value::List(Box::new(
+                                    tensorcast_proto::attr_value::ListValue {
+                                        r#type: types,
+                                        ..Default::default()
+                                    },
+                                ))),
+                            },
+                        );
+                    }
+                    n
+                }
+                None => 0,
+            },
+        };
+        let ty = match arg.ty {
+            ArgType::Attr(t) | ArgType::List { ty: t, .. } => Some(t),
+            _ => None,
+        };
+        for input in inputs.iter().skip(pos).take(take) {
+            let (Some(t), Some(dtype)) = (ty, input.dtype) else {
+                continue;
+            };
+            match attr::get_type(attrs, t) {
+                None => {
+                    attrs.insert(t.to_string(), AttrValue::of_type(dtype.number()));
+                }
+                Some(first) if first != dtype => {
+                    return Err(Error::InconsistentAttr {
+                        attr: t.to_string(),
+                        first,
+                        second: dtype,
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        pos += take;
+    }
+    Ok(())
 }

@@ -98,6 +98,7 @@ mod opdef;
 mod operation;
 pub mod ops;
 mod order;
+mod registry;
 mod rewrite;
 mod scope;
 mod session;

@@ -4,7 +4,9 @@
 use tensorcast_core::ops::elementwise::BinaryOp;
 use tensorcast_core::DataType;
 
+use crate::attr::{self, Attrs};
 use crate::error::enum_name;
+use crate::registry::RegOp;
 
 /// Where an input or output's dtype comes from.
 #[derive(Debug, Clone, Copy)]
@@ -13,6 +15,22 @@ pub(crate) enum ArgType {
     Attr(&'static str),
     /// A fixed dtype.
     Fixed(DataType),
+    /// `number * ty`: as many inputs as the int attr `number`, each of the type attr `ty`.
+    List {
+        /// The int attr holding the count.
+        number: &'static str,
+        /// The type attr of every element.
+        ty: &'static str,
+    },
+    /// `number * dtype`: as many inputs as the int attr `number`, each of a fixed dtype.
+    FixedList {
+        /// The int attr holding the count.
+        number: &'static str,
+        /// The dtype of every element.
+        dtype: DataType,
+    },
+    /// One input per entry of a `list(type)` attr.
+    TypeList(&'static str),
 }
 
 /// One input or output of an op.
@@ -29,6 +47,15 @@ pub(crate) enum AttrKind {
     Bool,
     Shape,
     Tensor,
+    Int,
+    Float,
+    String,
+    Func,
+    ListInt,
+    ListType,
+    ListFloat,
+    ListString,
+    ListShape,
 }
 
 impl AttrKind {
@@ -38,6 +65,15 @@ impl AttrKind {
             AttrKind::Bool => "bool",
             AttrKind::Shape => "shape",
             AttrKind::Tensor => "tensor",
+            AttrKind::Int => "int",
+            AttrKind::Float => "float",
+            AttrKind::String => "string",
+            AttrKind::Func => "func",
+            AttrKind::ListInt => "list(int)",
+            AttrKind::ListType => "list(type)",
+            AttrKind::ListFloat => "list(float)",
+            AttrKind::ListString => "list(string)",
+            AttrKind::ListShape => "list(shape)",
         }
     }
 }
@@ -48,6 +84,52 @@ pub(crate) enum AttrDefault {
     Type(DataType),
     Bool(bool),
     UnknownShape,
+    Int(i64),
+    Float(f32),
+    Str(&'static str),
+    ListInt(&'static [i64]),
+    ListStr(&'static [&'static str]),
+    /// An empty `list(shape)`.
+    ListShape,
+}
+
+impl AttrDefault {
+    /// The default as an attr value.
+    pub(crate) fn to_value(self) -> tensorcast_proto::AttrValue {
+        use tensorcast_proto::attr_value::{ListValue, Value};
+        use tensorcast_proto::AttrValue;
+        let list = |l: ListValue| AttrValue {
+            value: Some(Value::List(Box::new(l))),
+        };
+        match self {
+            AttrDefault::Type(d) => AttrValue::of_type(d.number()),
+            AttrDefault::Bool(b) => AttrValue::of_bool(b),
+            AttrDefault::UnknownShape => AttrValue::of_shape(crate::shape::to_proto(&None)),
+            AttrDefault::Int(i) => AttrValue::of_int(i),
+            AttrDefault::Float(f) => AttrValue {
+                value: Some(Value::F(f)),
+            },
+            AttrDefault::Str(s) => AttrValue {
+                value: Some(Value::S(bytes::Bytes::from_static(s.as_bytes()))),
+            },
+            AttrDefault::ListInt(v) => list(ListValue {
+                i: v.to_vec(),
+                ..Default::default()
+            }),
+            AttrDefault::ListStr(v) => list(ListValue {
+                s: v.iter()
+                    .map(|s| bytes::Bytes::from_static(s.as_bytes()))
+                    .collect(),
+                ..Default::default()
+            }),
+            AttrDefault::ListShape => list(ListValue::default()),
+        }
+    }
+
+    /// The default as `SummarizeOpDef` prints it (`default=[1, 1, 1, 1]`, `default="NHWC"`).
+    fn summary(self) -> String {
+        crate::attr::summarize(&self.to_value())
+    }
 }
 
 /// One attr of an op.
@@ -57,6 +139,10 @@ pub(crate) struct AttrDef {
     pub(crate) kind: AttrKind,
     pub(crate) default: Option<AttrDefault>,
     pub(crate) allowed: Option<&'static [DataType]>,
+    /// The values a string attr may take (`padding`: `SAME`, `VALID`), if restricted.
+    pub(crate) allowed_strings: Option<&'static [&'static str]>,
+    /// The least value of an int attr (or length of a list attr), if bounded.
+    pub(crate) minimum: Option<i64>,
 }
 
 /// An op registration.
@@ -68,6 +154,7 @@ pub(crate) struct OpDef {
     pub(crate) attrs: &'static [AttrDef],
     pub(crate) commutative: bool,
     pub(crate) aggregate: bool,
+    pub(crate) stateful: bool,
 }
 
 const fn arg(name: &'static str, attr: &'static str) -> ArgDef {
@@ -83,6 +170,8 @@ const fn type_attr(name: &'static str) -> AttrDef {
         kind: AttrKind::Type,
         default: None,
         allowed: None,
+        allowed_strings: None,
+        minimum: None,
     }
 }
 
@@ -92,6 +181,8 @@ const fn type_in(name: &'static str, allowed: &'static [DataType]) -> AttrDef {
         kind: AttrKind::Type,
         default: None,
         allowed: Some(allowed),
+        allowed_strings: None,
+        minimum: None,
     }
 }
 
@@ -103,6 +194,8 @@ const fn index_attr(name: &'static str) -> AttrDef {
         kind: AttrKind::Type,
         default: Some(AttrDefault::Type(DataType::INT32)),
         allowed: Some(INDEX_TYPES),
+        allowed_strings: None,
+        minimum: None,
     }
 }
 
@@ -133,6 +226,8 @@ const ISE: AttrDef = AttrDef {
     kind: AttrKind::Bool,
     default: Some(AttrDefault::Bool(true)),
     allowed: None,
+    allowed_strings: None,
+    minimum: None,
 };
 
 macro_rules! binary {
@@ -144,6 +239,7 @@ macro_rules! binary {
             attrs: $attrs,
             commutative: $comm,
             aggregate: $agg,
+            stateful: false,
         }
     };
 }
@@ -160,11 +256,14 @@ pub(crate) static OPS: &[OpDef] = &[
                 kind: AttrKind::Tensor,
                 default: None,
                 allowed: None,
+                allowed_strings: None,
+                minimum: None,
             },
             type_attr("dtype"),
         ],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Placeholder",
@@ -177,10 +276,13 @@ pub(crate) static OPS: &[OpDef] = &[
                 kind: AttrKind::Shape,
                 default: Some(AttrDefault::UnknownShape),
                 allowed: None,
+                allowed_strings: None,
+                minimum: None,
             },
         ],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "NoOp",
@@ -189,6 +291,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Identity",
@@ -197,6 +300,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[type_attr("T")],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Cast",
@@ -210,10 +314,13 @@ pub(crate) static OPS: &[OpDef] = &[
                 kind: AttrKind::Bool,
                 default: Some(AttrDefault::Bool(false)),
                 allowed: None,
+                allowed_strings: None,
+                minimum: None,
             },
         ],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Shape",
@@ -222,6 +329,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[type_attr("T"), index_attr("out_type")],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Bitcast",
@@ -230,6 +338,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[type_in("T", BITCAST_TYPES), type_in("type", BITCAST_TYPES)],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "BroadcastTo",
@@ -238,6 +347,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[type_attr("T"), index_attr("Tidx")],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     OpDef {
         name: "Reshape",
@@ -246,6 +356,7 @@ pub(crate) static OPS: &[OpDef] = &[
         attrs: &[type_attr("T"), index_attr("Tshape")],
         commutative: false,
         aggregate: false,
+        stateful: false,
     },
     binary!("Equal", Z_BOOL, &[type_attr("T"), ISE], true, false),
     binary!("NotEqual", Z_BOOL, &[type_attr("T"), ISE], true, false),
@@ -304,6 +415,8 @@ pub(crate) enum Op {
     Reshape,
     /// The element-wise binary ops (`Equal` ... `Minimum`), one registration each.
     Binary(BinaryOp),
+    /// An op of the registry (`registry/`): its entry holds its `OpDef`, shape function and kernel.
+    Reg(RegOp),
 }
 
 impl Op {
@@ -319,7 +432,10 @@ impl Op {
             "Bitcast" => Op::Bitcast,
             "BroadcastTo" => Op::BroadcastTo,
             "Reshape" => Op::Reshape,
-            other => Op::Binary(BinaryOp::from_name(other)?),
+            other => match BinaryOp::from_name(other) {
+                Some(b) => Op::Binary(b),
+                None => Op::Reg(RegOp::from_name(other)?),
+            },
         })
     }
 
@@ -336,12 +452,16 @@ impl Op {
             Op::BroadcastTo => "BroadcastTo",
             Op::Reshape => "Reshape",
             Op::Binary(b) => b.name(),
+            Op::Reg(r) => r.entry().def.name,
         }
     }
 
     /// The registration (signature and attrs).
     pub(crate) fn def(self) -> &'static OpDef {
-        // Every `Op` has a row in `OPS` (the `every_op_has_a_registration` test checks it).
+        if let Op::Reg(r) = self {
+            return r.entry().def;
+        }
+        // Every other `Op` has a row in `OPS` (the `every_op_has_a_registration` test checks it).
         lookup(self.name()).unwrap_or(&OPS[0])
     }
 }
@@ -352,8 +472,12 @@ impl OpDef {
         let args = |list: &[ArgDef]| {
             list.iter()
                 .map(|a| match a.ty {
-                    ArgType::Attr(t) => format!("{}:{t}", a.name),
+                    ArgType::Attr(t) | ArgType::TypeList(t) => format!("{}:{t}", a.name),
                     ArgType::Fixed(d) => format!("{}:{}", a.name, d.name()),
+                    ArgType::List { number, ty } => format!("{}:{number}*{ty}", a.name),
+                    ArgType::FixedList { number, dtype } => {
+                        format!("{}:{number}*{}", a.name, dtype.name())
+                    }
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -370,7 +494,15 @@ impl OpDef {
                 Some(AttrDefault::Type(d)) => s.push_str(&format!(",default={}", enum_name(d))),
                 Some(AttrDefault::Bool(b)) => s.push_str(&format!(",default={b}")),
                 Some(AttrDefault::UnknownShape) => s.push_str(",default=<unknown>"),
+                Some(d) => s.push_str(&format!(",default={}", d.summary())),
                 None => {}
+            }
+            if let Some(list) = a.allowed_strings {
+                let l: Vec<String> = list.iter().map(|v| format!("\"{v}\"")).collect();
+                s.push_str(&format!(",allowed=[{}]", l.join(", ")));
+            }
+            if let Some(m) = a.minimum {
+                s.push_str(&format!(",min={m}"));
             }
             if let Some(list) = a.allowed {
                 let l: Vec<String> = list.iter().map(|d| enum_name(*d)).collect();
@@ -389,20 +521,74 @@ impl OpDef {
 
     /// The OpDef's input types for a node with these type attrs (`float, float`), as the
     /// input-count message prints them.
-    pub(crate) fn input_types_string(
-        &self,
-        attr_type: impl Fn(&str) -> Option<DataType>,
-    ) -> String {
-        self.inputs
-            .iter()
-            .map(|a| match a.ty {
-                ArgType::Attr(t) => attr_type(t)
-                    .map(|d| d.name())
-                    .unwrap_or_else(|| t.to_string()),
-                ArgType::Fixed(d) => d.name(),
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+    pub(crate) fn input_types_string(&self, attrs: &Attrs) -> String {
+        let mut out = Vec::new();
+        for a in self.inputs {
+            match a.ty {
+                ArgType::Attr(t) => out.push(
+                    attr::get_type(attrs, t)
+                        .map(|d| d.name())
+                        .unwrap_or_else(|| t.to_string()),
+                ),
+                ArgType::Fixed(d) => out.push(d.name()),
+                ArgType::List { number, ty } => {
+                    let name = attr::get_type(attrs, ty)
+                        .map(|d| d.name())
+                        .unwrap_or_else(|| ty.to_string());
+                    match attr::get_int(attrs, number) {
+                        Some(n) => out.extend((0..n.clamp(0, 64)).map(|_| name.clone())),
+                        None => out.push(format!("{number}*{name}")),
+                    }
+                }
+                ArgType::FixedList { number, dtype } => match attr::get_int(attrs, number) {
+                    Some(n) => out.extend((0..n.clamp(0, 64)).map(|_| dtype.name())),
+                    None => out.push(format!("{number}*{}", dtype.name())),
+                },
+                ArgType::TypeList(t) => match attr::get_types(attrs, t) {
+                    Some(list) => out.extend(list.iter().map(|d| d.name())),
+                    None => out.push(t.to_string()),
+                },
+            }
+        }
+        out.join(", ")
+    }
+
+    /// The flat dtypes of `args` (inputs or outputs) for a node with `attrs`, lists expanded:
+    /// `None` where an attr the signature needs is missing or malformed (a list count that is
+    /// negative or larger than `limit`, a count attr that is not an int).
+    pub(crate) fn expand(
+        args: &[ArgDef],
+        attrs: &Attrs,
+        limit: usize,
+    ) -> Option<Vec<Option<DataType>>> {
+        let mut out = Vec::with_capacity(args.len());
+        let count = |number: &str| {
+            let n = attr::get_int(attrs, number)?;
+            usize::try_from(n).ok().filter(|&n| n <= limit)
+        };
+        for a in args {
+            match a.ty {
+                ArgType::Attr(t) => out.push(attr::get_type(attrs, t)),
+                ArgType::Fixed(d) => out.push(Some(d)),
+                ArgType::List { number, ty } => {
+                    let n = count(number)?;
+                    let d = attr::get_type(attrs, ty);
+                    out.extend(std::iter::repeat_n(d, n));
+                }
+                ArgType::FixedList { number, dtype } => {
+                    let n = count(number)?;
+                    out.extend(std::iter::repeat_n(Some(dtype), n));
+                }
+                ArgType::TypeList(t) => {
+                    let list = attr::get_types(attrs, t)?;
+                    if list.len() > limit {
+                        return None;
+                    }
+                    out.extend(list.into_iter().map(Some));
+                }
+            }
+        }
+        Some(out)
     }
 }
 

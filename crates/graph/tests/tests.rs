@@ -7,5 +7,6 @@ mod import;
 mod naming;
 mod parallel;
 mod props;
+mod registry;
 mod session;
 mod status;

@@ -40,7 +40,7 @@ pub(crate) fn infer(
     producer: i32,
     budget: &mut u64,
 ) -> Result<Inferred> {
-    let shapes = shape_fns::run(op, attrs, inputs, producer)?;
+    let shapes = shape_fns::run(op, attrs, inputs, out_types, producer)?;
     let values = values::propagate(op, attrs, inputs, out_types, &shapes, budget);
     Ok(Inferred { shapes, values })
 }

@@ -14,6 +14,7 @@ pub(super) fn run(
     op: Op,
     attrs: &Attrs,
     inputs: &[InferInput],
+    out_types: &[DataType],
     producer: i32,
 ) -> Result<Vec<PShape>> {
     let input = |i: usize| inputs.get(i).map(|x| x.shape.clone()).unwrap_or(None);
@@ -41,6 +42,11 @@ pub(super) fn run(
             let ise = attr::get_bool(attrs, "incompatible_shape_error").unwrap_or(true);
             vec![broadcast_binary(&input(0), &input(1), ise)?]
         }
+        Op::Reg(r) => (r.entry().shape)(&crate::registry::ShapeCtx {
+            attrs,
+            inputs,
+            out_types,
+        })?,
     })
 }
 

@@ -118,6 +118,15 @@ fn known_values(
         Op::NoOp | Op::Bitcast | Op::BroadcastTo | Op::Reshape | Op::Binary(_) => {
             fold(op, attrs, inputs, shapes)
         }
+        // A registry op folds when its entry says so and every output is an integer or bool.
+        Op::Reg(r)
+            if r.entry().fold
+                && !r.entry().def.stateful
+                && out_types.iter().all(|d| decodable(*d)) =>
+        {
+            fold(op, attrs, inputs, shapes)
+        }
+        Op::Reg(_) => vec![None; shapes.len()],
     }
 }
 
@@ -133,7 +142,8 @@ fn out_types_decodable(op: Op, attrs: &Attrs) -> bool {
         | Op::Shape
         | Op::BroadcastTo
         | Op::Reshape
-        | Op::Binary(_) => None,
+        | Op::Binary(_)
+        | Op::Reg(_) => None,
     };
     named.is_none_or(decodable)
 }

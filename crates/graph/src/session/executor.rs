@@ -11,6 +11,7 @@ use super::parallel::Parallel;
 use super::plan::{Plan, Read, Step};
 use super::RunStats;
 use crate::error::{Error, Result};
+use crate::registry::Resources;
 use crate::shape;
 
 /// A value flowing along an edge.
@@ -47,6 +48,32 @@ impl Value {
                         source: Box::new(source),
                     }
                 })
+            }
+        }
+    }
+}
+
+/// What running a step gives: one value (most ops), or every output of a multi-output op.
+pub(super) enum Outputs {
+    /// Output 0.
+    One(Value),
+    /// Every output, in order.
+    Many(Vec<Tensor>),
+}
+
+/// Puts a step's outputs in the slots the plan gave them.
+pub(super) fn store(step: &Step, out: Outputs, slots: &mut [Option<Value>]) {
+    match out {
+        Outputs::One(v) => {
+            if let Some(Some(slot)) = step.outputs.first() {
+                slots[*slot] = Some(v);
+            }
+        }
+        Outputs::Many(ts) => {
+            for (t, slot) in ts.into_iter().zip(&step.outputs) {
+                if let Some(slot) = slot {
+                    slots[*slot] = Some(Value::Dense(t));
+                }
             }
         }
     }
@@ -107,6 +134,7 @@ fn feed(plan: &Plan, feeds: Vec<Tensor>, slots: &mut [Option<Value>]) -> Result<
 pub(super) fn run(
     plan: &Plan,
     feeds: Vec<Tensor>,
+    res: &Resources,
     parallel: Option<&Parallel>,
     stats: &mut RunStats,
 ) -> Result<Vec<Tensor>> {
@@ -114,9 +142,9 @@ pub(super) fn run(
     feed(plan, feeds, &mut slots)?;
     match parallel {
         Some(p) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
-            super::parallel::run(plan, &mut slots, p, stats)?
+            super::parallel::run(plan, &mut slots, res, p, stats)?
         }
-        _ => run_in_order(plan, &mut slots, stats)?,
+        _ => run_in_order(plan, &mut slots, res, stats)?,
     }
     let mut out = Vec::with_capacity(plan.fetches.len());
     for f in &plan.fetches {
@@ -138,7 +166,12 @@ pub(super) fn read(slots: &mut [Option<Value>], r: Read) -> Option<Value> {
 }
 
 /// Runs the steps one after another in plan order; the first failure stops the run.
-fn run_in_order(plan: &Plan, slots: &mut [Option<Value>], stats: &mut RunStats) -> Result<()> {
+fn run_in_order(
+    plan: &Plan,
+    slots: &mut [Option<Value>],
+    res: &Resources,
+    stats: &mut RunStats,
+) -> Result<()> {
     let mut inputs: Vec<Value> = Vec::with_capacity(2);
     for step in &plan.steps {
         for &r in &step.inputs {
@@ -147,10 +180,8 @@ fn run_in_order(plan: &Plan, slots: &mut [Option<Value>], stats: &mut RunStats) 
                 None => return Err(missing(step)),
             }
         }
-        let out = run_step(step, &mut inputs)?;
-        if let Some(slot) = step.output {
-            slots[slot] = Some(out);
-        }
+        let out = run_step(step, &mut inputs, res)?;
+        store(step, out, slots);
     }
     stats.nodes_run += plan.steps.len();
     stats.max_concurrent_nodes = stats
@@ -165,8 +196,23 @@ pub(super) fn missing(step: &Step) -> Error {
 }
 
 /// Runs one step on `inputs` (drained), with errors attributed to its node.
-pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {
-    run_node(step, inputs).map_err(|e| e.at_node(&step.node))
+pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) -> Result<Outputs> {
+    if step.kernel.multi() {
+        let dense: Result<Vec<Tensor>> = inputs
+            .drain(..)
+            .map(|v| match v {
+                Value::Dense(t) => Ok(t),
+                lazy => lazy.materialize(),
+            })
+            .collect();
+        return dense
+            .and_then(|d| step.kernel.compute_all(d, &step.node.name, res))
+            .map(Outputs::Many)
+            .map_err(|e| e.at_node(&step.node));
+    }
+    run_node(step, inputs)
+        .map(Outputs::One)
+        .map_err(|e| e.at_node(&step.node))
 }
 
 fn run_node(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {

@@ -6,8 +6,9 @@ use tensorcast_core::{ops, DataType, Tensor, TensorShape};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
+use crate::finalize::MAX_OUTPUTS;
 use crate::graph::Node;
-use crate::opdef::Op;
+use crate::opdef::{Op, OpDef};
 use crate::shape;
 
 use tensorcast_core::Error as CoreError;
@@ -68,6 +69,15 @@ pub(crate) enum Kernel {
     BroadcastTo,
     /// `Reshape`.
     Reshape,
+    /// A registry op (`registry/`): its kernel, the node's attrs and output dtypes.
+    Reg {
+        /// The kernel.
+        kernel: crate::registry::KernelFn,
+        /// The node's attrs.
+        attrs: Box<Attrs>,
+        /// Its output dtypes.
+        out_types: Vec<DataType>,
+    },
     /// An element-wise binary op.
     Binary {
         /// The op.
@@ -107,7 +117,11 @@ impl Kernel {
     /// True when running `node` needs no kernel tensorcast lacks (a placeholder counts as
     /// available: it fails only when it is not fed): every registered op has a kernel.
     pub(crate) fn available(node: &Node) -> bool {
-        node.kind.is_some()
+        match node.kind {
+            Some(Op::Reg(r)) => r.entry().kernel.is_some(),
+            Some(_) => true,
+            None => false,
+        }
     }
 
     /// The kernel of a registered op with `attrs`; a `Const` may decode at most
@@ -138,6 +152,30 @@ impl Kernel {
                 op,
                 incompatible_shape_error: incompatible_shape_error(attrs),
             },
+            Op::Reg(r) => {
+                let entry = r.entry();
+                let out_types = OpDef::expand(entry.def.outputs, attrs, MAX_OUTPUTS).map(|v| {
+                    v.into_iter()
+                        .map(|d| d.unwrap_or(DataType::INVALID))
+                        .collect()
+                });
+                match (entry.kernel, out_types) {
+                    (Some(kernel), Some(out_types)) => Kernel::Reg {
+                        kernel,
+                        attrs: Box::new(attrs.clone()),
+                        out_types,
+                    },
+                    (None, _) => Kernel::Fail(Error::NoKernel {
+                        op: entry.def.name.to_string(),
+                        node: String::new(),
+                        location: Box::default(),
+                    }),
+                    (_, None) => Kernel::Fail(Error::Internal(format!(
+                        "{}: output count not derivable from attrs",
+                        entry.def.name
+                    ))),
+                }
+            }
         }
     }
 
@@ -152,6 +190,47 @@ impl Kernel {
                 | Kernel::BroadcastTo
                 | Kernel::Bitcast { .. }
         )
+    }
+
+    /// Runs a kernel that may have several outputs on `inputs`: every output, in order.
+    pub(crate) fn compute_all(
+        &self,
+        inputs: Vec<Tensor>,
+        node: &str,
+        resources: &crate::registry::Resources,
+    ) -> Result<Vec<Tensor>> {
+        match self {
+            Kernel::Reg {
+                kernel,
+                attrs,
+                out_types,
+            } => {
+                let out = kernel(
+                    &crate::registry::KernelCtx {
+                        node,
+                        attrs,
+                        out_types,
+                        resources,
+                    },
+                    inputs,
+                )?;
+                if out.len() != out_types.len() {
+                    return Err(Error::Internal(format!(
+                        "a kernel gave {} outputs for {}",
+                        out.len(),
+                        out_types.len()
+                    )));
+                }
+                Ok(out)
+            }
+            Kernel::NoOp => Ok(Vec::new()),
+            k => Ok(vec![k.compute(&inputs)?]),
+        }
+    }
+
+    /// True for kernels with other than one output (run through [`Kernel::compute_all`]).
+    pub(crate) fn multi(&self) -> bool {
+        matches!(self, Kernel::Reg { .. })
     }
 
     /// Runs the kernel on `inputs` (as many as the node has; checked by the plan).
@@ -176,18 +255,27 @@ impl Kernel {
                 op,
                 incompatible_shape_error,
             } => kernel(binary(*op, x(0)?, x(1)?, *incompatible_shape_error))?,
+            Kernel::Reg { .. } => {
+                let mut out =
+                    self.compute_all(inputs.to_vec(), "", &crate::registry::Resources::default())?;
+                if out.len() != 1 {
+                    return Err(Error::Internal(
+                        "a multi-output kernel ran as single".into(),
+                    ));
+                }
+                out.remove(0)
+            }
         })
     }
 }
 
 /// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
 pub(crate) fn compute(op: Op, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Ok(vec![Kernel::for_op(
-        op,
-        attrs,
-        crate::infer::VALUE_BUDGET_BYTES,
+    Kernel::for_op(op, attrs, crate::infer::VALUE_BUDGET_BYTES).compute_all(
+        inputs.to_vec(),
+        "",
+        &crate::registry::Resources::default(),
     )
-    .compute(inputs)?])
 }
 
 /// The bytes a `Const`'s value takes once decoded (its element count times the element size;

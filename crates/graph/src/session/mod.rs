@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::functions::Lowered;
 use crate::graph::{Endpoint, Graph, Node};
 use crate::operation::Output;
+use crate::registry::Resources;
 use parallel::Parallel;
 use plan::Plan;
 
@@ -130,6 +131,8 @@ pub struct Session {
     /// The graph with its function calls inlined (built when a run first needs it, for the
     /// graph as it had this many nodes).
     lowered: Arc<Mutex<LoweredCache>>,
+    /// The session's resource variables (`VarHandleOp` / `ReadVariableOp` / `AssignVariableOp`).
+    resources: Arc<Resources>,
 }
 
 /// The lowered graph of a session, for the node count it was built at (`None`: the graph
@@ -158,7 +161,25 @@ impl Session {
             options,
             plans: Arc::default(),
             lowered: Arc::default(),
+            resources: Arc::default(),
         }
+    }
+
+    /// Sets the value of the resource variable `name` (a `VarHandleOp`'s `shared_name`, or its
+    /// node name when that is empty; `container/name` for a container other than the default),
+    /// as `AssignVariableOp` would: what restoring a checkpoint into the session does.
+    pub fn assign_variable(&self, name: &str, value: Tensor) {
+        self.resources.set(name, value);
+    }
+
+    /// The value of the resource variable `name`, if it has one.
+    pub fn variable(&self, name: &str) -> Option<Tensor> {
+        self.resources.get(name)
+    }
+
+    /// Number of resource variables with a value.
+    pub fn num_variables(&self) -> usize {
+        self.resources.len()
     }
 
     /// Feeds `feeds` (`"x:0"` or `"x"` names), runs what `fetches` and `targets` need, and
@@ -197,6 +218,7 @@ impl Session {
         let out = executor::run(
             &plan,
             tensors,
+            &self.resources,
             self.options.parallel.then_some(&parallel),
             &mut stats,
         )?;

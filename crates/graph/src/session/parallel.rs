@@ -19,10 +19,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::executor::{missing, run_step, Value};
+use super::executor::{missing, run_step, store, Outputs, Value};
 use super::plan::Plan;
 use super::RunStats;
 use crate::error::{Error, Result};
+use crate::registry::Resources;
 
 /// When to run ready steps concurrently.
 #[derive(Debug, Clone, Copy)]
@@ -56,13 +57,11 @@ impl State {
 
     /// Records step `i`'s outcome: its output stored and its consumers released, or the failure
     /// kept when it is the earliest in plan order so far.
-    fn finish(&mut self, plan: &Plan, slots: &mut [Option<Value>], i: usize, r: Result<Value>) {
+    fn finish(&mut self, plan: &Plan, slots: &mut [Option<Value>], i: usize, r: Result<Outputs>) {
         let step = &plan.steps[i];
         match r {
             Ok(v) => {
-                if let Some(slot) = step.output {
-                    slots[slot] = Some(v);
-                }
+                store(step, v, slots);
                 for &c in &step.consumers {
                     self.pending[c] -= 1;
                     if self.pending[c] == 0 {
@@ -88,6 +87,7 @@ fn elements(v: &Value) -> u64 {
 pub(super) fn run(
     plan: &Plan,
     slots: &mut [Option<Value>],
+    res: &Resources,
     p: &Parallel,
     stats: &mut RunStats,
 ) -> Result<()> {
@@ -120,7 +120,7 @@ pub(super) fn run(
                 heavy.push((i, inputs));
                 continue;
             }
-            let r = run_step(step, &mut inputs);
+            let r = run_step(step, &mut inputs, res);
             stats.nodes_run += 1;
             stats.max_concurrent_nodes = stats.max_concurrent_nodes.max(1);
             st.finish(plan, slots, i, r);
@@ -132,11 +132,11 @@ pub(super) fn run(
         let mut batch = std::mem::take(&mut heavy);
         batch.sort_unstable_by_key(|(i, _)| *i);
         stats.nodes_run += batch.len();
-        let results: Vec<(usize, Result<Value>)> = if batch.len() == 1 {
+        let results: Vec<(usize, Result<Outputs>)> = if batch.len() == 1 {
             stats.max_concurrent_nodes = stats.max_concurrent_nodes.max(1);
             batch
                 .into_iter()
-                .map(|(i, mut inputs)| (i, run_step(&plan.steps[i], &mut inputs)))
+                .map(|(i, mut inputs)| (i, run_step(&plan.steps[i], &mut inputs, res)))
                 .collect()
         } else {
             stats.parallel_rounds += 1;
@@ -148,7 +148,7 @@ pub(super) fn run(
                 .map(|(i, mut inputs)| {
                     let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(now, Ordering::SeqCst);
-                    let r = run_step(&plan.steps[i], &mut inputs);
+                    let r = run_step(&plan.steps[i], &mut inputs, res);
                     running.fetch_sub(1, Ordering::SeqCst);
                     (i, r)
                 })

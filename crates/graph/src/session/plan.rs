@@ -10,10 +10,9 @@ use std::sync::Arc;
 use tensorcast_core::DataType;
 
 use super::kernels::{self, Kernel};
-use crate::attr;
 use crate::error::{Error, Result};
 use crate::graph::{Endpoint, Node};
-use crate::opdef::{ArgType, Op};
+use crate::opdef::{Op, OpDef};
 use crate::shape::PShape;
 
 /// One read of a value slot.
@@ -34,8 +33,8 @@ pub(crate) struct Step {
     pub(crate) kernel: Kernel,
     /// Its data inputs, in order.
     pub(crate) inputs: Vec<Read>,
-    /// The slot of output 0 when something reads it.
-    pub(crate) output: Option<usize>,
+    /// The slot of each output something reads, by output index.
+    pub(crate) outputs: Vec<Option<usize>>,
     /// Every consumer reads lazy values and nothing fetches the output: a `BroadcastTo` may
     /// stay unmaterialised.
     pub(crate) may_stay_lazy: bool,
@@ -244,7 +243,7 @@ impl Plan {
                     .take()
                     .ok_or_else(|| Error::Internal(format!("{} not resolved", n.name)))?,
                 inputs,
-                output: None,
+                outputs: Vec::new(),
                 may_stay_lazy: optimize && lazy_ok[id],
                 consumers: step_consumers,
                 waits_for,
@@ -261,11 +260,20 @@ impl Plan {
             });
         }
         for s in &mut steps {
-            let ep = Endpoint {
-                node: s.node.id,
-                index: 0,
-            };
-            s.output = slot_of.get(&ep).copied();
+            let n = s.node.output_types.len().max(1);
+            s.outputs = (0..n)
+                .map(|index| {
+                    slot_of
+                        .get(&Endpoint {
+                            node: s.node.id,
+                            index,
+                        })
+                        .copied()
+                })
+                .collect();
+            while s.outputs.last() == Some(&None) {
+                s.outputs.pop();
+            }
         }
         // Last uses, in plan order (fetches read after every step).
         let num_slots = slot_of.len();
@@ -323,8 +331,9 @@ fn has_parallel_branches(steps: &[Step]) -> bool {
 
 /// The dtype a registered node expects at data input `pos` (from its op's signature and attrs).
 fn expected_input_type(n: &Node, pos: usize) -> Option<DataType> {
-    match n.kind?.def().inputs.get(pos)?.ty {
-        ArgType::Attr(t) => attr::get_type(&n.attrs, t),
-        ArgType::Fixed(d) => Some(d),
-    }
+    let def = n.kind?.def();
+    OpDef::expand(def.inputs, &n.attrs, n.inputs.len())?
+        .get(pos)
+        .copied()
+        .flatten()
 }

@@ -1,0 +1,49 @@
+//! Ops of the graph itself, with no computation of their own: `StopGradient`,
+//! `PreventGradient`, `Snapshot`, `IdentityN`, `PlaceholderWithDefault`.
+
+use tensorcast_core::Tensor;
+
+use super::{defs, same_as_input0, shapes_of_inputs, Entry, KernelCtx, ShapeCtx};
+use crate::attr;
+use crate::error::Result;
+use crate::shape::{self, PShape};
+
+/// Forwards every input to the output of the same index.
+fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    Ok(inputs)
+}
+
+/// `PlaceholderWithDefault`: the `shape` attr where it is more precise than the default's.
+fn placeholder_with_default_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    let declared = attr::get_shape(c.attrs, "shape")
+        .map(shape::from_proto)
+        .unwrap_or(None);
+    // TensorFlow's shape function returns the attr's shape after checking the input against it.
+    Ok(vec![declared])
+}
+
+pub(super) fn entries() -> Vec<Entry> {
+    let pass = |def| Entry {
+        def,
+        shape: same_as_input0,
+        kernel: Some(forward),
+        fold: true,
+    };
+    vec![
+        pass(&defs::STOP_GRADIENT),
+        pass(&defs::PREVENT_GRADIENT),
+        pass(&defs::SNAPSHOT),
+        Entry {
+            def: &defs::IDENTITY_N,
+            shape: shapes_of_inputs,
+            kernel: Some(forward),
+            fold: true,
+        },
+        Entry {
+            def: &defs::PLACEHOLDER_WITH_DEFAULT,
+            shape: placeholder_with_default_shape,
+            kernel: Some(forward),
+            fold: false,
+        },
+    ]
+}

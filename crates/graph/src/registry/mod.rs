@@ -1,0 +1,248 @@
+//! The op registry: each op beyond the graph layer's own (`Const`, `Placeholder`, `Identity`,
+//! the element-wise binary ops, ...) is one [`Entry`] here - its TensorFlow `OpDef` (generated
+//! from TensorFlow's registry into `defs.rs`), its shape function and its kernel - the way
+//! TensorFlow's `REGISTER_OP` + `REGISTER_KERNEL_BUILDER` pair does. Every stage reaches these
+//! ops through `Op::Reg`, so adding one is one entry (and its `OpDef` constant).
+//!
+//! Shape functions see partial shapes and the values known at graph time
+//! ([`ShapeCtx`]); kernels see the node's attrs and its input tensors ([`KernelCtx`]) and
+//! return every output. An entry marked `fold` is evaluated at graph time on known integer
+//! inputs (constant folding of small shape arithmetic).
+
+mod defs;
+mod graph_ops;
+mod variables;
+
+pub(crate) use variables::Resources;
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tensorcast_core::{DataType, PartialTensorShape, Tensor};
+
+use crate::attr::{self, Attrs};
+use crate::error::{Error, Result};
+use crate::infer::{InferInput, Known};
+use crate::opdef::OpDef;
+use crate::shape::{self, PShape};
+
+/// A shape function: the output shapes of a node from what is known of its inputs.
+pub(crate) type ShapeFn = fn(&ShapeCtx<'_>) -> Result<Vec<PShape>>;
+
+/// A kernel: a node's outputs from its input tensors.
+pub(crate) type KernelFn = fn(&KernelCtx<'_>, Vec<Tensor>) -> Result<Vec<Tensor>>;
+
+/// One registered op.
+#[derive(Debug)]
+pub(crate) struct Entry {
+    /// TensorFlow's `OpDef`.
+    pub(crate) def: &'static OpDef,
+    /// Its shape function.
+    pub(crate) shape: ShapeFn,
+    /// Its kernel (`None`: the op is registered - it imports and infers - but has no kernel).
+    pub(crate) kernel: Option<KernelFn>,
+    /// Evaluated at graph time when every input's value is known and small.
+    pub(crate) fold: bool,
+}
+
+/// Every registry entry, in no particular order.
+fn entries() -> &'static [Entry] {
+    static ALL: OnceLock<Vec<Entry>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut v = Vec::new();
+        v.extend(graph_ops::entries());
+        v.extend(variables::entries());
+        // TensorFlow's other ops the registry knows the signature of: they import, validate
+        // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
+        // among the ops without a kernel.
+        for def in defs::EVERY_OP {
+            if !v.iter().any(|e: &Entry| e.def.name == def.name) {
+                v.push(Entry {
+                    def,
+                    shape: unknown_shapes,
+                    kernel: None,
+                    fold: false,
+                });
+            }
+        }
+        v
+    })
+}
+
+/// A registry op, by its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RegOp(u16);
+
+impl RegOp {
+    /// The op registered under `name`.
+    pub(crate) fn from_name(name: &str) -> Option<RegOp> {
+        static BY_NAME: OnceLock<HashMap<&'static str, u16>> = OnceLock::new();
+        let map = BY_NAME.get_or_init(|| {
+            entries()
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.def.name, u16::try_from(i).unwrap_or(u16::MAX)))
+                .collect()
+        });
+        map.get(name).copied().map(RegOp)
+    }
+
+    /// Its entry.
+    pub(crate) fn entry(self) -> &'static Entry {
+        // `RegOp`s are only made from indices of `entries()`.
+        &entries()[usize::from(self.0)]
+    }
+
+    /// Every registry op.
+    #[cfg(test)]
+    pub(crate) fn all() -> impl Iterator<Item = RegOp> {
+        (0..entries().len()).map(|i| RegOp(i as u16))
+    }
+}
+
+/// What a shape function sees.
+#[derive(Debug)]
+pub(crate) struct ShapeCtx<'a> {
+    /// The node's attrs (complete: defaults filled in).
+    pub(crate) attrs: &'a Attrs,
+    /// Its inputs: partial shapes and values known at graph time.
+    pub(crate) inputs: &'a [InferInput],
+    /// Its output dtypes.
+    pub(crate) out_types: &'a [DataType],
+}
+
+#[allow(
+    dead_code,
+    reason = "helpers of the kernel entries that land with the kernels crate's ops"
+)]
+impl ShapeCtx<'_> {
+    /// Input `i`'s partial shape (unknown when there is no such input).
+    pub(crate) fn shape(&self, i: usize) -> PShape {
+        self.inputs.get(i).and_then(|x| x.shape.clone())
+    }
+    /// Input `i`'s partial shape as core's type.
+    pub(crate) fn partial(&self, i: usize) -> PartialTensorShape {
+        shape::to_partial(&self.shape(i))
+    }
+    /// Input `i`'s value, when known at graph time.
+    pub(crate) fn value(&self, i: usize) -> Option<&Tensor> {
+        match self.inputs.get(i)?.value.as_ref()? {
+            Known::Tensor(t) => Some(t),
+            Known::Partial(_) => None,
+        }
+    }
+    /// Number of data inputs.
+    pub(crate) fn num_inputs(&self) -> usize {
+        self.inputs.len()
+    }
+    /// A bool attr.
+    pub(crate) fn bool(&self, name: &str) -> bool {
+        attr::get_bool(self.attrs, name).unwrap_or(false)
+    }
+}
+
+/// What a kernel sees.
+#[derive(Debug)]
+pub(crate) struct KernelCtx<'a> {
+    /// The node's name.
+    pub(crate) node: &'a str,
+    /// The node's attrs.
+    pub(crate) attrs: &'a Attrs,
+    /// Its output dtypes.
+    #[allow(
+        dead_code,
+        reason = "read by the kernel entries of ops whose output dtype is an attr"
+    )]
+    pub(crate) out_types: &'a [DataType],
+    /// The session's variables.
+    pub(crate) resources: &'a Resources,
+}
+
+#[allow(
+    dead_code,
+    reason = "helpers of the kernel entries that land with the kernels crate's ops"
+)]
+impl KernelCtx<'_> {
+    /// A bool attr (false when absent).
+    pub(crate) fn bool(&self, name: &str) -> bool {
+        attr::get_bool(self.attrs, name).unwrap_or(false)
+    }
+}
+
+/// A kernel's core error as the graph layer's (attributed to the node by the executor).
+pub(crate) fn kernel_error(source: tensorcast_core::Error) -> Error {
+    Error::Kernel {
+        node: String::new(),
+        location: Box::default(),
+        source: Box::new(source),
+    }
+}
+
+/// A shape function's core error as the graph layer's.
+#[allow(
+    dead_code,
+    reason = "used by the shape functions of the kernels crate's ops"
+)]
+pub(crate) fn shape_error(e: tensorcast_core::Error) -> Error {
+    Error::InvalidInput(e.to_string())
+}
+
+/// Shape function of ops whose output shapes are not inferred here: all unknown.
+pub(crate) fn unknown_shapes(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok(vec![None; c.out_types.len()])
+}
+
+/// Shape function of ops whose outputs have the shapes of their inputs, one to one.
+pub(crate) fn shapes_of_inputs(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok((0..c.out_types.len()).map(|i| c.shape(i)).collect())
+}
+
+/// Shape function of single-output ops whose output has input 0's shape.
+pub(crate) fn same_as_input0(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok(vec![c.shape(0)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opdef::Op;
+
+    #[test]
+    fn every_registry_op_parses_back_and_no_name_is_registered_twice() {
+        let mut seen = std::collections::HashSet::new();
+        for r in RegOp::all() {
+            let name = r.entry().def.name;
+            assert!(seen.insert(name), "{name} registered twice");
+            assert_eq!(Op::from_name(name), Some(Op::Reg(r)), "{name}");
+            assert_eq!(Op::Reg(r).name(), name);
+        }
+        // The graph layer's own ops are not shadowed by registry entries.
+        for own in [
+            "Const",
+            "Placeholder",
+            "Identity",
+            "Cast",
+            "Shape",
+            "Reshape",
+            "AddV2",
+        ] {
+            assert!(!matches!(Op::from_name(own), Some(Op::Reg(_))), "{own}");
+        }
+    }
+
+    #[test]
+    fn generated_summaries_are_tensorflows() {
+        let r = RegOp::from_name("Conv2D").map(|r| r.entry().def.summary());
+        let s = r.unwrap_or_default();
+        assert!(s.starts_with("Op<name=Conv2D; signature=input:T, filter:T -> output:T; attr=T:type,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT32]; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; attr=explicit_paddings:list(int),default=[]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; attr=dilations:list(int),default=[1, 1, 1, 1]>"), "{s}");
+        let s = RegOp::from_name("ConcatV2")
+            .map(|r| r.entry().def.summary())
+            .unwrap_or_default();
+        assert!(
+            s.starts_with(
+                "Op<name=ConcatV2; signature=values:N*T, axis:Tidx -> output:T; attr=N:int,min=2"
+            ),
+            "{s}"
+        );
+    }
+}
