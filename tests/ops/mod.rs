@@ -19,6 +19,7 @@ pub mod graph_shape_inference;
 mod graph_text;
 mod parse;
 mod saved_model;
+mod saved_model_run;
 mod serialize;
 mod summarize;
 
@@ -57,6 +58,9 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             ) => example::run(rec),
             Some("parse_tensor") => parse::run(rec),
             Some("saved_model") => saved_model::run(rec),
+            None if rec.get("model").is_some() && rec.get("signature").is_some() => {
+                saved_model_run::run(rec)
+            }
             Some("serialize_tensor") => serialize::run(rec),
             Some("summarize") => summarize::run(rec),
             _ => Outcome::Skip,

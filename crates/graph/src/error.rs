@@ -245,6 +245,9 @@ pub enum Error {
     /// An `Input` value could not become a tensor.
     #[error("{0}")]
     InvalidInput(String),
+    /// A SavedModel that cannot be loaded or a signature call that does not fit it.
+    #[error("{0}")]
+    SavedModel(String),
     /// A single-use scope was used twice, or a scope method was misused.
     #[error("{0}")]
     Scope(String),

@@ -100,6 +100,8 @@ pub mod ops;
 mod order;
 mod registry;
 mod rewrite;
+#[cfg(feature = "saved-model")]
+mod saved_model;
 mod scope;
 mod session;
 mod shape;
@@ -111,6 +113,8 @@ pub use import::{import_graph_def, import_graph_def_bytes};
 pub use input::Input;
 pub use operation::{Operation, Output};
 pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};
+#[cfg(feature = "saved-model")]
+pub use saved_model::SavedModel;
 pub use scope::Scope;
 pub use session::{
     ops_without_kernel, RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES,

@@ -9,6 +9,7 @@
 //! return every output. An entry marked `fold` is evaluated at graph time on known integer
 //! inputs (constant folding of small shape arithmetic).
 
+mod checkpoint;
 mod defs;
 mod graph_ops;
 mod variables;
@@ -52,6 +53,7 @@ fn entries() -> &'static [Entry] {
         let mut v = Vec::new();
         v.extend(graph_ops::entries());
         v.extend(variables::entries());
+        v.extend(checkpoint::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.
