@@ -4,6 +4,7 @@ mod checkpoint;
 mod cli;
 mod common;
 mod graph_hostile;
+mod graph_saved_model;
 mod hostile;
 mod readme;
 mod saved_model;

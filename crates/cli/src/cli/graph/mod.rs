@@ -86,9 +86,49 @@ pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<GraphDefBytes> {
     Ok(GraphDefBytes::Binary(bytes))
 }
 
+/// True when `path` is a SavedModel: a folder holding `saved_model.pb`, or that file itself.
+pub(crate) fn is_saved_model(path: &Path) -> bool {
+    path.join("saved_model.pb").is_file()
+        || (path.file_name().is_some_and(|n| n == "saved_model.pb") && path.is_file())
+}
+
+/// The folder of a SavedModel path (the folder itself, or the folder of its `saved_model.pb`).
+pub(crate) fn saved_model_dir(path: &Path) -> PathBuf {
+    if path.is_file() {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    } else {
+        path.to_path_buf()
+    }
+}
+
 /// Reads (through the input layer) and imports a GraphDef file, binary or text; errors name
-/// the file.
+/// the file. A SavedModel (folder or `saved_model.pb`) gives the graph of its meta graph tagged
+/// `serve` (or its only meta graph), function library included.
 pub(crate) fn load(path: &Path) -> Result<Graph> {
+    if is_saved_model(path) {
+        let dir = saved_model_dir(path);
+        let sm = tensorcast::io::saved_model::SavedModel::open(
+            &dir,
+            &crate::cli::source::read_options(),
+        )
+        .with_context(|| shown(&dir))?;
+        let metas = sm.meta_graphs_sorted();
+        let meta = sm
+            .meta_graph(&["serve"])
+            .or_else(|| (metas.len() == 1).then(|| metas[0]))
+            .ok_or_else(|| {
+                anyhow!(
+                    "{}: no meta graph tagged 'serve' among {} meta graphs",
+                    shown(&dir),
+                    metas.len()
+                )
+            })?;
+        let graph = Graph::new();
+        if let Some(gd) = &meta.graph_def {
+            tensorcast::graph::import_graph_def(&graph, gd).with_context(|| shown(&dir))?;
+        }
+        return Ok(graph);
+    }
     let bytes = load_graph_def_bytes(path)?;
     let graph = Graph::new();
     import_graph_def_bytes(&graph, bytes.as_slice()).with_context(|| shown(path))?;

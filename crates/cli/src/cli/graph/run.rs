@@ -1,4 +1,6 @@
-//! `tensorcast graph run FILE.pb --feed x=in.npy --fetch y:0 [-o out.npz] [--no-optimize]`.
+//! `tensorcast graph run FILE.pb --feed x=in.npy --fetch y:0 [-o out.npz] [--no-optimize]`, and
+//! `tensorcast graph run SAVED_MODEL_DIR [--signature serving_default] [--tag-set serve]
+//! --input x=in.npy [-o out.npz]`.
 
 use std::io::Write;
 
@@ -13,15 +15,26 @@ use crate::cli::EXIT_OK;
 /// Arguments of `graph run`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file (`-`: standard input).
+    /// The GraphDef file (`-`: standard input), or a SavedModel folder.
     pub file: FileArg,
     /// `NAME=FILE`: feed tensor NAME (`x` or `x:0`) from FILE (any format the CLI reads; a
-    /// file with several tensors takes `NAME=FILE:member`).
+    /// file with several tensors takes `NAME=FILE:member`). For a SavedModel, NAME is a
+    /// signature input key (as with --input).
     #[arg(long, value_name = "NAME=FILE")]
     pub feed: Vec<String>,
-    /// A tensor to fetch (`y` or `y:0`); repeatable.
-    #[arg(long, value_name = "NAME", required = true)]
+    /// `KEY=FILE`: a SavedModel signature's input KEY from FILE (as --feed).
+    #[arg(long, value_name = "KEY=FILE")]
+    pub input: Vec<String>,
+    /// A tensor to fetch (`y` or `y:0`); repeatable. Required for a GraphDef; for a
+    /// SavedModel, signature output keys (default: every output).
+    #[arg(long, value_name = "NAME")]
     pub fetch: Vec<String>,
+    /// The SavedModel signature to run.
+    #[arg(long, value_name = "KEY", default_value = "serving_default")]
+    pub signature: String,
+    /// The SavedModel meta graph's tags, comma-separated.
+    #[arg(long, value_name = "TAGS", default_value = "serve")]
+    pub tag_set: String,
     /// Write the fetched tensors here (format from the extension, or --to); without it, print them.
     #[arg(short, long)]
     pub output: Option<FileArg>,
@@ -77,6 +90,15 @@ fn member_name(fetch: &str) -> Result<String> {
 
 /// Runs `graph run`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
+    if super::is_saved_model(&args.file) {
+        return run_saved_model(args);
+    }
+    if !args.input.is_empty() {
+        bail!("--input names a SavedModel signature's inputs; a GraphDef takes --feed NAME=FILE");
+    }
+    if args.fetch.is_empty() {
+        bail!("graph run on a GraphDef needs at least one --fetch NAME");
+    }
     // Everything about the output is checked before the graph runs.
     let members: Vec<String> = match &args.output {
         Some(_) => args
@@ -146,6 +168,92 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
             for (n, t) in args.fetch.iter().zip(&out) {
                 writeln!(stdout, "{}: {}", super::safe(n), t.debug_string(24))?;
+            }
+            stdout.flush()?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// `graph run` on a SavedModel: the signature's outputs (all, or those fetched by key), named
+/// by key.
+fn run_saved_model(args: &Args) -> Result<i32> {
+    let format = match &args.output {
+        Some(path) => Some(
+            crate::cli::output_format(path, args.to.as_deref())
+                .with_context(|| super::shown(path))?,
+        ),
+        None => None,
+    };
+    let dir = super::saved_model_dir(&args.file);
+    let name = super::shown(&dir);
+    let tags: Vec<&str> = args
+        .tag_set
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let model = tensorcast::graph::SavedModel::load(&dir, &tags)
+        .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
+        .with_context(|| name.clone())?;
+    let inputs: Vec<(String, Tensor)> = args
+        .input
+        .iter()
+        .chain(&args.feed)
+        .map(|f| load_feed(f))
+        .collect::<Result<_>>()?;
+    let refs: Vec<(&str, Tensor)> = inputs
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.clone()))
+        .collect();
+    let out = model
+        .run(&args.signature, &refs)
+        .map_err(|e| match e.node() {
+            Some(node) => anyhow!(
+                "node {}: {}",
+                super::safe(node),
+                super::safe(&e.to_string())
+            ),
+            None => anyhow!("{}", super::safe(&e.to_string())),
+        })
+        .with_context(|| name.clone())?;
+    let out: Vec<(String, Tensor)> = if args.fetch.is_empty() {
+        out
+    } else {
+        let mut picked = Vec::with_capacity(args.fetch.len());
+        for f in &args.fetch {
+            let t = out.iter().find(|(k, _)| k == f).ok_or_else(|| {
+                anyhow!(
+                    "{name}: signature '{}' has no output '{}'; its outputs are {}",
+                    super::safe(&args.signature),
+                    super::safe(f),
+                    out.iter()
+                        .map(|(k, _)| super::safe(k))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            })?;
+            picked.push(t.clone());
+        }
+        picked
+    };
+    match (&args.output, format) {
+        (Some(path), Some(format)) => {
+            let tensors: Vec<NamedTensor> = out
+                .into_iter()
+                .map(|(k, tensor)| {
+                    Ok(NamedTensor {
+                        name: member_name(&k)?,
+                        tensor,
+                    })
+                })
+                .collect::<Result<_>>()?;
+            crate::cli::write(path, format, &tensors)?;
+        }
+        _ => {
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            for (k, t) in &out {
+                writeln!(stdout, "{}: {}", super::safe(k), t.debug_string(24))?;
             }
             stdout.flush()?;
         }

@@ -1,0 +1,122 @@
+//! `tensorcast graph run|inspect` on SavedModels TensorFlow 2.21 wrote
+//! (tests/tf_observed/saved_models, see gen_saved_model_run.py).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use crate::common::{stderr, temp_dir};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn model(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/tf_observed/saved_models")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// An npy file of a float32 [2,2] tensor.
+fn x_npy(dir: &std::path::Path) -> String {
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+    let mut h = header.to_string();
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(h.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(h.as_bytes());
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let p = dir.join("x.npy");
+    std::fs::write(&p, bytes).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn graph_run_runs_a_saved_model_signature() {
+    let dir = temp_dir("graph_saved_model_run");
+    let x = x_npy(&dir);
+    let o = run(&[
+        "graph",
+        "run",
+        &model("affine"),
+        "--input",
+        &format!("x={x}"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "y: Tensor<type: float shape: [2,2] values: [2.5 -5.75][6.5 -11.75]>\n"
+    );
+    let out = dir.join("out.npz");
+    let o = run(&[
+        "graph",
+        "run",
+        &model("affine"),
+        "--signature",
+        "serving_default",
+        "--input",
+        &format!("x={x}"),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["inspect", out.to_str().unwrap(), "--json"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\"y\""), "{text}");
+}
+
+#[test]
+fn graph_run_on_a_saved_model_names_what_does_not_fit() {
+    let dir = temp_dir("graph_saved_model_errors");
+    let x = x_npy(&dir);
+    let o = run(&[
+        "graph",
+        "run",
+        &model("affine"),
+        "--input",
+        &format!("z={x}"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("signature 'serving_default' has no input 'z'; its inputs are x"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["graph", "run", &model("affine"), "--tag-set", "train"]);
+    assert!(
+        stderr(&o).contains("Could not find meta graph def matching supplied tags: { train }"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "graph",
+        "run",
+        &model("affine"),
+        "--input",
+        &format!("x={x}"),
+        "--fetch",
+        "q",
+    ]);
+    assert!(
+        stderr(&o).contains("has no output 'q'; its outputs are y"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn graph_inspect_reads_a_saved_models_graph() {
+    let o = run(&["graph", "inspect", &model("nested")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("StatefulPartitionedCall"), "{text}");
+    assert!(text.contains("VarHandleOp"), "{text}");
+}
