@@ -24,7 +24,7 @@ fn model(name: &str) -> String {
 fn x_npy(dir: &std::path::Path) -> String {
     let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
     let mut h = header.to_string();
-    while (10 + h.len() + 1) % 64 != 0 {
+    while !(10 + h.len() + 1).is_multiple_of(64) {
         h.push(' ');
     }
     h.push('\n');
