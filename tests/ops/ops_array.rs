@@ -137,6 +137,29 @@ fn eager(rec: &Value) -> Result<Option<Result<Vec<Tensor>>>, String> {
                 attr_dtype(rec, "out_type", DataType::INT32)?,
             ))
         }
+        "GatherV2" => one(a::gather_v2(
+            &input(rec, "params")?,
+            &input(rec, "indices")?,
+            &input(rec, "axis")?,
+            attr_i(rec, "batch_dims", 0),
+        )),
+        "Pad" => one(a::pad(&input(rec, "input")?, &input(rec, "paddings")?)),
+        "PadV2" => one(a::pad_v2(
+            &input(rec, "input")?,
+            &input(rec, "paddings")?,
+            &input(rec, "constant_values")?,
+        )),
+        "MirrorPad" => one(a::mirror_pad(
+            &input(rec, "input")?,
+            &input(rec, "paddings")?,
+            rec["attrs"]["mode"].as_str().unwrap_or_default(),
+        )),
+        "Tile" => one(a::tile(&input(rec, "input")?, &input(rec, "multiples")?)),
+        "Range" => one(a::range(
+            &input(rec, "start")?,
+            &input(rec, "limit")?,
+            &input(rec, "delta")?,
+        )),
         _ => None,
     })
 }
@@ -300,6 +323,27 @@ fn shape_fn(rec: &Value) -> Result<Option<Result<Vec<PartialTensorShape>>>, Stri
             let refs: Vec<&PartialTensorShape> = v.iter().collect();
             Some(a::shape_n_shape(&refs))
         }
+        "GatherV2" => one(a::gather_v2_shape(
+            &shape_in(rec, "params")?,
+            &shape_in(rec, "indices")?,
+            value_in(rec, "axis")?.as_ref(),
+            attr_i(rec, "batch_dims", 0),
+        )),
+        "Pad" | "PadV2" | "MirrorPad" => one(a::pad_shape(
+            &shape_in(rec, "input")?,
+            &shape_in(rec, "paddings")?,
+            value_in(rec, "paddings")?.as_ref(),
+        )),
+        "Tile" => one(a::tile_shape(
+            &shape_in(rec, "input")?,
+            &shape_in(rec, "multiples")?,
+            value_in(rec, "multiples")?.as_ref(),
+        )),
+        "Range" => one(a::range_shape(
+            value_in(rec, "start")?.as_ref(),
+            value_in(rec, "limit")?.as_ref(),
+            value_in(rec, "delta")?.as_ref(),
+        )),
         _ => None,
     })
 }

@@ -150,26 +150,10 @@ pub(crate) fn canonical_axis(axis: i64, rank: usize) -> Option<usize> {
     }
 }
 
-/// The single value of a scalar index input.
-pub(crate) fn scalar_index(
-    op: &'static str,
-    attr: &'static str,
-    t: &Tensor,
-    allowed: &'static [DataType],
-) -> Result<i64> {
-    let v = index_values(op, attr, t, allowed)?;
-    Ok(v.first().copied().unwrap_or(0))
-}
-
 /// A partial shape from its dims (`-1` unknown); `None` for an unknown rank.
 pub(crate) fn partial(dims: Option<Vec<i64>>) -> Result<PartialTensorShape> {
     match dims {
         None => Ok(PartialTensorShape::unknown_rank()),
         Some(d) => PartialTensorShape::new(&d),
     }
-}
-
-/// The product of dims.
-pub(crate) fn product(dims: &[i64]) -> usize {
-    dims.iter().map(|&d| d as usize).product()
 }

@@ -74,7 +74,12 @@ fn position(shape: &[i64], flat: usize) -> String {
 /// # Errors
 /// TensorFlow's texts: `indices[I] = V is not in [0, D)`, `axis must be scalar`, `Shape must
 /// be at least rank R but is rank S`, the batch_dims checks; no kernel (`NOT_FOUND`).
-pub fn gather_v2(params: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i64) -> Result<Tensor> {
+pub fn gather_v2(
+    params: &Tensor,
+    indices: &Tensor,
+    axis: &Tensor,
+    batch_dims: i64,
+) -> Result<Tensor> {
     const OP: &str = "GatherV2";
     let idx = index_values(OP, "Tindices", indices, INDEX_TYPES)?;
     let ax = index_values(OP, "Taxis", axis, AXIS_TYPES)?;
@@ -113,7 +118,10 @@ pub fn gather_v2(params: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i
         if bd < -irank || bd > irank {
             return Err(invalid(
                 OP,
-                format!("Expected batch_dims in the range [{}, {irank}], but got {bd}", -irank),
+                format!(
+                    "Expected batch_dims in the range [{}, {irank}], but got {bd}",
+                    -irank
+                ),
             ));
         }
         if bd < 0 {
@@ -132,7 +140,10 @@ pub fn gather_v2(params: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i
             ));
         }
         for i in 0..bd as usize {
-            let (p, q) = (params.shape().dim_sizes()[i], indices.shape().dim_sizes()[i]);
+            let (p, q) = (
+                params.shape().dim_sizes()[i],
+                indices.shape().dim_sizes()[i],
+            );
             if p != q {
                 return Err(invalid(
                     OP,
@@ -192,12 +203,20 @@ pub fn gather_v2_shape(
     let (Some(pd), Some(id)) = (params.dims(), indices.dims()) else {
         return Ok(PartialTensorShape::unknown_rank());
     };
-    let bd = if batch_dims < 0 { batch_dims + id.len() as i64 } else { batch_dims }.max(0) as usize;
+    let bd = if batch_dims < 0 {
+        batch_dims + id.len() as i64
+    } else {
+        batch_dims
+    }
+    .max(0) as usize;
     let Some(axis) = axis else {
         let rank = pd.len() + id.len() - bd.min(id.len()) - 1;
         return partial(Some(vec![-1; rank]));
     };
-    let a = index_values(OP, "Taxis", axis, AXIS_TYPES)?.first().copied().unwrap_or(0);
+    let a = index_values(OP, "Taxis", axis, AXIS_TYPES)?
+        .first()
+        .copied()
+        .unwrap_or(0);
     let prank = pd.len() as i64;
     let min = if a < 0 { -a } else { a + 1 };
     if prank < min {

@@ -22,6 +22,9 @@
 mod common;
 mod concat;
 mod engine;
+mod gather;
+mod pad;
+mod range;
 mod shape_ops;
 mod slice;
 mod transpose;
@@ -30,6 +33,9 @@ pub use concat::{
     concat_v2, concat_v2_shape, pack, pack_shape, split, split_shape, split_v, split_v_shape,
     unpack, unpack_shape,
 };
+pub use gather::{gather_v2, gather_v2_shape};
+pub use pad::{mirror_pad, pad, pad_shape, pad_v2, tile, tile_shape};
+pub use range::{range, range_shape};
 pub use shape_ops::{
     expand_dims, expand_dims_shape, fill, fill_shape, like_shape, ones_like, rank, rank_shape,
     shape_n, shape_n_shape, size, size_shape, squeeze, squeeze_shape, zeros_like,

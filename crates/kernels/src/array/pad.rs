@@ -119,13 +119,21 @@ impl Kernel for PadKernel {
     }
 }
 
-fn paddings_of(op: &'static str, input: &Tensor, paddings: &Tensor, lower: bool) -> Result<Vec<(i64, i64)>> {
+fn paddings_of(
+    op: &'static str,
+    input: &Tensor,
+    paddings: &Tensor,
+    lower: bool,
+) -> Result<Vec<(i64, i64)>> {
     let p = index_values(op, "Tpaddings", paddings, INT32_64)?;
     let ps = paddings.shape().dim_sizes();
     if ps.len() != 2 || ps[1] != 2 {
         return Err(invalid(
             op,
-            format!("paddings must be a matrix with 2 columns: {}", paddings.shape()),
+            format!(
+                "paddings must be a matrix with 2 columns: {}",
+                paddings.shape()
+            ),
         ));
     }
     if ps[0] != input.dims() as i64 {
@@ -169,7 +177,15 @@ fn padded(
         let v = d[i]
             .checked_add(b)
             .and_then(|v| v.checked_add(a))
-            .ok_or_else(|| invalid(op, format!("Encountered overflow when multiplying {} with {}, result: -1", d[i], b)))?;
+            .ok_or_else(|| {
+                invalid(
+                    op,
+                    format!(
+                        "Encountered overflow when multiplying {} with {}, result: -1",
+                        d[i], b
+                    ),
+                )
+            })?;
         out.push(v);
     }
     let shape = TensorShape::new(&out).map_err(|_| oom(op, input.dtype(), &out))?;
@@ -181,7 +197,10 @@ fn padded(
     }
     let in_dims = input.shape().dims_usize();
     let kernel = PadKernel {
-        in_strides: dense_strides(&in_dims).iter().map(|&s| s as usize).collect(),
+        in_strides: dense_strides(&in_dims)
+            .iter()
+            .map(|&s| s as usize)
+            .collect(),
         in_dims,
         out_dims: out.iter().map(|&v| v as usize).collect(),
         before: pads.iter().map(|&(b, _)| b as usize).collect(),
@@ -234,7 +253,10 @@ pub fn pad_v2(input: &Tensor, paddings: &Tensor, constant_values: &Tensor) -> Re
     if constant_values.dims() != 0 {
         return Err(invalid(
             "PadV2",
-            format!("constant_values must be a scalar. Found: {}", constant_values.shape()),
+            format!(
+                "constant_values must be a scalar. Found: {}",
+                constant_values.shape()
+            ),
         ));
     }
     pad_with("PadV2", input, paddings, constant_values)
@@ -245,7 +267,11 @@ fn pad_with(op: &'static str, input: &Tensor, paddings: &Tensor, fill: &Tensor) 
     if pad_refused(input.dtype()) {
         return Err(no_kernel(
             op,
-            &format!("T={}, Tpaddings={}", dt(input.dtype()), dt(paddings.dtype())),
+            &format!(
+                "T={}, Tpaddings={}",
+                dt(input.dtype()),
+                dt(paddings.dtype())
+            ),
         ));
     }
     let pads = paddings_of(op, input, paddings, false)?;
@@ -264,12 +290,21 @@ pub fn mirror_pad(input: &Tensor, paddings: &Tensor, mode: &str) -> Result<Tenso
     let border = match mode {
         "REFLECT" => Border::Reflect,
         "SYMMETRIC" => Border::Symmetric,
-        other => return Err(invalid(OP, format!("mode must be either REFLECT or SYMMETRIC, got '{other}'"))),
+        other => {
+            return Err(invalid(
+                OP,
+                format!("mode must be either REFLECT or SYMMETRIC, got '{other}'"),
+            ))
+        }
     };
     if pad_refused(input.dtype()) {
         return Err(no_kernel(
             OP,
-            &format!("T={}, Tpaddings={}, mode=\"{mode}\"", dt(input.dtype()), dt(paddings.dtype())),
+            &format!(
+                "T={}, Tpaddings={}, mode=\"{mode}\"",
+                dt(input.dtype()),
+                dt(paddings.dtype())
+            ),
         ));
     }
     let pads = paddings_of(OP, input, paddings, true)?;
@@ -280,7 +315,9 @@ pub fn mirror_pad(input: &Tensor, paddings: &Tensor, mode: &str) -> Result<Tenso
             return Err(invalid(
                 OP,
                 if border == Border::Reflect {
-                    format!("paddings must be less than the dimension size: {b}, {a} not less than {d}")
+                    format!(
+                        "paddings must be less than the dimension size: {b}, {a} not less than {d}"
+                    )
                 } else {
                     format!("paddings must be no greater than the dimension size: {b}, {a} greater than {d}")
                 },
@@ -302,10 +339,16 @@ pub fn pad_shape(
     paddings: Option<&Tensor>,
 ) -> Result<PartialTensorShape> {
     const OP: &str = "Pad";
-    let rows = paddings_shape.dims().and_then(|d| d.first().copied()).filter(|&v| v >= 0);
+    let rows = paddings_shape
+        .dims()
+        .and_then(|d| d.first().copied())
+        .filter(|&v| v >= 0);
     let rank = match (input.rank(), rows) {
         (Some(r), Some(n)) if r as i64 != n => {
-            return Err(invalid(OP, format!("Shape must be rank {n} but is rank {r}")))
+            return Err(invalid(
+                OP,
+                format!("Shape must be rank {n} but is rank {r}"),
+            ))
         }
         (Some(r), _) => r,
         (None, Some(n)) => n as usize,
@@ -363,7 +406,10 @@ pub fn tile(input: &Tensor, multiples: &Tensor) -> Result<Tensor> {
     if multiples.dims() != 1 {
         return Err(invalid(
             OP,
-            format!("Expected multiples to be 1-D, but got shape {}", multiples.shape()),
+            format!(
+                "Expected multiples to be 1-D, but got shape {}",
+                multiples.shape()
+            ),
         ));
     }
     let rank = input.dims();
@@ -380,16 +426,28 @@ pub fn tile(input: &Tensor, multiples: &Tensor) -> Result<Tensor> {
     let mut out = Vec::with_capacity(rank);
     for (i, &k) in m.iter().enumerate() {
         if k < 0 {
-            return Err(invalid(OP, format!("Expected multiples[{i}] >= 0, but got {k}")));
+            return Err(invalid(
+                OP,
+                format!("Expected multiples[{i}] >= 0, but got {k}"),
+            ));
         }
         out.push(d[i].checked_mul(k).ok_or_else(|| {
-            invalid(OP, format!("Encountered overflow when multiplying {} with {k}, result: -1", d[i]))
+            invalid(
+                OP,
+                format!(
+                    "Encountered overflow when multiplying {} with {k}, result: -1",
+                    d[i]
+                ),
+            )
         })?);
     }
     let mut total: i64 = 1;
     for &v in &out {
         total = total.checked_mul(v).ok_or_else(|| {
-            invalid(OP, format!("Encountered overflow when multiplying {total} with {v}, result: -1"))
+            invalid(
+                OP,
+                format!("Encountered overflow when multiplying {total} with {v}, result: -1"),
+            )
         })?;
     }
     let shape = TensorShape::new(&out).map_err(|e| match e.code() {
@@ -437,10 +495,16 @@ pub fn tile_shape(
     multiples: Option<&Tensor>,
 ) -> Result<PartialTensorShape> {
     const OP: &str = "Tile";
-    let n = multiples_shape.dims().and_then(|d| d.first().copied()).filter(|&v| v >= 0);
+    let n = multiples_shape
+        .dims()
+        .and_then(|d| d.first().copied())
+        .filter(|&v| v >= 0);
     let rank = match (input.rank(), n) {
         (Some(r), Some(n)) if r as i64 != n => {
-            return Err(invalid(OP, format!("Shape must be rank {r} but is rank {n}")))
+            return Err(invalid(
+                OP,
+                format!("Shape must be rank {r} but is rank {n}"),
+            ))
         }
         (Some(r), _) => r,
         (None, Some(n)) => n as usize,
