@@ -87,6 +87,27 @@ impl<T: Clone> Sink<T> for VecSink<'_, T> {
     }
 }
 
+/// The largest output a data-movement op allocates (1 TiB): a larger one is TensorFlow's
+/// `RESOURCE_EXHAUSTED` text at once, without asking the allocator (an input of a few bytes
+/// asking for terabytes, through `Tile`, `Fill`, `Range`, `Pad`, never reaches it).
+pub(crate) const MAX_OUTPUT_BYTES: u128 = 1 << 40;
+
+/// TensorFlow's OOM error when `elements` of `dtype` exceed [`MAX_OUTPUT_BYTES`].
+pub(crate) fn check_output(op: &'static str, dtype: DataType, dims: &[i64]) -> Result<()> {
+    let elements = dims
+        .iter()
+        .fold(1u128, |a, &d| a.saturating_mul(d.max(0) as u128));
+    let size = if dtype.can_use_memcpy() {
+        dtype.size().max(1)
+    } else {
+        32
+    } as u128;
+    if elements.saturating_mul(size) > MAX_OUTPUT_BYTES {
+        return Err(oom(op, dtype, dims));
+    }
+    Ok(())
+}
+
 /// Work from which units are produced in parallel, and the smallest parallel chunk.
 const PARALLEL_MIN_BYTES: usize = 1 << 20;
 const CHUNK_MIN_BYTES: usize = 256 << 10;
@@ -109,6 +130,7 @@ pub(crate) fn produce<K: Kernel>(
     if n == 0 {
         return Tensor::new(dtype, shape).map_err(|e| alloc_error(op, dtype, shape, e));
     }
+    check_output(op, dtype, shape.dim_sizes())?;
     let units = n / unit.max(1);
     for t in inputs {
         if t.num_elements() > 0 && !t.is_initialized() {

@@ -235,6 +235,7 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
         auto as i64
     };
     let shape = TensorShape::new(&[size]).map_err(|e| invalid(OP, e.to_string()))?;
+    super::engine::check_output(OP, T::DTYPE, &[size])?;
     Tensor::from_writer(
         tensorcast_core::buffer::cpu_allocator_ref(),
         T::DTYPE,
