@@ -7,6 +7,7 @@ pub mod graph_import;
 pub mod graph_text;
 pub mod npy_header;
 pub mod npz;
+pub mod ops_array;
 pub mod ops_bitcast;
 pub mod ops_broadcast;
 pub mod ops_cast;
@@ -28,6 +29,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("graph_text", graph_text::run),
     ("npy_header", npy_header::run),
     ("npz", npz::run),
+    ("ops_array", ops_array::run),
     ("ops_bitcast", ops_bitcast::run),
     ("ops_broadcast", ops_broadcast::run),
     ("ops_cast", ops_cast::run),
