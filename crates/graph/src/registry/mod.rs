@@ -9,6 +9,7 @@
 //! return every output. An entry marked `fold` is evaluated at graph time on known integer
 //! inputs (constant folding of small shape arithmetic).
 
+mod array;
 mod checkpoint;
 mod defs;
 mod graph_ops;
@@ -52,6 +53,7 @@ fn entries() -> &'static [Entry] {
     ALL.get_or_init(|| {
         let mut v = Vec::new();
         v.extend(graph_ops::entries());
+        v.extend(array::entries());
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate

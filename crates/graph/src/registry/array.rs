@@ -1,0 +1,268 @@
+//! Data movement and shape ops (`tensorcast_kernels::array`): each an entry of its OpDef, its
+//! shape function and its kernel.
+
+use tensorcast_core::{DataType, PartialTensorShape, Tensor};
+use tensorcast_kernels::array as k;
+
+use super::{defs, kernel_error, shape_error, Entry, ShapeCtx};
+use crate::attr;
+use crate::error::Result;
+use crate::shape::{self, PShape};
+
+fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
+    s.map(|s| vec![shape::from_partial(&s)])
+        .map_err(shape_error)
+}
+
+fn many(s: tensorcast_core::Result<Vec<PartialTensorShape>>) -> Result<Vec<PShape>> {
+    s.map(|v| v.iter().map(shape::from_partial).collect())
+        .map_err(shape_error)
+}
+
+fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
+    t.map(|t| vec![t]).map_err(kernel_error)
+}
+
+fn outs(t: tensorcast_core::Result<Vec<Tensor>>) -> Result<Vec<Tensor>> {
+    t.map_err(kernel_error)
+}
+
+fn int(attrs: &crate::attr::Attrs, name: &str) -> i64 {
+    attr::get_int(attrs, name).unwrap_or(0)
+}
+
+fn out_type(attrs: &crate::attr::Attrs) -> DataType {
+    attr::get_type(attrs, "out_type").unwrap_or(DataType::INT32)
+}
+
+fn masks(attrs: &crate::attr::Attrs) -> k::StridedSliceMasks {
+    k::StridedSliceMasks {
+        begin_mask: int(attrs, "begin_mask"),
+        end_mask: int(attrs, "end_mask"),
+        ellipsis_mask: int(attrs, "ellipsis_mask"),
+        new_axis_mask: int(attrs, "new_axis_mask"),
+        shrink_axis_mask: int(attrs, "shrink_axis_mask"),
+    }
+}
+
+/// The partial shapes of inputs `range`.
+fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTensorShape> {
+    range.map(|i| c.partial(i)).collect()
+}
+
+fn entry(
+    def: &'static crate::opdef::OpDef,
+    shape: super::ShapeFn,
+    kernel: super::KernelFn,
+) -> Entry {
+    Entry {
+        def,
+        shape,
+        kernel: Some(kernel),
+        fold: true,
+    }
+}
+
+pub(super) fn entries() -> Vec<Entry> {
+    vec![
+        entry(
+            &defs::TRANSPOSE,
+            |c| one(k::transpose_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |_, x| out(k::transpose(&x[0], &x[1])),
+        ),
+        entry(
+            &defs::CONCAT_V2,
+            |c| {
+                let n = c.num_inputs().saturating_sub(1);
+                let v = partials(c, 0..n);
+                let refs: Vec<&PartialTensorShape> = v.iter().collect();
+                one(k::concat_v2_shape(&refs, c.value(n)))
+            },
+            |_, x| {
+                let (axis, values) = x.split_last().ok_or_else(missing)?;
+                let refs: Vec<&Tensor> = values.iter().collect();
+                out(k::concat_v2(&refs, axis))
+            },
+        ),
+        entry(
+            &defs::PACK,
+            |c| {
+                let v = partials(c, 0..c.num_inputs());
+                let refs: Vec<&PartialTensorShape> = v.iter().collect();
+                one(k::pack_shape(&refs, int(c.attrs, "axis")))
+            },
+            |c, x| {
+                let refs: Vec<&Tensor> = x.iter().collect();
+                out(k::pack(&refs, int(c.attrs, "axis")))
+            },
+        ),
+        entry(
+            &defs::UNPACK,
+            |c| {
+                many(k::unpack_shape(
+                    &c.partial(0),
+                    int(c.attrs, "num"),
+                    int(c.attrs, "axis"),
+                ))
+            },
+            |c, x| outs(k::unpack(&x[0], int(c.attrs, "num"), int(c.attrs, "axis"))),
+        ),
+        entry(
+            &defs::SPLIT,
+            |c| {
+                many(k::split_shape(
+                    c.value(0),
+                    &c.partial(1),
+                    int(c.attrs, "num_split"),
+                ))
+            },
+            |c, x| outs(k::split(&x[0], &x[1], int(c.attrs, "num_split"))),
+        ),
+        entry(
+            &defs::SPLIT_V,
+            |c| {
+                many(k::split_v_shape(
+                    &c.partial(0),
+                    c.value(1),
+                    c.value(2),
+                    int(c.attrs, "num_split"),
+                ))
+            },
+            |_, x| outs(k::split_v(&x[0], &x[1], &x[2])),
+        ),
+        entry(
+            &defs::SQUEEZE,
+            |c| {
+                let axis = attr::get_ints(c.attrs, "squeeze_dims").unwrap_or_default();
+                one(k::squeeze_shape(&c.partial(0), axis))
+            },
+            |c, x| {
+                let axis = attr::get_ints(c.attrs, "squeeze_dims").unwrap_or_default();
+                out(k::squeeze(&x[0], axis))
+            },
+        ),
+        entry(
+            &defs::EXPAND_DIMS,
+            |c| one(k::expand_dims_shape(&c.partial(0), c.value(1))),
+            |_, x| out(k::expand_dims(&x[0], &x[1])),
+        ),
+        entry(
+            &defs::SLICE,
+            |c| {
+                one(k::slice_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    c.value(1),
+                    c.value(2),
+                ))
+            },
+            |_, x| out(k::slice(&x[0], &x[1], &x[2])),
+        ),
+        entry(
+            &defs::STRIDED_SLICE,
+            |c| {
+                let spec_len = c
+                    .shape(1)
+                    .and_then(|d| d.first().copied())
+                    .and_then(|n| usize::try_from(n).ok());
+                one(k::strided_slice_shape(
+                    &c.partial(0),
+                    spec_len,
+                    c.value(1),
+                    c.value(2),
+                    c.value(3),
+                    masks(c.attrs),
+                ))
+            },
+            |c, x| out(k::strided_slice(&x[0], &x[1], &x[2], &x[3], masks(c.attrs))),
+        ),
+        entry(
+            &defs::GATHER_V2,
+            |c| {
+                one(k::gather_v2_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    c.value(2),
+                    int(c.attrs, "batch_dims"),
+                ))
+            },
+            |c, x| {
+                out(k::gather_v2(
+                    &x[0],
+                    &x[1],
+                    &x[2],
+                    int(c.attrs, "batch_dims"),
+                ))
+            },
+        ),
+        entry(
+            &defs::PAD,
+            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |_, x| out(k::pad(&x[0], &x[1])),
+        ),
+        entry(
+            &defs::PAD_V2,
+            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |_, x| out(k::pad_v2(&x[0], &x[1], &x[2])),
+        ),
+        entry(
+            &defs::MIRROR_PAD,
+            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c, x| {
+                let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
+                out(k::mirror_pad(&x[0], &x[1], &String::from_utf8_lossy(mode)))
+            },
+        ),
+        entry(
+            &defs::TILE,
+            |c| one(k::tile_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |_, x| out(k::tile(&x[0], &x[1])),
+        ),
+        entry(
+            &defs::FILL,
+            |c| one(k::fill_shape(&c.partial(0), c.value(0))),
+            |_, x| out(k::fill(&x[0], &x[1])),
+        ),
+        entry(
+            &defs::RANGE,
+            |c| one(k::range_shape(c.value(0), c.value(1), c.value(2))),
+            |_, x| out(k::range(&x[0], &x[1], &x[2])),
+        ),
+        entry(
+            &defs::ZEROS_LIKE,
+            |c| Ok(vec![shape::from_partial(&k::like_shape(&c.partial(0)))]),
+            |_, x| out(k::zeros_like(&x[0])),
+        ),
+        entry(
+            &defs::ONES_LIKE,
+            |c| Ok(vec![shape::from_partial(&k::like_shape(&c.partial(0)))]),
+            |_, x| out(k::ones_like(&x[0])),
+        ),
+        entry(
+            &defs::SIZE,
+            |_| Ok(vec![shape::from_partial(&k::size_shape())]),
+            |c, x| out(k::size(&x[0], out_type(c.attrs))),
+        ),
+        entry(
+            &defs::RANK,
+            |_| Ok(vec![shape::from_partial(&k::rank_shape())]),
+            |_, x| Ok(vec![k::rank(&x[0])]),
+        ),
+        entry(
+            &defs::SHAPE_N,
+            |c| {
+                let v = partials(c, 0..c.num_inputs());
+                let refs: Vec<&PartialTensorShape> = v.iter().collect();
+                many(k::shape_n_shape(&refs))
+            },
+            |c, x| {
+                let refs: Vec<&Tensor> = x.iter().collect();
+                outs(k::shape_n(&refs, out_type(c.attrs)))
+            },
+        ),
+    ]
+}
+
+fn missing() -> crate::error::Error {
+    crate::error::Error::Internal("an input the plan guarantees is missing".into())
+}
