@@ -160,8 +160,56 @@ fn eager(rec: &Value) -> Result<Option<Result<Vec<Tensor>>>, String> {
             &input(rec, "limit")?,
             &input(rec, "delta")?,
         )),
+        "OneHot" => one(a::one_hot(
+            &input(rec, "indices")?,
+            &input(rec, "depth")?,
+            &input(rec, "on_value")?,
+            &input(rec, "off_value")?,
+            attr_i(rec, "axis", -1),
+        )),
+        "Cumsum" => one(a::cumsum(
+            &input(rec, "x")?,
+            &input(rec, "axis")?,
+            attr_b(rec, "exclusive", false),
+            attr_b(rec, "reverse", false),
+        )),
+        "TopKV2" => {
+            let x = input(rec, "input")?;
+            if has_nan(&x) {
+                // TensorFlow's order of NaNs depends on its sort's path (see `top_k_v2`).
+                return Ok(None);
+            }
+            Some(
+                a::top_k_v2(
+                    &x,
+                    &input(rec, "k")?,
+                    attr_b(rec, "sorted", true),
+                    attr_dtype(rec, "index_type", DataType::INT32)?,
+                )
+                .map(|t| vec![t.values, t.indices]),
+            )
+        }
         _ => None,
     })
+}
+
+/// True for a float tensor holding a NaN.
+fn has_nan(x: &Tensor) -> bool {
+    match x.dtype() {
+        DataType::FLOAT => x
+            .to_vec::<f32>()
+            .is_ok_and(|v| v.iter().any(|f| f.is_nan())),
+        DataType::DOUBLE => x
+            .to_vec::<f64>()
+            .is_ok_and(|v| v.iter().any(|f| f.is_nan())),
+        DataType::HALF => x
+            .to_vec::<tensorcast_core::f16>()
+            .is_ok_and(|v| v.iter().any(|f| f.is_nan())),
+        DataType::BFLOAT16 => x
+            .to_vec::<tensorcast_core::bf16>()
+            .is_ok_and(|v| v.iter().any(|f| f.is_nan())),
+        _ => false,
+    }
 }
 
 fn code_of(name: Option<&str>) -> Result<Code, String> {
@@ -207,10 +255,63 @@ fn check_eager(rec: &Value) -> Result<bool, String> {
     if got.len() != want.len() {
         return Err(format!("{} outputs, expected {}", got.len(), want.len()));
     }
+    if rec["name"] == "TopKV2" && !attr_b(rec, "sorted", true) {
+        // TensorFlow leaves the order of unsorted results unspecified: compare each row's
+        // (value, index) pairs as sets.
+        let (gv, gi) = (
+            row_pairs(&got[0], &got[1])?,
+            row_pairs(&tensor_of(&want[0])?, &tensor_of(&want[1])?)?,
+        );
+        return if gv == gi {
+            Ok(true)
+        } else {
+            Err(format!("unsorted top-k {gv:?} != expected {gi:?}"))
+        };
+    }
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         check_tensor(g, w).map_err(|e| format!("output {i}: {e}"))?;
     }
     Ok(true)
+}
+
+/// Each row's (index, value bytes) pairs of a top-k result, sorted by index.
+fn row_pairs(values: &Tensor, indices: &Tensor) -> Result<Vec<Vec<(i64, Vec<u8>)>>, String> {
+    let k = values
+        .shape()
+        .dim_sizes()
+        .last()
+        .copied()
+        .unwrap_or(0)
+        .max(1) as usize;
+    let bytes = values.tensor_data().map_err(|e| e.to_string())?;
+    let size = values.dtype().size();
+    let idx: Vec<i64> = match indices.dtype() {
+        DataType::INT64 => indices.to_vec::<i64>().map_err(|e| e.to_string())?,
+        _ => indices
+            .to_vec::<i32>()
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(i64::from)
+            .collect(),
+    };
+    Ok(idx
+        .chunks(k)
+        .enumerate()
+        .map(|(r, row)| {
+            let mut v: Vec<(i64, Vec<u8>)> = row
+                .iter()
+                .enumerate()
+                .map(|(j, &i)| {
+                    (
+                        i,
+                        bytes[(r * k + j) * size..(r * k + j + 1) * size].to_vec(),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        })
+        .collect())
 }
 
 fn pshape(v: &Value) -> Result<PartialTensorShape, String> {
@@ -343,6 +444,16 @@ fn shape_fn(rec: &Value) -> Result<Option<Result<Vec<PartialTensorShape>>>, Stri
             value_in(rec, "start")?.as_ref(),
             value_in(rec, "limit")?.as_ref(),
             value_in(rec, "delta")?.as_ref(),
+        )),
+        "OneHot" => one(a::one_hot_shape(
+            &shape_in(rec, "indices")?,
+            value_in(rec, "depth")?.as_ref(),
+            attr_i(rec, "axis", -1),
+        )),
+        "Cumsum" => one(Ok(a::cumsum_shape(&shape_in(rec, "x")?))),
+        "TopKV2" => Some(a::top_k_v2_shape(
+            &shape_in(rec, "input")?,
+            value_in(rec, "k")?.as_ref(),
         )),
         _ => None,
     })

@@ -21,8 +21,10 @@
 
 mod common;
 mod concat;
+mod cumsum;
 mod engine;
 mod gather;
+mod one_hot;
 mod pad;
 mod range;
 mod shape_ops;
@@ -33,7 +35,9 @@ pub use concat::{
     concat_v2, concat_v2_shape, pack, pack_shape, split, split_shape, split_v, split_v_shape,
     unpack, unpack_shape,
 };
+pub use cumsum::{cumsum, cumsum_shape, top_k_v2, top_k_v2_shape, TopK};
 pub use gather::{gather_v2, gather_v2_shape};
+pub use one_hot::{one_hot, one_hot_shape};
 pub use pad::{mirror_pad, pad, pad_shape, pad_v2, tile, tile_shape};
 pub use range::{range, range_shape};
 pub use shape_ops::{

@@ -116,7 +116,7 @@ fn agree(
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
     let mut r = Reader::new(data);
-    let op = r.byte() % 21;
+    let op = r.byte() % 24;
     let dtype = r.arr_dtype();
     let dims = r.arr_shape();
     let it = [
@@ -280,6 +280,31 @@ pub fn run(data: &[u8]) {
         }
         19 => {
             let _ = a::size(&x, it);
+        }
+        20 => {
+            let depth = r.scalar(DataType::INT32);
+            let w = [a::one_hot_shape(
+                &known(v1.shape()),
+                Some(&depth),
+                k.clamp(-2, 4),
+            )];
+            if small(&w) {
+                let on = tensor_over(dtype, &TensorShape::scalar(), r.rest(), 1, true);
+                agree(&one(a::one_hot(&v1, &depth, &on, &on, k.clamp(-2, 4))), &w);
+            }
+        }
+        21 => {
+            let w = [Ok(a::cumsum_shape(&xs))];
+            agree(&one(a::cumsum(&x, &s1, k % 2 == 0, k % 3 == 0)), &w);
+        }
+        22 => {
+            let got = a::top_k_v2(&x, &s1, k % 2 == 0, it).map(|t| vec![t.values, t.indices]);
+            let w = a::top_k_v2_shape(&xs, Some(&s1));
+            agree(
+                &got,
+                &w.map(|v| v.into_iter().map(Ok).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            );
         }
         _ => {
             let _ = a::shape_n(&[&x, &y], it);
