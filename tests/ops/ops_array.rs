@@ -274,8 +274,11 @@ fn check_eager(rec: &Value) -> Result<bool, String> {
     Ok(true)
 }
 
+/// One row of a top-k result: (index, value bytes) pairs.
+type RowPairs = Vec<(i64, Vec<u8>)>;
+
 /// Each row's (index, value bytes) pairs of a top-k result, sorted by index.
-fn row_pairs(values: &Tensor, indices: &Tensor) -> Result<Vec<Vec<(i64, Vec<u8>)>>, String> {
+fn row_pairs(values: &Tensor, indices: &Tensor) -> Result<Vec<RowPairs>, String> {
     let k = values
         .shape()
         .dim_sizes()

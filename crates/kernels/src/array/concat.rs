@@ -623,7 +623,7 @@ pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Ve
     if axis.num_elements() != 1 {
         return Err(invalid(
             OP,
-            format!("split_dim_tensor must have exactly one element."),
+            "split_dim_tensor must have exactly one element.".to_string(),
         ));
     }
     let a = index_values(OP, "T", axis, INT32_64)?[0];

@@ -152,7 +152,8 @@ fn int_scalar(op: &'static str, v: i64, out_type: DataType) -> Result<Tensor> {
         let v = i32::try_from(v).map_err(|_| {
             invalid(
                 op,
-                format!("Number of elements was larger than representable by 32-bit output type"),
+                "Number of elements was larger than representable by 32-bit output type"
+                    .to_string(),
             )
         })?;
         Ok(Tensor::from(v))

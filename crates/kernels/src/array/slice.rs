@@ -460,6 +460,10 @@ pub fn strided_slice(
     let empty = spec.processing.contains(&0);
     let mut offset: isize = 0;
     let mut vstrides = Vec::with_capacity(in_u.len());
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "four arrays indexed by the same dim"
+    )]
     for i in 0..in_u.len() {
         if !empty {
             offset += spec.begin[i] as isize * st[i];
