@@ -260,6 +260,40 @@ pub(super) fn entries() -> Vec<Entry> {
                 outs(k::shape_n(&refs, out_type(c.attrs)))
             },
         ),
+        entry(
+            &defs::ONE_HOT,
+            |c| {
+                one(k::one_hot_shape(
+                    &c.partial(0),
+                    c.value(1),
+                    int(c.attrs, "axis"),
+                ))
+            },
+            |c, x| out(k::one_hot(&x[0], &x[1], &x[2], &x[3], int(c.attrs, "axis"))),
+        ),
+        entry(
+            &defs::CUMSUM,
+            |c| Ok(vec![shape::from_partial(&k::cumsum_shape(&c.partial(0)))]),
+            |c, x| {
+                out(k::cumsum(
+                    &x[0],
+                    &x[1],
+                    attr::get_bool(c.attrs, "exclusive").unwrap_or(false),
+                    attr::get_bool(c.attrs, "reverse").unwrap_or(false),
+                ))
+            },
+        ),
+        entry(
+            &defs::TOP_KV2,
+            |c| many(k::top_k_v2_shape(&c.partial(0), c.value(1))),
+            |c, x| {
+                let index_type = attr::get_type(c.attrs, "index_type").unwrap_or(DataType::INT32);
+                let sorted = attr::get_bool(c.attrs, "sorted").unwrap_or(true);
+                k::top_k_v2(&x[0], &x[1], sorted, index_type)
+                    .map(|t| vec![t.values, t.indices])
+                    .map_err(kernel_error)
+            },
+        ),
     ]
 }
 
