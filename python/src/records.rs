@@ -73,6 +73,15 @@ impl RecordBatch {
         Ok(PyBytes::new(py, &self.records[j as usize]))
     }
 
+    /// Records `[start, stop)` (clamped), sharing this batch's memory.
+    fn slice(&self, start: usize, stop: usize) -> RecordBatch {
+        let stop = stop.min(self.records.len());
+        let start = start.min(stop);
+        RecordBatch {
+            records: self.records[start..stop].to_vec(),
+        }
+    }
+
     /// The records as a list of `bytes`.
     fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.records.iter().map(|r| PyBytes::new(py, r)))

@@ -10,7 +10,7 @@ neither numpy nor TensorFlow.
 >>> import numpy as np, tensorcast as tc
 >>> x = tc.Tensor(np.array([0.0, 1.0, 1.0], np.float32))
 >>> tc.bitcast(x, "uint8")
-Tensor<type: uint8 shape: [3,4] values: [0 0 0]...>
+Tensor<type: uint8 shape: [3,4] values: [0 0 0...]...>
 >>> tc.add(x, np.float32(1)).numpy()
 array([1., 2., 2.], dtype=float32)
 """

@@ -157,9 +157,16 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     as list columns.
 
     >>> import tensorcast as tc
-    >>> ex = bytes.fromhex("0a0f0a0d0a01781208120610011002")  # Example: x = int64_list [1, 2]
-    >>> tc.io.parse_example([ex], {"x": tc.io.FixedLenFeature([2], "int64")})["x"]
-    array([[1, 2]])
+    >>> from tensorcast._testing import example_bytes  # x: floats i, i+1; tags: i % 3 strings
+    >>> out = tc.io.parse_example(
+    ...     [example_bytes(1, width=2), example_bytes(2, width=2)],
+    ...     {"x": tc.io.FixedLenFeature([2], "float32"), "tags": tc.io.VarLenFeature("string")},
+    ... )
+    >>> out["x"]
+    array([[1., 2.],
+           [2., 3.]], dtype=float32)
+    >>> out["tags"].values
+    array([b't0', b't0', b't1'], dtype=object)
     """
     del name
     specs = [_spec_tuple(k, features[k]) for k in sorted(features)]
