@@ -108,6 +108,13 @@ pub(crate) fn read_records(
     };
     let records = py
         .detach(|| -> tensorcast_records::Result<Vec<Bytes>> {
+            if offset == 0 && count.is_none() && compression == Compression::None {
+                // A whole uncompressed file: read once, records are slices of it (no copy each).
+                // A file that cannot be read falls through to the reader, which says why.
+                if let Ok(data) = std::fs::read(&path) {
+                    return tensorcast_records::slice_records(&Bytes::from(data), verify_checksums);
+                }
+            }
             let mut reader = if offset == 0 {
                 RecordReader::open(&path, options)?
             } else {

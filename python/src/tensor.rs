@@ -30,9 +30,9 @@ use crate::foreign::{Foreign, Keeper};
 pub(crate) struct PyTensor {
     pub(crate) inner: Tensor,
     /// The numpy array the tensor adopted, returned as it is by `__array__`.
-    source: Option<Py<PyAny>>,
+    pub(crate) source: Option<Py<PyAny>>,
     /// Whether the memory may be written by consumers (an adopted writable numpy array).
-    writable: bool,
+    pub(crate) writable: bool,
 }
 
 impl PyTensor {
@@ -133,6 +133,11 @@ pub(crate) fn from_value(value: &Bound<'_, PyAny>, dtype: Option<DataType>) -> P
     }
     let py = value.py();
     let np = py.import("numpy")?;
+    if dtype.is_none() && value.is_instance(&np.getattr("ndarray")?)? {
+        if let Some(t) = crate::foreign::adopt_ndarray(value)? {
+            return Ok(t);
+        }
+    }
     let arr = match dtype {
         Some(DataType::STRING) => {
             let kwargs = PyDict::new(py);
