@@ -419,6 +419,25 @@ impl PyTensor {
         crate::dlpack::export(py, &tensor, !self.writable && copy != Some(true), versioned)
     }
 
+    /// A string tensor's elements as Arrow's large-binary buffers: `(offsets, data)`, `n + 1`
+    /// little-endian int64 offsets and the concatenated bytes (one copy, no Python objects per
+    /// element).
+    fn _string_buffers<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let strings = self.inner.as_slice::<TString>().py()?;
+        let total: usize = strings.iter().map(|s| s.as_ref().len()).sum();
+        let mut offsets = Vec::with_capacity((strings.len() + 1) * 8);
+        let mut data = Vec::with_capacity(total);
+        offsets.extend_from_slice(&0i64.to_le_bytes());
+        for s in strings {
+            data.extend_from_slice(s.as_ref());
+            offsets.extend_from_slice(&(data.len() as i64).to_le_bytes());
+        }
+        Ok((PyBytes::new(py, &offsets), PyBytes::new(py, &data)))
+    }
+
     fn __dlpack_device__(&self) -> (i32, i32) {
         (1, 0)
     }

@@ -172,6 +172,8 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     specs = [_spec_tuple(k, features[k]) for k in sorted(features)]
     names = None if example_names is None else [str(n) for n in example_names]
     parsed = _parse_example_native(serialized, specs, names)
+    if output == "arrow":
+        return _to_arrow_native(parsed, len(serialized))
     out = {}
     for item in parsed:
         key, kind = item[0], item[1]
@@ -183,8 +185,6 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
             out[key] = RaggedTensorValue(item[2].numpy(), [s.numpy() for s in item[3]])
     if output == "numpy":
         return out
-    if output == "arrow":
-        return _to_arrow(out, len(serialized))
     raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
 
 
@@ -208,30 +208,44 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     return out
 
 
-def _to_arrow(parsed, batch):
+def _arrow_values(t):
+    """A flat Arrow array of a tensor's elements: strings from their buffers (no Python object
+    per element), numbers as a view of the tensor's memory."""
     import numpy as np
     import pyarrow as pa
 
-    def column(values):
-        if values.dtype == object:
-            return pa.array(values.tolist(), type=pa.binary())
-        return pa.array(values)
+    if t.dtype == "string":
+        offsets, data = t._string_buffers()
+        return pa.Array.from_buffers(pa.large_binary(), t.size, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return pa.array(np.asarray(t).reshape(-1))
+
+
+def _to_arrow_native(parsed, batch):
+    import numpy as np
+    import pyarrow as pa
 
     columns, names = [], []
-    for key, value in parsed.items():
-        if isinstance(value, SparseTensorValue):
-            rows = value.indices[:, 0] if len(value.indices) else np.zeros(0, np.int64)
-            counts = np.bincount(rows, minlength=batch)
-            offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-            arr = pa.ListArray.from_arrays(pa.array(offsets), column(value.values))
-        elif isinstance(value, RaggedTensorValue):
-            arr = column(value.flat_values)
-            for splits in reversed(value.nested_row_splits):
-                arr = pa.ListArray.from_arrays(pa.array(np.asarray(splits, np.int32)), arr)
-        elif value.ndim > 1 and value.dtype != object:
-            arr = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(value))
+    for item in parsed:
+        key, kind = item[0], item[1]
+        if kind == "dense":
+            t = item[2]
+            values = _arrow_values(t)
+            inner = list(t.shape[1:])
+            if len(inner) == 0:
+                arr = values
+            elif t.dtype == "string":
+                arr = pa.FixedSizeListArray.from_arrays(values, int(np.prod(inner)))
+            else:
+                arr = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(np.asarray(t)))
+        elif kind == "sparse":
+            indices = np.asarray(item[2])
+            rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
+            offsets = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=batch))]).astype(np.int64)
+            arr = pa.LargeListArray.from_arrays(pa.array(offsets), _arrow_values(item[3]))
         else:
-            arr = column(value)
+            arr = _arrow_values(item[2])
+            for splits in reversed(item[3]):
+                arr = pa.LargeListArray.from_arrays(pa.array(np.asarray(splits).astype(np.int64)), arr)
         columns.append(arr)
         names.append(key)
     return pa.Table.from_arrays(columns, names=names)
