@@ -39,6 +39,16 @@ for simd in avx2 baseline; do
   TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-core -p tensorcast-buffer
   TENSORCAST_SIMD=$simd cargo test --release -q --test conformance
 done
+# ---- the Python package (python/, issue 19): build with maturin, install into the peers'
+# venv, pytest (doctests included) against the pinned peers. See python/ci.sh.
+echo "== python package (build, install, pytest)"
+if [ -n "${TENSORCAST_PYTHON:-}" ] && "$TENSORCAST_PYTHON" -c "import maturin, pytest, ray, jax, pyarrow, pandas" 2>/dev/null; then
+  ./python/ci.sh "$TENSORCAST_PYTHON"
+else
+  peers_fail "the Python package's peers (maturin, pytest, ray, jax, pyarrow, pandas) are missing; its tests skip"
+fi
+echo "   ($((SECONDS - started)) s so far)"
+# ---- end of the Python package's section
 echo "== miri (tensorcast-buffer)"
 ./scripts/miri.sh
 echo "== done in $((SECONDS - started)) s"

@@ -1,0 +1,427 @@
+//! TFRecord files (`tensorcast.io.TFRecordWriter`, `tf_record_iterator`, whole-file and
+//! record-range reads) and `parse_example`, as `tf.io` does them.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use tensorcast_core::{DataType, Tensor};
+use tensorcast_records::{
+    Compression, FeatureSpec, FileWriter, Parsed, Partition, ReaderOptions, RecordIndex,
+    RecordReader,
+};
+
+use crate::dtypes::dtype_arg;
+use crate::errors::{invalid, ResultExt};
+use crate::tensor::{tensor_arg, PyTensor};
+
+/// A compression name as TensorFlow spells it (`""`, `"NONE"`, `"GZIP"`, `"ZLIB"`, or None).
+pub(crate) fn compression_arg(name: Option<&str>) -> PyResult<Compression> {
+    let name = name.unwrap_or("");
+    Compression::from_tf_name(name)
+        .ok_or_else(|| invalid(format!("Unsupported compression_type: {name}")))
+}
+
+/// Records in one contiguous block of memory: `data[offsets[i]..offsets[i + 1]]`.
+#[derive(Default)]
+struct Gathered {
+    data: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl Gathered {
+    fn push(&mut self, record: &[u8]) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.data.extend_from_slice(record);
+        self.offsets.push(self.data.len());
+    }
+
+    fn into_records(self) -> Vec<Bytes> {
+        let data = Bytes::from(self.data);
+        self.offsets
+            .windows(2)
+            .map(|w| data.slice(w[0]..w[1]))
+            .collect()
+    }
+}
+
+/// Serialized records held in Rust (one block of memory): parsed without becoming Python
+/// `bytes`, or handed out one by one.
+#[pyclass(module = "tensorcast.io", name = "RecordBatch", frozen)]
+pub(crate) struct RecordBatch {
+    pub(crate) records: Vec<Bytes>,
+}
+
+#[pymethods]
+impl RecordBatch {
+    fn __len__(&self) -> usize {
+        self.records.len()
+    }
+
+    fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyBytes>> {
+        let n = self.records.len() as isize;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(PyIndexError::new_err("record index out of range"));
+        }
+        Ok(PyBytes::new(py, &self.records[j as usize]))
+    }
+
+    /// Records `[start, stop)` (clamped), sharing this batch's memory.
+    fn slice(&self, start: usize, stop: usize) -> RecordBatch {
+        let stop = stop.min(self.records.len());
+        let start = start.min(stop);
+        RecordBatch {
+            records: self.records[start..stop].to_vec(),
+        }
+    }
+
+    /// The records as a list of `bytes`.
+    fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.records.iter().map(|r| PyBytes::new(py, r)))
+    }
+}
+
+/// Reads records `[0, count)` from `offset` (the start of a record: 0, or an offset from
+/// `record_offsets`) of the file at `path`; `count=None` reads to the end. Compressed files
+/// can only be read from offset 0.
+#[pyfunction]
+#[pyo3(signature = (path, compression_type=None, offset=0, count=None, verify_checksums=true))]
+pub(crate) fn read_records(
+    py: Python<'_>,
+    path: PathBuf,
+    compression_type: Option<&str>,
+    offset: u64,
+    count: Option<usize>,
+    verify_checksums: bool,
+) -> PyResult<RecordBatch> {
+    let compression = compression_arg(compression_type)?;
+    let options = ReaderOptions {
+        verify_checksums,
+        ..ReaderOptions::with_compression(compression)
+    };
+    let records = py
+        .detach(|| -> tensorcast_records::Result<Vec<Bytes>> {
+            if offset == 0 && count.is_none() && compression == Compression::None {
+                // A whole uncompressed file: read once, records are slices of it (no copy each).
+                // A file that cannot be read falls through to the reader, which says why.
+                if let Ok(data) = std::fs::read(&path) {
+                    return tensorcast_records::slice_records(&Bytes::from(data), verify_checksums);
+                }
+            }
+            let mut reader = if offset == 0 {
+                RecordReader::open(&path, options)?
+            } else {
+                RecordReader::open_at(&path, offset, options)?
+            };
+            let mut out = Gathered::default();
+            let mut n = 0usize;
+            while count.is_none_or(|c| n < c) {
+                match reader.next_record()? {
+                    Some(r) => out.push(r),
+                    None => break,
+                }
+                n += 1;
+            }
+            Ok(out.into_records())
+        })
+        .py()?;
+    Ok(RecordBatch { records })
+}
+
+/// The offset of every record of an uncompressed TFRecord file and its end (headers read
+/// only): `offsets[i]` is where record `i` starts, the last entry where the file's records end.
+#[pyfunction]
+pub(crate) fn record_offsets(py: Python<'_>, path: PathBuf) -> PyResult<Vec<u64>> {
+    let index = py.detach(|| RecordIndex::build_file(&path)).py()?;
+    Ok((0..=index.len()).map(|i| index.offset(i)).collect())
+}
+
+/// `tf.compat.v1.io.tf_record_iterator`: the records of a file, one `bytes` at a time.
+#[pyclass(module = "tensorcast.io", name = "RecordIterator", frozen)]
+pub(crate) struct RecordIterator {
+    /// The reader (a `Mutex` makes the class `Sync`; the GIL already serialises its use).
+    reader: Mutex<Option<RecordReader<File>>>,
+}
+
+/// `tensorcast.io.tf_record_iterator(path, options=None, compression_type=None)`.
+#[pyfunction]
+#[pyo3(signature = (path, options=None, compression_type=None))]
+pub(crate) fn tf_record_iterator(
+    path: PathBuf,
+    options: Option<&Bound<'_, PyAny>>,
+    compression_type: Option<&str>,
+) -> PyResult<RecordIterator> {
+    let from_options: Option<String> = match options {
+        None => None,
+        Some(o) if o.is_none() => None,
+        Some(o) => Some(match o.extract::<String>() {
+            Ok(s) => s,
+            Err(_) => o
+                .getattr("compression_type")?
+                .extract::<Option<String>>()?
+                .unwrap_or_default(),
+        }),
+    };
+    let compression = compression_arg(compression_type.or(from_options.as_deref()))?;
+    let reader = RecordReader::open(&path, ReaderOptions::with_compression(compression)).py()?;
+    Ok(RecordIterator {
+        reader: Mutex::new(Some(reader)),
+    })
+}
+
+#[pymethods]
+impl RecordIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let mut guard = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(reader) = guard.as_mut() else {
+            return Ok(None);
+        };
+        match reader.next_record() {
+            Ok(Some(r)) => Ok(Some(PyBytes::new(py, r))),
+            Ok(None) => {
+                *guard = None;
+                Ok(None)
+            }
+            Err(e) => {
+                *guard = None;
+                Err(crate::errors::IntoPyErr::into_py_err(e))
+            }
+        }
+    }
+}
+
+/// `tf.io.TFRecordWriter(path, options=None)`: writes records to a temporary file renamed into
+/// place by `close()` (or the end of a `with` block), so a reader never sees a partial file.
+#[pyclass(module = "tensorcast.io", name = "TFRecordWriter")]
+pub(crate) struct TfRecordWriter {
+    writer: Option<FileWriter>,
+}
+
+#[pymethods]
+impl TfRecordWriter {
+    #[new]
+    #[pyo3(signature = (path, options=None))]
+    fn new(path: PathBuf, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let name: Option<String> = match options {
+            None => None,
+            Some(o) if o.is_none() => None,
+            Some(o) => Some(match o.extract::<String>() {
+                Ok(s) => s,
+                Err(_) => o
+                    .getattr("compression_type")?
+                    .extract::<Option<String>>()?
+                    .unwrap_or_default(),
+            }),
+        };
+        let compression = compression_arg(name.as_deref())?;
+        let writer = FileWriter::create(&path, compression).py()?;
+        Ok(Self {
+            writer: Some(writer),
+        })
+    }
+
+    /// Appends one record.
+    fn write(&mut self, record: &[u8]) -> PyResult<()> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("write to a closed TFRecordWriter"))?;
+        w.write_record(record).py()
+    }
+
+    /// Accepted for TensorFlow's API; records become visible at `close()`.
+    fn flush(&mut self) {}
+
+    /// Finishes the file and renames it into place.
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self.writer.take() {
+            Some(w) => py.detach(|| w.commit()).py(),
+            None => Ok(()),
+        }
+    }
+
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __exit__(
+        &mut self,
+        py: Python<'_>,
+        _exc_type: &Bound<'_, PyAny>,
+        _exc: &Bound<'_, PyAny>,
+        _tb: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+}
+
+/// A flattened default value (`None` for none).
+fn default_arg(value: &Bound<'_, PyAny>, dtype: DataType) -> PyResult<Option<Tensor>> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let t = crate::tensor::from_value(value, Some(dtype))?.inner;
+    let n = t.num_elements();
+    Ok(Some(t.reshape([n]).py()?))
+}
+
+/// One spec from the Python side's tuple (see `tensorcast/io.py`).
+fn spec_arg(spec: &Bound<'_, PyTuple>) -> PyResult<(String, FeatureSpec)> {
+    let kind: String = spec.get_item(0)?.extract()?;
+    let name: String = spec.get_item(1)?.extract()?;
+    let spec = match kind.as_str() {
+        "fixed" => {
+            let dtype = dtype_arg(&spec.get_item(3)?)?;
+            FeatureSpec::FixedLen {
+                shape: spec.get_item(2)?.extract()?,
+                dtype,
+                default_value: default_arg(&spec.get_item(4)?, dtype)?,
+            }
+        }
+        "varlen" => FeatureSpec::VarLen {
+            dtype: dtype_arg(&spec.get_item(2)?)?,
+        },
+        "fixedseq" => {
+            let dtype = dtype_arg(&spec.get_item(3)?)?;
+            FeatureSpec::FixedLenSequence {
+                shape: spec.get_item(2)?.extract()?,
+                dtype,
+                allow_missing: spec.get_item(4)?.extract()?,
+                default_value: default_arg(&spec.get_item(5)?, dtype)?,
+            }
+        }
+        "ragged" => {
+            let mut partitions = Vec::new();
+            for p in spec.get_item(4)?.try_iter()? {
+                let p = p?;
+                let (kind, value): (String, Bound<'_, PyAny>) = p.extract()?;
+                partitions.push(match kind.as_str() {
+                    "row_lengths" => Partition::RowLengths(value.extract()?),
+                    "row_splits" => Partition::RowSplits(value.extract()?),
+                    "uniform_row_length" => Partition::UniformRowLength(value.extract()?),
+                    other => return Err(invalid(format!("Unknown partition {other}"))),
+                });
+            }
+            FeatureSpec::Ragged {
+                dtype: dtype_arg(&spec.get_item(2)?)?,
+                value_key: spec.get_item(3)?.extract()?,
+                partitions,
+                row_splits_dtype: dtype_arg(&spec.get_item(5)?)?,
+            }
+        }
+        other => return Err(invalid(format!("Unknown feature kind {other}"))),
+    };
+    Ok((name, spec))
+}
+
+/// The serialized examples: a `RecordBatch` (shared, no copy) or a sequence of `bytes`
+/// (gathered into one block).
+fn serialized_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<Bytes>> {
+    if let Ok(batch) = value.cast::<RecordBatch>() {
+        return Ok(batch.get().records.clone());
+    }
+    if let Ok(b) = value.cast::<PyBytes>() {
+        return Ok(vec![Bytes::copy_from_slice(b.as_bytes())]);
+    }
+    let mut out = Gathered::default();
+    for item in value.try_iter()? {
+        let item = item?;
+        if let Ok(b) = item.cast::<PyBytes>() {
+            out.push(b.as_bytes());
+        } else {
+            let t = tensor_arg(&item)?;
+            for s in t.as_slice::<tensorcast_core::TString>().py()? {
+                out.push(s.as_ref());
+            }
+        }
+    }
+    Ok(out.into_records())
+}
+
+/// The native `parse_example(serialized, specs)`: a list of `(name, kind, parts...)`
+/// (`("dense", t)`, `("sparse", indices, values, dense_shape)`, `("ragged", flat_values,
+/// [row_splits...])`); `tensorcast.io.parse_example` builds TensorFlow's result from it.
+#[pyfunction]
+#[pyo3(signature = (serialized, specs, names=None))]
+pub(crate) fn parse_example_native<'py>(
+    py: Python<'py>,
+    serialized: &Bound<'py, PyAny>,
+    specs: &Bound<'py, PyList>,
+    names: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let records = serialized_arg(serialized)?;
+    let mut parsed_specs = Vec::with_capacity(specs.len());
+    for s in specs.iter() {
+        parsed_specs.push(spec_arg(s.cast::<PyTuple>()?)?);
+    }
+    let parsed = py
+        .detach(|| tensorcast_records::parse_example(&records, names.as_deref(), &parsed_specs))
+        .py()?;
+    let out = PyList::empty(py);
+    for (name, p) in parsed {
+        let item = match p {
+            Parsed::Dense(t) => PyTuple::new(
+                py,
+                [
+                    name.into_pyobject(py)?.into_any(),
+                    "dense".into_pyobject(py)?.into_any(),
+                    Py::new(py, PyTensor::new(t))?.into_bound(py).into_any(),
+                ],
+            )?,
+            Parsed::Sparse {
+                indices,
+                values,
+                dense_shape,
+            } => PyTuple::new(
+                py,
+                [
+                    name.into_pyobject(py)?.into_any(),
+                    "sparse".into_pyobject(py)?.into_any(),
+                    Py::new(py, PyTensor::new(indices))?
+                        .into_bound(py)
+                        .into_any(),
+                    Py::new(py, PyTensor::new(values))?
+                        .into_bound(py)
+                        .into_any(),
+                    Py::new(py, PyTensor::new(dense_shape))?
+                        .into_bound(py)
+                        .into_any(),
+                ],
+            )?,
+            Parsed::Ragged {
+                flat_values,
+                row_splits,
+            } => {
+                let splits = PyList::empty(py);
+                for s in row_splits {
+                    splits.append(Py::new(py, PyTensor::new(s))?)?;
+                }
+                PyTuple::new(
+                    py,
+                    [
+                        name.into_pyobject(py)?.into_any(),
+                        "ragged".into_pyobject(py)?.into_any(),
+                        Py::new(py, PyTensor::new(flat_values))?
+                            .into_bound(py)
+                            .into_any(),
+                        splits.into_any(),
+                    ],
+                )?
+            }
+        };
+        out.append(item)?;
+    }
+    Ok(out)
+}

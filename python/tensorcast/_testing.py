@@ -1,0 +1,36 @@
+"""Helpers of the tests and the benchmark: tf.train.Example bytes built by hand (no protobuf
+or TensorFlow needed)."""
+
+import struct
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(number, payload):
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _feature_entry(name, feature):
+    return _field(1, _field(1, name.encode()) + _field(2, feature))
+
+
+def example_bytes(i, width=4, tags=None):
+    """An Example: ``x`` = `width` floats (i, i+1, ...), ``label`` = i, ``tags`` = i % 3 byte
+    strings (``t0``, ``t1``...)."""
+    floats = struct.pack(f"<{width}f", *[float(i + k) for k in range(width)])
+    x = _field(2, _field(1, floats))  # Feature.float_list (2) { value (1), packed }
+    label = _field(3, _field(1, _varint(i)))  # Feature.int64_list (3) { value (1), packed }
+    tags = [b"t%d" % k for k in range(i % 3)] if tags is None else tags
+    tag_list = _field(1, b"".join(_field(1, t) for t in tags))  # Feature.bytes_list (1)
+    features = _feature_entry("x", x) + _feature_entry("label", label) + _feature_entry("tags", tag_list)
+    return _field(1, features)  # Example.features (1)

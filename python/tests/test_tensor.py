@@ -1,0 +1,212 @@
+"""tensorcast.Tensor and the hand-off to numpy, ml_dtypes and DLPack consumers."""
+
+import gc
+import weakref
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import tensorcast as tc
+
+# Every dtype numpy and ml_dtypes hold that TensorFlow has, by TensorFlow's name.
+NUMPY_DTYPES = {
+    "float32": np.float32,
+    "float64": np.float64,
+    "float16": np.float16,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
+    "bool": np.bool_,
+    "bfloat16": ml_dtypes.bfloat16,
+    "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+    "float8_e4m3fnuz": ml_dtypes.float8_e4m3fnuz,
+    "float8_e4m3b11fnuz": ml_dtypes.float8_e4m3b11fnuz,
+    "float8_e5m2fnuz": ml_dtypes.float8_e5m2fnuz,
+    "float4_e2m1fn": ml_dtypes.float4_e2m1fn,
+    "int4": ml_dtypes.int4,
+    "uint4": ml_dtypes.uint4,
+    "int2": ml_dtypes.int2,
+    "uint2": ml_dtypes.uint2,
+}
+
+# The bits a dtype's storage byte may carry (sub-byte types keep their value in the low bits,
+# sign-extended for the signed ones, as ml_dtypes stores them).
+def random_array(name, dtype, rng, shape=(3, 5)):
+    itemsize = np.dtype(dtype).itemsize
+    n = int(np.prod(shape))
+    raw = rng.integers(0, 256, size=n * itemsize, dtype=np.uint8)
+    if name == "bool":
+        raw = raw & 1
+    elif name in ("int4", "uint4", "float4_e2m1fn"):
+        raw = raw & 0x0F
+    elif name in ("int2", "uint2"):
+        raw = raw & 0x03
+    if name in ("int4", "int2"):
+        # canonical: the value's bit pattern as ml_dtypes builds it
+        values = np.array([int(v) for v in raw], dtype=np.int64)
+        bits = 4 if name == "int4" else 2
+        values = np.where(values >= (1 << (bits - 1)), values - (1 << bits), values)
+        return values.astype(dtype).reshape(shape)
+    return raw.view(dtype).reshape(shape)
+
+
+@pytest.mark.parametrize("name", sorted(NUMPY_DTYPES))
+def test_every_dtype_round_trips_bit_exactly(name):
+    rng = np.random.default_rng(abs(hash(name)) % 1000)
+    a = random_array(name, NUMPY_DTYPES[name], rng)
+    t = tc.Tensor(a)
+    assert t.dtype == name
+    assert t.shape == a.shape
+    assert t.nbytes == a.nbytes
+    # Adopted without a copy, and handed back as the same array.
+    assert t.data_ptr == a.ctypes.data
+    assert np.asarray(t) is a
+    # A tensor made in Rust goes out as a view of its own memory, with the same dtype.
+    view = t.reshape(list(a.shape))
+    b = np.asarray(view)
+    assert b.dtype == a.dtype
+    assert b.shape == a.shape
+    assert b.tobytes() == a.tobytes()
+    assert np.shares_memory(b, a)
+    # And a copy made in Rust (its own allocation) comes back bit-exact.
+    c = np.asarray(t.deep_copy())
+    assert not np.shares_memory(c, a)
+    assert c.dtype == a.dtype and c.tobytes() == a.tobytes()
+
+
+def test_dtype_arguments_in_every_spelling():
+    x = np.zeros(2, np.float32)
+    for spelling in ["bfloat16", ml_dtypes.bfloat16, np.dtype(ml_dtypes.bfloat16), 14]:
+        assert tc.cast(x, spelling).dtype == "bfloat16"
+    for spelling in ["float16", "half", np.float16]:
+        assert tc.cast(x, spelling).dtype == "float16"
+    with pytest.raises(tc.errors.InvalidArgumentError, match="Unknown dtype: nope"):
+        tc.cast(x, "nope")
+
+
+def test_adopted_array_is_kept_alive_and_shared():
+    a = np.arange(1000, dtype=np.float64)
+    alive = weakref.ref(a)
+    t = tc.Tensor(a)
+    del a
+    gc.collect()
+    assert alive() is not None  # the tensor holds the array
+    arr = np.asarray(t)
+    assert arr[999] == 999.0
+    arr[0] = -1.0  # the adopted array is writable, and it is the tensor's memory
+    assert np.asarray(tc.Tensor(t))[0] == -1.0
+    del t, arr
+    gc.collect()
+    assert alive() is None  # and lets it go with the last handle
+
+
+def test_tensor_views_are_read_only_numpy_views():
+    t = tc.cast(np.arange(6, dtype=np.int32), "int64")
+    a = t.numpy()
+    assert a.dtype == np.int64 and not a.flags.writeable
+    b = np.asarray(t)
+    assert np.shares_memory(a, b)
+    c = np.array(t)  # numpy's copy
+    assert c.flags.writeable and not np.shares_memory(c, a)
+
+
+def test_strings_as_object_and_bytes_arrays():
+    t = tc.Tensor(np.array([[b"a", b"bc"], [b"", b"\xff"]], dtype=object))
+    assert t.dtype == "string" and t.shape == (2, 2)
+    back = t.numpy()
+    assert back.dtype == object and back.tolist() == [[b"a", b"bc"], [b"", b"\xff"]]
+    assert tc.Tensor(np.array([b"xy", b"z"])).numpy().tolist() == [b"xy", b"z"]
+    assert tc.Tensor(np.array(["é"])).numpy().tolist() == ["é".encode()]
+    assert repr(tc.Tensor(np.array([b"a", b"b"], dtype=object))) == 'Tensor<type: string shape: [2] values: a b>'
+
+
+def test_non_contiguous_and_byte_swapped_arrays_are_copied_correctly():
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2]
+    assert np.array_equal(np.asarray(tc.Tensor(a)), a)
+    b = np.arange(4, dtype=">f4")
+    t = tc.Tensor(b)
+    assert t.dtype == "float32" and np.array_equal(np.asarray(t), b)
+
+
+def test_members_and_debug_string():
+    t = tc.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert repr(t) == "Tensor<type: float shape: [2,3] values: [0 1 2]...>"
+    assert t.DebugString(6) == "Tensor<type: float shape: [2,3] values: [0 1 2][3 4 5]>"
+    assert t.SummarizeValue(10) == "[0 1 2][3 4 5]"
+    assert (t.ndim, t.size, t.nbytes, len(t), t.dtype_enum) == (2, 6, 24, 2, 1)
+    assert t.NumElements() == 6 and t.TotalBytes() == 24
+    s = t.SubSlice(1)
+    assert s.shape == (3,) and s.SharesBufferWith(t) and np.array_equal(s.numpy(), [3, 4, 5])
+    assert t.Slice(1, 2).shape == (1, 3)
+    assert t.reshape([3, 2]).shape == (3, 2)
+    assert t.tobytes() == np.arange(6, dtype=np.float32).tobytes()
+    with pytest.raises(tc.errors.InvalidArgumentError):
+        t.reshape([4])
+
+
+def test_dlpack_to_numpy_shares_memory_both_ways():
+    a = np.arange(8, dtype=np.float32)
+    t = tc.Tensor(a)
+    assert t.__dlpack_device__() == (1, 0)
+    b = np.from_dlpack(t)
+    assert np.shares_memory(a, b)
+    a[3] = 42.0  # write through numpy's array, read through the DLPack consumer
+    assert b[3] == 42.0 and np.asarray(t)[3] == 42.0
+    # numpy -> tensorcast through DLPack: the same memory.
+    c = tc.from_dlpack(a)
+    assert c.data_ptr == a.ctypes.data
+    a[0] = -7.0
+    assert np.asarray(c)[0] == -7.0
+    # A tensor tensorcast allocated goes out read-only (DLPack 1.x flag).
+    r = np.from_dlpack(tc.cast(a, "float64"))
+    assert not r.flags.writeable and r[0] == -7.0
+
+
+def aligned(n, dtype):
+    """A 64-byte aligned numpy array (XLA's CPU client adopts only such memory)."""
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(n * itemsize + 64, np.uint8)
+    off = (-raw.ctypes.data) % 64
+    return raw[off : off + n * itemsize].view(dtype)
+
+
+def test_dlpack_with_jax_shares_memory():
+    import jax
+    import jax.numpy as jnp
+
+    a = aligned(1024, np.float32)
+    a[:] = np.arange(1024)
+    t = tc.Tensor(a)
+    j = jax.dlpack.from_dlpack(t)
+    assert j.unsafe_buffer_pointer() == t.data_ptr == a.ctypes.data
+    a[5] = 1234.0  # written through numpy, read through JAX
+    assert float(j[5]) == 1234.0
+    # JAX -> tensorcast: the same memory, bfloat16 included.
+    for dtype in (jnp.float32, jnp.bfloat16, jnp.int8, jnp.bool_):
+        x = jnp.arange(16).astype(dtype)
+        tx = tc.from_dlpack(x)
+        assert tx.data_ptr == x.unsafe_buffer_pointer()
+        assert np.asarray(tx).tobytes() == np.asarray(x).tobytes()
+    # A tensor tensorcast allocated (64-byte aligned) goes to JAX without a copy.
+    c = tc.cast(a, "bfloat16")
+    jc = jax.dlpack.from_dlpack(c)
+    assert jc.unsafe_buffer_pointer() == c.data_ptr
+    assert jc.dtype == jnp.bfloat16 and float(jc[5]) == 1232.0
+
+
+def test_dlpack_refusals_are_clear():
+    with pytest.raises(BufferError, match="DLPack has no type for string"):
+        tc.Tensor(np.array([b"a"], dtype=object)).__dlpack__()
+    with pytest.raises(TypeError, match="from_dlpack expects"):
+        tc.from_dlpack(3)
+    with pytest.raises(BufferError, match="CPU"):
+        tc.Tensor(np.zeros(2)).__dlpack__(dl_device=(2, 0))
