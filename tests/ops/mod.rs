@@ -17,6 +17,8 @@ mod graph_roundtrip;
 mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
+mod ops_common;
+mod ops_linalg;
 mod parse;
 mod saved_model;
 mod serialize;
@@ -34,6 +36,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
+        "tf_observed/ops_linalg.jsonl" => ops_linalg::run(rec),
         // Other files (tests/tf_observed/): dispatch on the record's op.
         _ => match rec["op"].as_str() {
             Some("bitcast") => bitcast::run(rec),
