@@ -19,6 +19,7 @@ pub mod graph_shape_inference;
 mod graph_text;
 mod ops_common;
 mod ops_linalg;
+mod ops_nn;
 mod parse;
 mod saved_model;
 mod serialize;
@@ -37,6 +38,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
         "tf_observed/ops_linalg.jsonl" => ops_linalg::run(rec),
+        "tf_observed/ops_nn.jsonl" => ops_nn::run(rec),
         // Other files (tests/tf_observed/): dispatch on the record's op.
         _ => match rec["op"].as_str() {
             Some("bitcast") => bitcast::run(rec),

@@ -204,6 +204,7 @@ macro_rules! gemm_int {
                     let (p, q) = pairs[item];
                     let a0 = p * m * k;
                     let b0 = q * k * n;
+                    row.fill(0);
                     for pp in 0..k {
                         let av = if g.trans_a { a[a0 + pp * m + i] } else { a[a0 + i * k + pp] };
                         let brow = &b_rows[b0 + pp * n..b0 + (pp + 1) * n];
