@@ -59,6 +59,10 @@ fn onednn(dtype: DataType) -> bool {
     dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
 }
 
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the op, both dtypes, its type list and the OpDef text pieces of its errors"
+)]
 fn check_types(
     op: &'static str,
     a: DataType,
@@ -252,6 +256,9 @@ pub(crate) fn run(
     }
 }
 
+/// The broadcast batch dims and the (x, y) batch item each output item reads.
+pub(crate) type BatchPairs = (Vec<i64>, Vec<(usize, usize)>);
+
 /// Broadcasts two batch shapes (numpy's rules): the output's batch dims and, for each output
 /// batch item in row-major order, the index of the item it reads in each input (`None` when
 /// they do not broadcast). `want_pairs` false skips the list (an empty output).
@@ -259,7 +266,7 @@ pub(crate) fn broadcast_batch(
     xb: &[i64],
     yb: &[i64],
     want_pairs: bool,
-) -> Result<Option<(Vec<i64>, Vec<(usize, usize)>)>> {
+) -> Result<Option<BatchPairs>> {
     let rank = xb.len().max(yb.len());
     let at = |s: &[i64], i: usize| -> i64 {
         let off = rank - s.len();
@@ -484,14 +491,11 @@ pub(crate) fn broadcast_partial(x: &[i64], y: &[i64]) -> Result<Vec<i64>> {
         let y_is_one = i < oy;
         let dy = if y_is_one { 1 } else { y[i - oy] };
         out.push(if dx < 0 || dy < 0 {
-            if dx > 1 {
+            // A known dim > 1 wins; a 1 yields to the other; else unknown.
+            if dx > 1 || dy == 1 {
                 dx
-            } else if dy > 1 {
+            } else if dy > 1 || dx == 1 {
                 dy
-            } else if dx == 1 {
-                dy
-            } else if dy == 1 {
-                dx
             } else {
                 -1
             }
