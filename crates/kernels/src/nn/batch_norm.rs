@@ -15,7 +15,7 @@ const TYPES: &[DataType] = &[DataType::HALF, DataType::BFLOAT16, DataType::FLOAT
 /// outputs as TensorFlow 2.21's CPU kernels give them: `batch_mean` and `batch_variance` are
 /// `mean` and `variance` (NaN when `x` is empty); for `float` and `bfloat16` (oneDNN kernels)
 /// `reserve_space_1`/`_2` repeat them (zeros when `x` is empty) and `reserve_space_3` is an
-/// empty `[0]` float tensor; for `half` (Eigen's kernel) `reserve_space_1`/`_2` are `[C]`
+/// empty float tensor of shape (0); for `half` (Eigen's kernel) `reserve_space_1`/`_2` are shape-(C)
 /// tensors TensorFlow leaves uninitialised (zeros here) and `reserve_space_3` is a scalar 0.
 ///
 /// Accuracy: `|ours - tf| <= 4 * eps * (|x * s| + |mean * s| + |offset|)` per element (plus one
