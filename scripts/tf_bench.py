@@ -27,6 +27,24 @@ def median_time(fn, runs=7):
     return statistics.median(samples)
 
 res = {}
+# The linear-algebra and convolution workloads of the report (benches/src/linalg.rs), same
+# shapes: MatMul f32 1024^3, Conv2D 3x3 SAME 8x56x56x64 -> 64, depthwise 3x3, MaxPool 3x3/2.
+# `--ops`: only these.
+if "--elementwise" not in sys.argv:
+    rng = np.random.default_rng(4)
+    ma = tf.constant(rng.standard_normal((1024, 1024)).astype(np.float32))
+    mb = tf.constant(rng.standard_normal((1024, 1024)).astype(np.float32))
+    res["tf_matmul_f32_1024"] = {"seconds": median_time(lambda: tf.linalg.matmul(ma, mb)), "bytes": 4 << 20}
+    cx = tf.constant(rng.standard_normal((8, 56, 56, 64)).astype(np.float32))
+    cw = tf.constant(rng.standard_normal((3, 3, 64, 64)).astype(np.float32))
+    dw = tf.constant(rng.standard_normal((3, 3, 64, 1)).astype(np.float32))
+    out = 8 * 56 * 56 * 64 * 4
+    res["tf_conv2d_f32_8x56x56x64_3x3"] = {"seconds": median_time(lambda: tf.raw_ops.Conv2D(input=cx, filter=cw, strides=[1, 1, 1, 1], padding="SAME")), "bytes": out}
+    res["tf_depthwise_f32_8x56x56x64_3x3"] = {"seconds": median_time(lambda: tf.raw_ops.DepthwiseConv2dNative(input=cx, filter=dw, strides=[1, 1, 1, 1], padding="SAME")), "bytes": out}
+    res["tf_maxpool_f32_8x56x56x64_3x3s2"] = {"seconds": median_time(lambda: tf.raw_ops.MaxPool(input=cx, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")), "bytes": out // 4}
+    if "--ops" in sys.argv:
+        print(json.dumps(res))
+        sys.exit(0)
 if "--elementwise" not in sys.argv:  # --elementwise: only the element-wise workloads
     n = 64 << 20
     x = tf.constant(np.arange(n, dtype=np.float32))

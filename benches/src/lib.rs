@@ -15,6 +15,7 @@ mod broadcast;
 mod cast;
 mod elementwise;
 pub mod graph;
+mod linalg;
 mod proto;
 
 /// One workload's result.
@@ -192,6 +193,7 @@ pub fn run_all_with(mut r: Runner) -> Vec<Measurement> {
     cast::run(&mut r);
     elementwise::run(&mut r);
     graph::run(&mut r);
+    linalg::run(&mut r);
     proto::run(&mut r);
     r.results
 }

@@ -18,6 +18,9 @@ mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
 mod ops_array;
+mod ops_common;
+mod ops_linalg;
+mod ops_nn;
 mod parse;
 mod saved_model;
 mod saved_model_run;
@@ -37,6 +40,8 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),
         "tf_observed/ops_array.jsonl" => ops_array::run(rec),
+        "tf_observed/ops_linalg.jsonl" => ops_linalg::run(rec),
+        "tf_observed/ops_nn.jsonl" => ops_nn::run(rec),
         // Other files (tests/tf_observed/): dispatch on the record's op.
         _ => match rec["op"].as_str() {
             Some("bitcast") => bitcast::run(rec),

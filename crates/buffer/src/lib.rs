@@ -43,6 +43,8 @@
 mod alloc;
 mod buffer;
 mod counters;
+#[cfg(feature = "gemm")]
+pub mod gemm;
 mod objects;
 pub mod simd;
 mod small;

@@ -1,3 +1,5 @@
 //! The kernels crate's integration tests: one module per op family.
 
 mod array;
+mod linalg;
+mod nn;

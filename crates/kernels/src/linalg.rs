@@ -1,1 +1,0 @@
-//! Linear algebra: `MatMul`, `BatchMatMulV2`, `Einsum`.

@@ -1,0 +1,97 @@
+//! Helpers the linear-algebra and convolution kernels share: typed access to inputs whatever
+//! their address, fallible scratch vectors, and TensorFlow's texts for a dtype an op's type
+//! list refuses or that has no CPU kernel.
+
+use std::borrow::Cow;
+
+use tensorcast_core::{Code, DataType, Element, Error, Result, Tensor, TensorShape};
+
+/// The elements of `t` as a slice: borrowed when its buffer is aligned for `T`, else copied.
+pub(crate) fn data<T: Element + Clone>(t: &Tensor) -> Result<Cow<'_, [T]>> {
+    if t.num_elements() == 0 {
+        return Ok(Cow::Owned(Vec::new()));
+    }
+    match t.as_slice::<T>() {
+        Ok(s) => Ok(Cow::Borrowed(s)),
+        Err(Error::Misaligned { .. }) => Ok(Cow::Owned(t.unaligned_flat::<T>()?.to_vec())),
+        Err(e) => Err(e),
+    }
+}
+
+/// A zero-filled output tensor of `dtype` and `shape` (from the default CPU allocator) and
+/// `f` run over its elements; allocation failure is an error, never an abort.
+pub(crate) fn output<T: Element>(
+    dtype: DataType,
+    shape: TensorShape,
+    f: impl FnOnce(&mut [T]) -> Result<()>,
+) -> Result<Tensor> {
+    let mut out = Tensor::new(dtype, shape)?;
+    if out.num_elements() > 0 {
+        f(out.as_mut_slice::<T>()?)?;
+    }
+    Ok(out)
+}
+
+/// A vector of `n` copies of `v`, its memory reserved fallibly.
+pub(crate) fn try_vec<T: Clone>(n: usize, v: T, dtype: DataType) -> Result<Vec<T>> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+        dtype,
+        elements: n as u64,
+    })?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+/// `TensorShape::DebugString`'s dims: `[2,3]`.
+pub(crate) fn dims(shape: &TensorShape) -> String {
+    let d: Vec<String> = shape.dim_sizes().iter().map(i64::to_string).collect();
+    format!("[{}]", d.join(","))
+}
+
+/// What TensorFlow's eager runtime says of a dtype an op's `T` does not accept: the first
+/// line, then the `NodeDef` and the `OpDef` (`before` the `T` attr and `after` it, as the op
+/// registers them).
+pub(crate) fn not_in_type_list(
+    op: &'static str,
+    dtype: DataType,
+    allowed: &[DataType],
+    signature: &str,
+    before: &str,
+    after: &str,
+) -> Error {
+    let names: Vec<String> = allowed.iter().map(|d| d.name()).collect();
+    let enums: Vec<String> = allowed
+        .iter()
+        .map(|d| format!("DT_{}", d.name().to_uppercase()))
+        .collect();
+    Error::invalid_argument(
+        op,
+        format!(
+            "Value for attr 'T' of {} is not in the list of allowed values: {}\n\t; NodeDef: \
+             {{{{node {op}}}}}; Op<name={op}; signature={signature}; {before}attr=T:type,allowed=[{}]{after}>",
+            dtype.name(),
+            names.join(", "),
+            enums.join(", ")
+        ),
+    )
+}
+
+/// TensorFlow's `NotFound` error for a dtype in an op's type list without a CPU kernel:
+/// the node with its attrs (`attrs`, sorted as TensorFlow prints them, `T` first) and the
+/// kernels registered for the op (`registered`, one line each, as TensorFlow lists them).
+pub(crate) fn no_kernel(op: &'static str, attrs: &str, registered: &str) -> Error {
+    Error::Op {
+        op,
+        code: Code::NotFound,
+        message: format!(
+            "Could not find device for node: {{{{node {op}}}}} = {op}[{attrs}]\nAll kernels \
+             registered for op {op}:\n{registered}"
+        ),
+    }
+}
+
+/// `DT_FLOAT`-style enum name of a dtype.
+pub(crate) fn enum_name(dtype: DataType) -> String {
+    format!("DT_{}", dtype.name().to_uppercase())
+}

@@ -1,1 +1,0 @@
-//! Convolution, pooling and normalisation, NHWC: `Conv2D`, `DepthwiseConv2dNative`, `MaxPool`, `AvgPool`, `BiasAdd`, `FusedBatchNormV3`.

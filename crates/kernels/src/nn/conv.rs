@@ -1,0 +1,846 @@
+//! `Conv2D` (im2col + the `gemm` crate) and `DepthwiseConv2dNative` (direct), NHWC, with
+//! their shape functions.
+
+use rayon::prelude::*;
+use tensorcast_core::{
+    bf16, f16, Code, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
+};
+
+use super::window::{axis, axis_shape, Axis, Padding};
+use crate::linalg::engine::{GemmElement, Geometry};
+use crate::linalg::util::{data, dims, not_in_type_list, output, try_vec};
+
+const CONV_TYPES: &[DataType] = &[
+    DataType::HALF,
+    DataType::BFLOAT16,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+    DataType::INT32,
+];
+const DEPTHWISE_TYPES: &[DataType] = &[
+    DataType::HALF,
+    DataType::BFLOAT16,
+    DataType::FLOAT,
+    DataType::DOUBLE,
+];
+
+/// Whether TensorFlow's CPU build runs `dtype` on oneDNN (`_MklNative*` kernels), whose checks
+/// and texts differ from Eigen's.
+fn onednn(dtype: DataType) -> bool {
+    dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
+}
+
+/// The attrs of a 2-D convolution, checked: spatial strides and dilations, paddings.
+struct Params {
+    stride: (i64, i64),
+    dilation: (i64, i64),
+    pads: ((i64, i64), (i64, i64)),
+}
+
+fn check_params(
+    op: &'static str,
+    dtype: DataType,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+    depthwise: bool,
+) -> Result<Params> {
+    let mkl = onednn(dtype);
+    let err = |m: &str| Error::invalid_argument(op, m.to_string());
+    let unimplemented = |m: &str| Error::Op {
+        op,
+        code: Code::Unimplemented,
+        message: m.to_string(),
+    };
+    if strides.len() != 4 {
+        return Err(err(if mkl {
+            "Sliding window strides field must specify 4 or 5 dimensions"
+        } else {
+            "Sliding window strides field must specify 4 dimensions"
+        }));
+    }
+    if strides[0] != 1 || strides[3] != 1 {
+        return Err(unimplemented(
+            "Current implementation does not yet support strides in the batch and depth dimensions.",
+        ));
+    }
+    if mkl {
+        if let Some(s) = [strides[1], strides[2]].into_iter().find(|&s| s <= 0) {
+            return Err(err(&format!("Stride must be > 0, but got {s}")));
+        }
+    } else if depthwise {
+        if strides[1] != strides[2] {
+            return Err(err(
+                "Current implementation only supports equal length strides in the row and column dimensions.",
+            ));
+        }
+        if strides[1] <= 0 {
+            return Err(err("Row and column strides should be larger than 0."));
+        }
+    } else if strides[1] <= 0 || strides[2] <= 0 {
+        return Err(err("Row and column strides should be larger than 0."));
+    }
+    if depthwise && !mkl && dilations.iter().any(|&d| d != 1) {
+        let d: Vec<String> = dilations.iter().map(i64::to_string).collect();
+        return Err(unimplemented(&format!(
+            "Current kernel implementation does not support dilations, received [{}]",
+            d.join(" ")
+        )));
+    }
+    if dilations.len() != 4 {
+        return Err(err(if mkl {
+            "Sliding window dilations field must specify 4 or 5 dimensions"
+        } else {
+            "Sliding window dilations field must specify 4 dimensions"
+        }));
+    }
+    if dilations[0] != 1 || dilations[3] != 1 {
+        let m = "Current implementation does not yet support dilations in the batch and depth dimensions.";
+        // oneDNN's kernels call it an invalid argument, Eigen's unimplemented.
+        return Err(if mkl { err(m) } else { unimplemented(m) });
+    }
+    if dilations[1] <= 0 || dilations[2] <= 0 {
+        return Err(err("Dilated rates should be larger than 0."));
+    }
+    let mut pads = ((0, 0), (0, 0));
+    if mkl {
+        // oneDNN's kernels read the spatial pairs (elements 2..6) of EXPLICIT padding and
+        // ignore the attribute otherwise.
+        if padding == Padding::Explicit {
+            if explicit_paddings.len() < 6 {
+                return Err(err(&format!(
+                    "explicit_paddings attribute must contain 8 values, but got: {}",
+                    explicit_paddings.len()
+                )));
+            }
+            let p = &explicit_paddings[2..6];
+            // oneDNN fails on negative padding with an internal error (TensorFlow's
+            // `Aborted`: "could not create a primitive descriptor"); this reports Eigen's
+            // check instead.
+            if p.iter().any(|&v| v < 0) {
+                return Err(err("All elements of explicit_paddings must be nonnegative"));
+            }
+            pads = ((p[0], p[1]), (p[2], p[3]));
+        }
+    } else {
+        check_explicit(op, padding, explicit_paddings)?;
+        if padding == Padding::Explicit {
+            let p = explicit_paddings;
+            pads = ((p[2], p[3]), (p[4], p[5]));
+        }
+    }
+    Ok(Params {
+        stride: (strides[1], strides[2]),
+        dilation: (dilations[1], dilations[2]),
+        pads,
+    })
+}
+
+/// TensorFlow's `CheckValidPadding` (Eigen kernels and shape functions).
+fn check_explicit(op: &'static str, padding: Padding, p: &[i64]) -> Result<()> {
+    let err = |m: String| Error::invalid_argument(op, m);
+    if padding != Padding::Explicit {
+        if !p.is_empty() {
+            return Err(err(
+                "explicit_paddings attribute must be empty if the padding attribute is not EXPLICIT"
+                    .into(),
+            ));
+        }
+        return Ok(());
+    }
+    if p.len() != 8 {
+        return Err(err(format!(
+            "explicit_paddings attribute must contain 8 values, but got: {}",
+            p.len()
+        )));
+    }
+    if p.iter().any(|&v| v < 0) {
+        return Err(err(
+            "All elements of explicit_paddings must be nonnegative".into()
+        ));
+    }
+    if p[0] != 0 || p[1] != 0 || p[6] != 0 || p[7] != 0 {
+        return Err(err(
+            "Nonzero explicit padding in the batch or depth dimensions is not supported".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn check_types(
+    op: &'static str,
+    a: DataType,
+    b: DataType,
+    allowed: &'static [DataType],
+    after: &str,
+) -> Result<()> {
+    if !allowed.contains(&a) {
+        return Err(not_in_type_list(
+            op,
+            a,
+            allowed,
+            "input:T, filter:T -> output:T",
+            "",
+            after,
+        ));
+    }
+    if b != a {
+        let mkl = if op == "Conv2D" {
+            "_MklNativeConv2D"
+        } else {
+            "_MklNativeDepthwiseConv2dNative"
+        };
+        return Err(Error::InputTypeMismatch {
+            op: if onednn(a) { mkl } else { op },
+            index: 1,
+            expected: a,
+            actual: b,
+        });
+    }
+    Ok(())
+}
+
+/// `Conv2D` (NHWC input `[batch, height, width, in_depth]`, filter `[height, width,
+/// in_depth / groups, out_depth]`): TensorFlow's `tf.raw_ops.Conv2D` with `data_format` NHWC.
+/// `padding` SAME, VALID or EXPLICIT (`explicit_paddings`: before/after pairs for N, H, W, C);
+/// grouped convolutions when the filter's in-depth divides the input's.
+///
+/// Runs as im2col + the `gemm` crate: the patches of a block of output pixels are gathered
+/// into a `[pixels, kh*kw*in]` matrix (skipped for 1x1 filters of stride 1 without padding,
+/// which read the input in place) and multiplied by the filter seen as `[kh*kw*in, out]`,
+/// straight into the output. `half` and `bfloat16` multiply in `float`; `int32` wraps.
+///
+/// Accuracy against TensorFlow 2.21 (oneDNN for `float`): `|ours - tf| <= 2 * K * eps *
+/// sum_taps |x| |w|` per element with `K = kh*kw*in/groups`, asserted over the recorded
+/// vectors (for `half` and `bfloat16`, plus one rounding of the type).
+///
+/// # Errors
+/// TensorFlow's texts (types; strides, dilations and paddings, which the oneDNN kernels of
+/// `float` and `bfloat16` check with their own words; filter rank; depths; empty filters).
+/// An input that is not 4-D, which makes TensorFlow 2.21 abort, is `input must be
+/// 4-dimensional[...]`. Allocation errors when the output or the patch block cannot be had.
+///
+/// ```
+/// use tensorcast_core::Tensor;
+/// use tensorcast_kernels::nn::{conv2d, Padding};
+/// let x = Tensor::from_vec((1..=9).map(|v| v as f32).collect(), [1i64, 3, 3, 1].as_slice())?;
+/// let w = Tensor::from_vec(vec![1.0f32; 4], [2i64, 2, 1, 1].as_slice())?;
+/// let y = conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// assert_eq!(y.to_vec::<f32>()?, vec![12.0, 16.0, 24.0, 28.0]);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn conv2d(
+    input: &Tensor,
+    filter: &Tensor,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+) -> Result<Tensor> {
+    const OP: &str = "Conv2D";
+    let dtype = input.dtype();
+    check_types(
+        OP,
+        dtype,
+        filter.dtype(),
+        CONV_TYPES,
+        "; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; \
+         attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
+         attr=explicit_paddings:list(int),default=[]; \
+         attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
+         attr=dilations:list(int),default=[1, 1, 1, 1]",
+    )?;
+    let p = check_params(
+        OP,
+        dtype,
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+        false,
+    )?;
+    let (xs, fs) = (input.shape(), filter.shape());
+    if fs.rank() != 4 {
+        let word = if onednn(dtype) { "" } else { "convolution " };
+        return Err(Error::invalid_argument(
+            OP,
+            format!("{word}filter must be 4-dimensional: {}", dims(fs)),
+        ));
+    }
+    if xs.rank() != 4 {
+        return Err(Error::invalid_argument(
+            OP,
+            format!("input must be 4-dimensional{}", dims(xs)),
+        ));
+    }
+    let (x, f) = (xs.dim_sizes(), fs.dim_sizes());
+    if fs.num_elements() == 0 {
+        return Err(Error::invalid_argument(
+            OP,
+            "filter must not have zero elements (i.e. all dimensions must be non-zero)",
+        ));
+    }
+    if x[3] % f[2] != 0 {
+        return Err(Error::invalid_argument(
+            OP,
+            format!(
+                "input depth must be evenly divisible by filter depth: {} vs {}",
+                x[3], f[2]
+            ),
+        ));
+    }
+    let groups = x[3] / f[2];
+    if f[3] % groups != 0 {
+        return Err(Error::invalid_argument(
+            OP,
+            format!(
+                "output depth must be evenly divisible by number of groups: {} vs {groups}",
+                f[3]
+            ),
+        ));
+    }
+    let h = axis(OP, x[1], f[0], p.dilation.0, p.stride.0, padding, p.pads.0)?;
+    let w = axis(OP, x[2], f[1], p.dilation.1, p.stride.1, padding, p.pads.1)?;
+    let shape = TensorShape::new(&[x[0], h.output as i64, w.output as i64, f[3]])?;
+    let g = Conv {
+        batch: x[0] as usize,
+        h,
+        w,
+        cin: x[3] as usize,
+        cout: f[3] as usize,
+        groups: groups as usize,
+    };
+    match dtype {
+        DataType::FLOAT => g.run::<f32>(input, filter, shape),
+        DataType::DOUBLE => g.run::<f64>(input, filter, shape),
+        DataType::HALF => g.run::<f16>(input, filter, shape),
+        DataType::BFLOAT16 => g.run::<bf16>(input, filter, shape),
+        DataType::INT32 => g.run::<i32>(input, filter, shape),
+        other => Err(Error::Internal(format!("conv2d on {}", other.name()))),
+    }
+}
+
+/// A checked convolution's geometry.
+struct Conv {
+    batch: usize,
+    h: Axis,
+    w: Axis,
+    cin: usize,
+    cout: usize,
+    groups: usize,
+}
+
+/// Bytes of im2col patches gathered per block (a few MiB: large enough for `gemm` to split
+/// across the cores, small enough to stay in the last-level cache).
+const PATCH_BLOCK_BYTES: usize = 8 << 20;
+
+impl Conv {
+    fn run<T: GemmElement + Default>(
+        &self,
+        input: &Tensor,
+        filter: &Tensor,
+        shape: TensorShape,
+    ) -> Result<Tensor> {
+        let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
+        output::<T>(T::DTYPE, shape, |out| self.compute(&x, &f, out))
+    }
+
+    fn compute<T: GemmElement + Default>(&self, x: &[T], f: &[T], out: &mut [T]) -> Result<()> {
+        let (h, w) = (&self.h, &self.w);
+        let cin_g = self.cin / self.groups;
+        let cout_g = self.cout / self.groups;
+        let k = h.window * w.window * cin_g;
+        let pixels = self.batch * h.output * w.output;
+        if pixels == 0 || self.cout == 0 {
+            return Ok(());
+        }
+        let direct = self.groups == 1
+            && h.window == 1
+            && w.window == 1
+            && h.stride == 1
+            && w.stride == 1
+            && h.pad_before == 0
+            && w.pad_before == 0
+            && h.output == h.input
+            && w.output == w.input;
+        if direct {
+            // A 1x1 convolution is one product of the input, as [pixels, in], and the filter.
+            return T::batched(x, f, out, &Geometry::plain(pixels, self.cout, k), &[(0, 0)]);
+        }
+        let rows = (PATCH_BLOCK_BYTES / (k * std::mem::size_of::<T>()).max(1)).clamp(1, pixels);
+        let mut patches = try_vec(rows * k, T::default(), T::DTYPE)?;
+        let (mut fg, mut og) = if self.groups > 1 {
+            (
+                try_vec(k * cout_g, T::default(), T::DTYPE)?,
+                try_vec(rows * cout_g, T::default(), T::DTYPE)?,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let mut start = 0;
+        while start < pixels {
+            let n = rows.min(pixels - start);
+            for g in 0..self.groups {
+                self.im2col(x, &mut patches[..n * k], start, g * cin_g, cin_g);
+                let block = &mut out[start * self.cout..(start + n) * self.cout];
+                if self.groups == 1 {
+                    T::batched(
+                        &patches[..n * k],
+                        f,
+                        block,
+                        &Geometry::plain(n, self.cout, k),
+                        &[(0, 0)],
+                    )?;
+                } else {
+                    for (r, row) in fg.chunks_mut(cout_g).enumerate() {
+                        row.copy_from_slice(&f[r * self.cout + g * cout_g..][..cout_g]);
+                    }
+                    let o = &mut og[..n * cout_g];
+                    T::batched(
+                        &patches[..n * k],
+                        &fg,
+                        o,
+                        &Geometry::plain(n, cout_g, k),
+                        &[(0, 0)],
+                    )?;
+                    for (dst, src) in block.chunks_mut(self.cout).zip(o.chunks(cout_g)) {
+                        dst[g * cout_g..(g + 1) * cout_g].copy_from_slice(src);
+                    }
+                }
+            }
+            start += n;
+        }
+        Ok(())
+    }
+
+    /// Gathers the patches of output pixels `start..start + rows` (channels `c0..c0 + cin_g`)
+    /// into `dst`, one row of `kh * kw * cin_g` per pixel, zeros in the padding.
+    fn im2col<T: Copy + Default + Send + Sync>(
+        &self,
+        x: &[T],
+        dst: &mut [T],
+        start: usize,
+        c0: usize,
+        cin_g: usize,
+    ) {
+        let (h, w) = (&self.h, &self.w);
+        let k = h.window * w.window * cin_g;
+        let zero = T::default();
+        let fill = |(r, row): (usize, &mut [T])| {
+            let p = start + r;
+            let (n, rest) = (p / (h.output * w.output), p % (h.output * w.output));
+            let (oy, ox) = (rest / w.output, rest % w.output);
+            for ky in 0..h.window {
+                let seg = &mut row[ky * w.window * cin_g..(ky + 1) * w.window * cin_g];
+                let Some(iy) = h.source(oy, ky) else {
+                    seg.fill(zero);
+                    continue;
+                };
+                for kx in 0..w.window {
+                    let d = &mut seg[kx * cin_g..(kx + 1) * cin_g];
+                    match w.source(ox, kx) {
+                        Some(ix) => {
+                            let off = ((n * h.input + iy) * w.input + ix) * self.cin + c0;
+                            d.copy_from_slice(&x[off..off + cin_g]);
+                        }
+                        None => d.fill(zero),
+                    }
+                }
+            }
+        };
+        if dst.len() >= 1 << 15 {
+            dst.par_chunks_mut(k).enumerate().for_each(fill);
+        } else {
+            dst.chunks_mut(k).enumerate().for_each(fill);
+        }
+    }
+}
+
+/// Multiply-add in the accumulation type of a depthwise convolution (`float` for the half
+/// types, as TensorFlow's kernels widen them).
+trait Accumulate: Element + Copy + Send + Sync {
+    type Acc: Copy
+        + Default
+        + Send
+        + Sync
+        + std::ops::Add<Output = Self::Acc>
+        + std::ops::Mul<Output = Self::Acc>;
+    fn widen(self) -> Self::Acc;
+    fn narrow(a: Self::Acc) -> Self;
+}
+
+impl Accumulate for f32 {
+    type Acc = f32;
+    fn widen(self) -> f32 {
+        self
+    }
+    fn narrow(a: f32) -> Self {
+        a
+    }
+}
+impl Accumulate for f64 {
+    type Acc = f64;
+    fn widen(self) -> f64 {
+        self
+    }
+    fn narrow(a: f64) -> Self {
+        a
+    }
+}
+/// `half` accumulates in `half`: each tap's multiply-add is done in `float` and rounded once,
+/// as Eigen's packet `pmadd` for `half` does (measured: widening the whole sum to `float`
+/// misses TensorFlow's results by up to 13 units in the last place on 3x3 windows).
+/// `HalfAcc(v, 0)` is a running sum; a product is kept unrounded until it is added.
+#[derive(Debug, Clone, Copy, Default)]
+struct HalfAcc(f32);
+impl std::ops::Add for HalfAcc {
+    type Output = Self;
+    fn add(self, b: Self) -> Self {
+        HalfAcc(f16::from_f32(self.0 + b.0).to_f32())
+    }
+}
+impl std::ops::Mul for HalfAcc {
+    type Output = Self;
+    fn mul(self, b: Self) -> Self {
+        HalfAcc(self.0 * b.0)
+    }
+}
+impl Accumulate for f16 {
+    type Acc = HalfAcc;
+    fn widen(self) -> HalfAcc {
+        HalfAcc(self.to_f32())
+    }
+    fn narrow(a: HalfAcc) -> Self {
+        f16::from_f32(a.0)
+    }
+}
+impl Accumulate for bf16 {
+    type Acc = f32;
+    fn widen(self) -> f32 {
+        self.to_f32()
+    }
+    fn narrow(a: f32) -> Self {
+        bf16::from_f32(a)
+    }
+}
+
+/// `DepthwiseConv2dNative` (NHWC input `[batch, height, width, in]`, filter `[height, width,
+/// in, multiplier]`, output channel `c * multiplier + m`): TensorFlow's
+/// `tf.raw_ops.DepthwiseConv2dNative`, computed directly (one pass over the taps per output
+/// row, a loop over channels the compiler vectorises), rows split across the rayon pool.
+///
+/// Accuracy: `|ours - tf| <= 2 * K * eps * sum_taps |x| |w|` per element (`K = kh*kw`; plus one
+/// rounding for `half` and `bfloat16`, which accumulate in `float`), asserted over the
+/// recorded vectors.
+///
+/// # Errors
+/// TensorFlow's texts (types; strides, dilations, which the Eigen kernels of `double` and
+/// `half` refuse, paddings; ranks and depths); allocation errors.
+///
+/// ```
+/// use tensorcast_core::Tensor;
+/// use tensorcast_kernels::nn::{depthwise_conv2d_native, Padding};
+/// // Two channels, a 1x1 filter scaling them by 2 and 3.
+/// let x = Tensor::from_vec(vec![1.0f32, 10.0, 2.0, 20.0], [1i64, 1, 2, 2].as_slice())?;
+/// let w = Tensor::from_vec(vec![2.0f32, 3.0], [1i64, 1, 2, 1].as_slice())?;
+/// let y = depthwise_conv2d_native(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 30.0, 4.0, 60.0]);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn depthwise_conv2d_native(
+    input: &Tensor,
+    filter: &Tensor,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+) -> Result<Tensor> {
+    const OP: &str = "DepthwiseConv2dNative";
+    let dtype = input.dtype();
+    check_types(
+        OP,
+        dtype,
+        filter.dtype(),
+        DEPTHWISE_TYPES,
+        "; attr=strides:list(int); attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
+         attr=explicit_paddings:list(int),default=[]; \
+         attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
+         attr=dilations:list(int),default=[1, 1, 1, 1]",
+    )?;
+    let p = check_params(
+        OP,
+        dtype,
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+        true,
+    )?;
+    let (xs, fs) = (input.shape(), filter.shape());
+    if fs.rank() != 4 {
+        return Err(Error::invalid_argument(
+            OP,
+            format!("filter must be 4-dimensional: {}", dims(fs)),
+        ));
+    }
+    if xs.rank() != 4 {
+        return Err(Error::invalid_argument(
+            OP,
+            format!("input must be 4-dimensional: {}", dims(xs)),
+        ));
+    }
+    let (x, f) = (xs.dim_sizes(), fs.dim_sizes());
+    if x[3] != f[2] {
+        let m = if onednn(dtype) {
+            format!(
+                "input depth must be evenly divisible by filter depth: {} vs {}",
+                x[3], f[2]
+            )
+        } else {
+            format!(
+                "input and filter must have the same depth: {} vs {}",
+                x[3], f[2]
+            )
+        };
+        return Err(Error::invalid_argument(OP, m));
+    }
+    let h = axis(OP, x[1], f[0], p.dilation.0, p.stride.0, padding, p.pads.0)?;
+    let w = axis(OP, x[2], f[1], p.dilation.1, p.stride.1, padding, p.pads.1)?;
+    let out_c = x[3]
+        .checked_mul(f[3])
+        .ok_or_else(|| Error::invalid_argument(OP, "output depth overflows"))?;
+    let shape = TensorShape::new(&[x[0], h.output as i64, w.output as i64, out_c])?;
+    let (cin, mult) = (x[3] as usize, f[3] as usize);
+    fn go<T: Accumulate>(
+        input: &Tensor,
+        filter: &Tensor,
+        shape: TensorShape,
+        h: Axis,
+        w: Axis,
+        cin: usize,
+        mult: usize,
+    ) -> Result<Tensor> {
+        let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
+        let fw: Vec<T::Acc> = f.iter().map(|v| v.widen()).collect();
+        output::<T>(T::DTYPE, shape, |out| {
+            let oc = cin * mult;
+            let row_len = w.output * oc;
+            if row_len == 0 {
+                return Ok(());
+            }
+            out.par_chunks_mut(row_len)
+                .enumerate()
+                .for_each(|(r, row)| {
+                    let (n, oy) = (r / h.output, r % h.output);
+                    let mut acc = vec![T::Acc::default(); oc];
+                    for ox in 0..w.output {
+                        acc.fill(T::Acc::default());
+                        for ky in 0..h.window {
+                            let Some(iy) = h.source(oy, ky) else { continue };
+                            for kx in 0..w.window {
+                                let Some(ix) = w.source(ox, kx) else { continue };
+                                let xin = &x[((n * h.input + iy) * w.input + ix) * cin..][..cin];
+                                let ft = &fw[(ky * w.window + kx) * oc..][..oc];
+                                if mult == 1 {
+                                    for ((a, &xv), &fv) in acc.iter_mut().zip(xin).zip(ft) {
+                                        *a = *a + xv.widen() * fv;
+                                    }
+                                } else {
+                                    for (c, &xv) in xin.iter().enumerate() {
+                                        let xv = xv.widen();
+                                        for m in 0..mult {
+                                            acc[c * mult + m] =
+                                                acc[c * mult + m] + xv * ft[c * mult + m];
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        for (o, &a) in row[ox * oc..(ox + 1) * oc].iter_mut().zip(&acc) {
+                            *o = T::narrow(a);
+                        }
+                    }
+                });
+            Ok(())
+        })
+    }
+    match dtype {
+        DataType::FLOAT => go::<f32>(input, filter, shape, h, w, cin, mult),
+        DataType::DOUBLE => go::<f64>(input, filter, shape, h, w, cin, mult),
+        DataType::HALF => go::<f16>(input, filter, shape, h, w, cin, mult),
+        DataType::BFLOAT16 => go::<bf16>(input, filter, shape, h, w, cin, mult),
+        other => Err(Error::Internal(format!("depthwise on {}", other.name()))),
+    }
+}
+
+fn rank4(s: &PartialTensorShape) -> Result<[i64; 4]> {
+    match s.dims() {
+        None => Ok([-1; 4]),
+        Some(d) if d.len() == 4 => Ok([d[0], d[1], d[2], d[3]]),
+        Some(d) => Err(Error::invalid_argument(
+            "shape",
+            format!("Shape must be rank 4 but is rank {}", d.len()),
+        )),
+    }
+}
+
+/// `Conv2D`'s shape function (NHWC): `[batch, out_rows, out_cols, out_depth]`, unknown dims
+/// staying unknown.
+///
+/// # Errors
+/// TensorFlow's shape-function texts: `Shape must be rank 4 but is rank 3`, `Conv2D on data
+/// format NHWC requires the stride attribute to contain 4 values, but got: 3`, `Depth of input
+/// (3) is not a multiple of input depth of filter (2)`, `Negative dimension size caused by
+/// subtracting 3 from 2`, the padding checks.
+///
+/// ```
+/// use tensorcast_core::PartialTensorShape;
+/// use tensorcast_kernels::nn::{conv2d_shape, Padding};
+/// let x = PartialTensorShape::new(&[-1, 7, 7, 3])?;
+/// let w = PartialTensorShape::new(&[3, 3, 3, 4])?;
+/// let y = conv2d_shape(&x, &w, &[1, 2, 2, 1], Padding::Same, &[], &[1, 1, 1, 1])?;
+/// assert_eq!(y.dims(), Some(&[-1i64, 4, 4, 4][..]));
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn conv2d_shape(
+    input: &PartialTensorShape,
+    filter: &PartialTensorShape,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+) -> Result<PartialTensorShape> {
+    conv_shape(
+        "Conv2D",
+        input,
+        filter,
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+        false,
+    )
+}
+
+/// `DepthwiseConv2dNative`'s shape function (NHWC): `[batch, out_rows, out_cols, in *
+/// multiplier]`.
+///
+/// # Errors
+/// As [`conv2d_shape`], and `Dimensions must be equal, but are 2 and 3` when the input's and
+/// the filter's depths differ.
+///
+/// ```
+/// use tensorcast_core::PartialTensorShape;
+/// use tensorcast_kernels::nn::{depthwise_conv2d_native_shape, Padding};
+/// let x = PartialTensorShape::new(&[1, 5, 5, 2])?;
+/// let w = PartialTensorShape::new(&[3, 3, 2, 2])?;
+/// let y = depthwise_conv2d_native_shape(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// assert_eq!(y.dims(), Some(&[1i64, 3, 3, 4][..]));
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn depthwise_conv2d_native_shape(
+    input: &PartialTensorShape,
+    filter: &PartialTensorShape,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+) -> Result<PartialTensorShape> {
+    conv_shape(
+        "DepthwiseConv2D",
+        input,
+        filter,
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+        true,
+    )
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the op's attrs, and which of the two ops"
+)]
+fn conv_shape(
+    name: &str,
+    input: &PartialTensorShape,
+    filter: &PartialTensorShape,
+    strides: &[i64],
+    padding: Padding,
+    explicit_paddings: &[i64],
+    dilations: &[i64],
+    depthwise: bool,
+) -> Result<PartialTensorShape> {
+    let err = |m: String| Error::invalid_argument("shape", m);
+    let x = rank4(input)?;
+    let f = rank4(filter)?;
+    if strides.len() != 4 {
+        return Err(err(if depthwise {
+            format!(
+                "DepthwiseConv2D requires the stride attribute to contain 4 values, but got: {}",
+                strides.len()
+            )
+        } else {
+            format!("{name} on data format NHWC requires the stride attribute to contain 4 values, but got: {}", strides.len())
+        }));
+    }
+    if dilations.len() != 4 {
+        return Err(err(if depthwise {
+            format!(
+                "DepthwiseConv2D requires the dilations attribute to contain 4 values, but got: {}",
+                dilations.len()
+            )
+        } else {
+            format!("{name} on data format NHWC requires the dilation attribute to contain 4 values, but got: {}", dilations.len())
+        }));
+    }
+    let out_depth = if depthwise {
+        if strides[1] != strides[2] {
+            return Err(err(
+                "Current implementation only supports equal length strides in the row and column dimensions."
+                    .into(),
+            ));
+        }
+        if x[3] >= 0 && f[2] >= 0 && x[3] != f[2] {
+            return Err(err(format!(
+                "Dimensions must be equal, but are {} and {}",
+                x[3], f[2]
+            )));
+        }
+        let c = if x[3] >= 0 { x[3] } else { f[2] };
+        if c >= 0 && f[3] >= 0 {
+            c * f[3]
+        } else {
+            -1
+        }
+    } else {
+        if x[3] >= 0 && f[2] > 0 && x[3] % f[2] != 0 {
+            return Err(err(format!(
+                "Depth of input ({}) is not a multiple of input depth of filter ({})",
+                x[3], f[2]
+            )));
+        }
+        if x[3] > 0 && f[2] > 0 && f[3] >= 0 {
+            let groups = x[3] / f[2];
+            if f[3] % groups != 0 {
+                return Err(err(format!(
+                    "Depth of output ({}) is not a multiple of the number of groups ({groups})",
+                    f[3]
+                )));
+            }
+        }
+        f[3]
+    };
+    check_explicit("shape", padding, explicit_paddings)?;
+    let (ph, pw) = if padding == Padding::Explicit {
+        let p = explicit_paddings;
+        ((p[2], p[3]), (p[4], p[5]))
+    } else {
+        ((0, 0), (0, 0))
+    };
+    let rows = axis_shape(x[1], f[0], dilations[1], strides[1], padding, ph)?;
+    let cols = axis_shape(x[2], f[1], dilations[2], strides[2], padding, pw)?;
+    PartialTensorShape::new(&[x[0], rows, cols, out_depth])
+}

@@ -1,0 +1,140 @@
+//! Sliding-window geometry shared by the convolutions and the pools: TensorFlow's output
+//! sizes and paddings (`GetWindowedOutputSizeVerbose`), its attribute checks and texts.
+
+use tensorcast_core::{Error, Result};
+
+/// TensorFlow's `padding` attr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Padding {
+    /// No padding: windows lie inside the input.
+    Valid,
+    /// Output size `ceil(in / stride)`, the padding split with the smaller half first.
+    Same,
+    /// The `explicit_paddings` attr's before/after amounts (convolutions only).
+    Explicit,
+}
+
+impl Padding {
+    /// Parses TensorFlow's spelling (`"SAME"`, `"VALID"`, `"EXPLICIT"`).
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "VALID" => Some(Padding::Valid),
+            "SAME" => Some(Padding::Same),
+            "EXPLICIT" => Some(Padding::Explicit),
+            _ => None,
+        }
+    }
+}
+
+/// One spatial axis of a window: output size and the padding before the first element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Axis {
+    pub(crate) input: usize,
+    pub(crate) output: usize,
+    pub(crate) window: usize,
+    pub(crate) stride: usize,
+    pub(crate) dilation: usize,
+    pub(crate) pad_before: usize,
+}
+
+/// TensorFlow's `GetWindowedOutputSizeVerbose`.
+pub(crate) fn axis(
+    op: &'static str,
+    input: i64,
+    window: i64,
+    dilation: i64,
+    stride: i64,
+    padding: Padding,
+    explicit: (i64, i64),
+) -> Result<Axis> {
+    let eff = (window - 1) * dilation + 1;
+    let (out, before) = match padding {
+        Padding::Valid => ((input - eff + stride) / stride, 0),
+        Padding::Same => {
+            let out = (input + stride - 1) / stride;
+            let needed = ((out - 1) * stride + eff - input).max(0);
+            (out, needed / 2)
+        }
+        Padding::Explicit => (
+            (input + explicit.0 + explicit.1 - eff + stride) / stride,
+            explicit.0,
+        ),
+    };
+    if out < 0 {
+        return Err(Error::invalid_argument(
+            op,
+            format!(
+                "Computed output size would be negative: {out} [input_size: {input}, \
+                 effective_filter_size: {eff}, stride: {stride}]"
+            ),
+        ));
+    }
+    Ok(Axis {
+        input: input as usize,
+        output: out.max(0) as usize,
+        window: window as usize,
+        stride: stride as usize,
+        dilation: dilation as usize,
+        pad_before: before.max(0) as usize,
+    })
+}
+
+impl Axis {
+    /// The input index the `k`th tap of output `o` reads, or `None` in the padding.
+    #[inline]
+    pub(crate) fn source(&self, o: usize, k: usize) -> Option<usize> {
+        (o * self.stride + k * self.dilation)
+            .checked_sub(self.pad_before)
+            .filter(|&i| i < self.input)
+    }
+}
+
+/// A shape function's output dim along one axis (`GetWindowedOutputSizeFromDimsV2`): unknown
+/// input gives unknown output.
+pub(crate) fn axis_shape(
+    input: i64,
+    window: i64,
+    dilation: i64,
+    stride: i64,
+    padding: Padding,
+    explicit: (i64, i64),
+) -> Result<i64> {
+    if stride <= 0 {
+        return Err(Error::invalid_argument(
+            "shape",
+            format!("Stride must be > 0, but got {stride}"),
+        ));
+    }
+    if dilation < 1 {
+        return Err(Error::invalid_argument(
+            "shape",
+            format!("Dilation rate must be >= 1, but got {dilation}"),
+        ));
+    }
+    if input < 0 || window < 0 {
+        return Ok(-1);
+    }
+    let eff = (window - 1) * dilation + 1;
+    Ok(match padding {
+        Padding::Valid => {
+            if input < eff {
+                return Err(Error::invalid_argument(
+                    "shape",
+                    format!("Negative dimension size caused by subtracting {eff} from {input}"),
+                ));
+            }
+            (input - eff + stride) / stride
+        }
+        Padding::Same => (input + stride - 1) / stride,
+        Padding::Explicit => {
+            let padded = input + explicit.0 + explicit.1;
+            if padded < eff {
+                return Err(Error::invalid_argument(
+                    "shape",
+                    format!("Negative dimension size caused by subtracting {eff} from {padded}"),
+                ));
+            }
+            (padded - eff + stride) / stride
+        }
+    })
+}

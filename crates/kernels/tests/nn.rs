@@ -1,0 +1,94 @@
+//! Convolutions against a naive reference: every dtype's path (gemm, f32 for the half types,
+//! wrapping integers) over strides, dilations and paddings.
+
+use proptest::prelude::*;
+use tensorcast_core::Tensor;
+use tensorcast_kernels::nn::{conv2d, Padding};
+
+/// Naive NHWC convolution in i64 (the reference for integer and small-integer float inputs).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a reference with the op's arguments"
+)]
+fn naive(
+    x: &[i64],
+    xd: [usize; 4],
+    f: &[i64],
+    fd: [usize; 4],
+    s: (usize, usize),
+    d: (usize, usize),
+    pad: (usize, usize),
+    out: (usize, usize),
+) -> Vec<i64> {
+    let groups = xd[3] / fd[2];
+    let cout_g = fd[3] / groups;
+    let mut res = Vec::new();
+    for n in 0..xd[0] {
+        for oy in 0..out.0 {
+            for ox in 0..out.1 {
+                for co in 0..fd[3] {
+                    let g = co / cout_g;
+                    let mut acc = 0i64;
+                    for ky in 0..fd[0] {
+                        for kx in 0..fd[1] {
+                            let iy = (oy * s.0 + ky * d.0) as i64 - pad.0 as i64;
+                            let ix = (ox * s.1 + kx * d.1) as i64 - pad.1 as i64;
+                            if iy < 0 || ix < 0 || iy >= xd[1] as i64 || ix >= xd[2] as i64 {
+                                continue;
+                            }
+                            for ci in 0..fd[2] {
+                                let xv = x[((n * xd[1] + iy as usize) * xd[2] + ix as usize)
+                                    * xd[3]
+                                    + g * fd[2]
+                                    + ci];
+                                let fv = f[((ky * fd[1] + kx) * fd[2] + ci) * fd[3] + co];
+                                acc += xv * fv;
+                            }
+                        }
+                    }
+                    res.push(acc);
+                }
+            }
+        }
+    }
+    res
+}
+
+fn same(input: usize, k: usize, s: usize, d: usize) -> (usize, usize) {
+    let out = input.div_ceil(s);
+    let eff = (k - 1) * d + 1;
+    (out, ((out - 1) * s + eff).saturating_sub(input) / 2)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn conv2d_matches_naive_reference(
+        n in 1usize..3, h in 1usize..9, w in 1usize..9, groups in 1usize..3, cin_g in 1usize..4,
+        kh in 1usize..4, kw in 1usize..4, cout_g in 1usize..4, s in 1usize..3, d in 1usize..3,
+        seed in 0u64..1000,
+    ) {
+        let (cin, cout) = (groups * cin_g, groups * cout_g);
+        let xd = [n, h, w, cin];
+        let fd = [kh, kw, cin_g, cout];
+        let mut state = seed;
+        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
+        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
+        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        let (oh, ph) = same(h, kh, s, d);
+        let (ow, pw) = same(w, kw, s, d);
+        let want = naive(&x, xd, &f, fd, (s, s), (d, d), (ph, pw), (oh, ow));
+        let shape = |v: [usize; 4]| v.map(|d| d as i64);
+        let strides = [1, s as i64, s as i64, 1];
+        let dil = [1, d as i64, d as i64, 1];
+        // int32 (wrapping integer engine) and float/double (gemm): exact on small integers.
+        let xi = Tensor::from_vec(x.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+        let fi = Tensor::from_vec(f.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+        let got = conv2d(&xi, &fi, &strides, Padding::Same, &[], &dil).unwrap();
+        prop_assert_eq!(got.to_vec::<i32>().unwrap(), want.iter().map(|&v| v as i32).collect::<Vec<_>>());
+        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+        let got = conv2d(&xf, &ff, &strides, Padding::Same, &[], &dil).unwrap();
+        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
+    }
+}
