@@ -28,6 +28,21 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 echo "== cargo doc -D warnings"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
+echo "== real models (tests/models/gen_models.py: Keras models TensorFlow freezes and saves)"
+# Generated once per version of the generator and of the pinned peers, into target/tf_models;
+# tests/real_models.rs runs them (with CI=true a missing folder fails that test).
+models="target/tf_models"
+stamp="$(cat tests/models/gen_models.py scripts/python-peers.txt | sha256sum | cut -c1-16)"
+if [ -n "${TENSORCAST_PYTHON:-}" ] && [ "$(cat "$models/.stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$models"
+  if TF_CPP_MIN_LOG_LEVEL=3 "$TENSORCAST_PYTHON" tests/models/gen_models.py "$models" >/dev/null 2>&1; then
+    echo "$stamp" > "$models/.stamp"
+  else
+    peers_fail "tests/models/gen_models.py failed"
+  fi
+fi
+export TENSORCAST_MODELS_DIR="$PWD/$models"
+echo "   ($((SECONDS - started)) s so far)"
 echo "== cargo test --release"
 cargo test --release --workspace
 echo "   ($((SECONDS - started)) s so far)"

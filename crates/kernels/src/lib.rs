@@ -19,6 +19,7 @@
 
 pub mod array;
 pub mod linalg;
+pub mod math;
 pub mod nn;
 pub mod reduce;
 pub mod unary;

@@ -2,4 +2,5 @@
 
 mod array;
 mod linalg;
+mod math;
 mod nn;

@@ -13,6 +13,8 @@ mod array;
 mod checkpoint;
 mod defs;
 mod graph_ops;
+mod math;
+mod nn;
 mod variables;
 
 pub(crate) use variables::Resources;
@@ -54,6 +56,8 @@ fn entries() -> &'static [Entry] {
         let mut v = Vec::new();
         v.extend(graph_ops::entries());
         v.extend(array::entries());
+        v.extend(nn::entries());
+        v.extend(math::entries());
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate

@@ -1,0 +1,231 @@
+//! Linear algebra, convolution, pooling and normalisation (`tensorcast_kernels::linalg`,
+//! `tensorcast_kernels::nn`): each an entry of its OpDef, its shape function and its kernel.
+
+use tensorcast_core::{Code, PartialTensorShape, Tensor};
+use tensorcast_kernels::linalg;
+use tensorcast_kernels::nn::{self, Padding};
+
+use super::{defs, kernel_error, shape_error, Entry, ShapeCtx};
+use crate::attr::{self, Attrs};
+use crate::error::Result;
+use crate::shape::{self, PShape};
+
+fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
+    s.map(|s| vec![shape::from_partial(&s)])
+        .map_err(shape_error)
+}
+
+fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
+    t.map(|t| vec![t]).map_err(kernel_error)
+}
+
+fn ints<'a>(a: &'a Attrs, name: &str) -> &'a [i64] {
+    attr::get_ints(a, name).unwrap_or_default()
+}
+
+fn string(a: &Attrs, name: &str) -> String {
+    String::from_utf8_lossy(attr::get_string(a, name).unwrap_or_default()).into_owned()
+}
+
+fn padding(a: &Attrs) -> Padding {
+    // The OpDef's allowed values were checked when the node was made.
+    Padding::from_name(&string(a, "padding")).unwrap_or(Padding::Valid)
+}
+
+/// TensorFlow's CPU kernels take NHWC only.
+fn nhwc(op: &'static str, a: &Attrs, message: impl FnOnce(&str) -> String) -> Result<()> {
+    let f = string(a, "data_format");
+    if f.is_empty() || f == "NHWC" {
+        return Ok(());
+    }
+    Err(kernel_error(tensorcast_core::Error::Op {
+        op,
+        code: Code::InvalidArgument,
+        message: message(&f),
+    }))
+}
+
+fn conv_format(op: &'static str, a: &Attrs) -> Result<()> {
+    nhwc(op, a, |f| {
+        format!("The {op} op currently only supports the NHWC tensor format on the CPU. The op was given the format: {f}")
+    })
+}
+
+fn pool_format(op: &'static str, a: &Attrs) -> Result<()> {
+    nhwc(op, a, |_| {
+        format!("Default {op}ingOp only supports NHWC on device type CPU")
+    })
+}
+
+fn entry(
+    def: &'static crate::opdef::OpDef,
+    shape: super::ShapeFn,
+    kernel: super::KernelFn,
+) -> Entry {
+    Entry {
+        def,
+        shape,
+        kernel: Some(kernel),
+        fold: false,
+    }
+}
+
+fn bool_attr(a: &Attrs, name: &str) -> bool {
+    attr::get_bool(a, name).unwrap_or(false)
+}
+
+fn batch_norm_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    let params = [c.partial(1), c.partial(2), c.partial(3), c.partial(4)];
+    nn::fused_batch_norm_v3_shape(&c.partial(0), &params)
+        .map(|v| v.iter().map(shape::from_partial).collect())
+        .map_err(shape_error)
+}
+
+pub(super) fn entries() -> Vec<Entry> {
+    vec![
+        entry(
+            &defs::MAT_MUL,
+            |c| {
+                one(linalg::mat_mul_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    bool_attr(c.attrs, "transpose_a"),
+                    bool_attr(c.attrs, "transpose_b"),
+                ))
+            },
+            |c, x| {
+                out(linalg::mat_mul(
+                    &x[0],
+                    &x[1],
+                    bool_attr(c.attrs, "transpose_a"),
+                    bool_attr(c.attrs, "transpose_b"),
+                ))
+            },
+        ),
+        entry(
+            &defs::BATCH_MAT_MUL_V2,
+            |c| {
+                one(linalg::batch_mat_mul_v2_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    bool_attr(c.attrs, "adj_x"),
+                    bool_attr(c.attrs, "adj_y"),
+                ))
+            },
+            |c, x| {
+                out(linalg::batch_mat_mul_v2(
+                    &x[0],
+                    &x[1],
+                    bool_attr(c.attrs, "adj_x"),
+                    bool_attr(c.attrs, "adj_y"),
+                ))
+            },
+        ),
+        entry(
+            &defs::BIAS_ADD,
+            |c| one(nn::bias_add_shape(&c.partial(0), &c.partial(1))),
+            |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),
+        ),
+        entry(
+            &defs::CONV2D,
+            |c| {
+                one(nn::conv2d_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                    ints(c.attrs, "explicit_paddings"),
+                    ints(c.attrs, "dilations"),
+                ))
+            },
+            |c, x| {
+                conv_format("Conv2D", c.attrs)?;
+                out(nn::conv2d(
+                    &x[0],
+                    &x[1],
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                    ints(c.attrs, "explicit_paddings"),
+                    ints(c.attrs, "dilations"),
+                ))
+            },
+        ),
+        entry(
+            &defs::DEPTHWISE_CONV2D_NATIVE,
+            |c| {
+                one(nn::depthwise_conv2d_native_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                    ints(c.attrs, "explicit_paddings"),
+                    ints(c.attrs, "dilations"),
+                ))
+            },
+            |c, x| {
+                conv_format("DepthwiseConv2dNative", c.attrs)?;
+                out(nn::depthwise_conv2d_native(
+                    &x[0],
+                    &x[1],
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                    ints(c.attrs, "explicit_paddings"),
+                    ints(c.attrs, "dilations"),
+                ))
+            },
+        ),
+        entry(
+            &defs::MAX_POOL,
+            |c| {
+                one(nn::pool_shape(
+                    &c.partial(0),
+                    ints(c.attrs, "ksize"),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                ))
+            },
+            |c, x| {
+                pool_format("MaxPool", c.attrs)?;
+                out(nn::max_pool(
+                    &x[0],
+                    ints(c.attrs, "ksize"),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                ))
+            },
+        ),
+        entry(
+            &defs::AVG_POOL,
+            |c| {
+                one(nn::pool_shape(
+                    &c.partial(0),
+                    ints(c.attrs, "ksize"),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                ))
+            },
+            |c, x| {
+                pool_format("AvgPool", c.attrs)?;
+                out(nn::avg_pool(
+                    &x[0],
+                    ints(c.attrs, "ksize"),
+                    ints(c.attrs, "strides"),
+                    padding(c.attrs),
+                ))
+            },
+        ),
+        entry(&defs::FUSED_BATCH_NORM_V3, batch_norm_shape, |c, x| {
+            nn::fused_batch_norm_v3(
+                &x[0],
+                &x[1],
+                &x[2],
+                &x[3],
+                &x[4],
+                attr::get_float(c.attrs, "epsilon").unwrap_or(1e-4),
+                &string(c.attrs, "data_format"),
+                bool_attr(c.attrs, "is_training"),
+            )
+            .map_err(kernel_error)
+        }),
+    ]
+}
