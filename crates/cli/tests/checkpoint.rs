@@ -159,13 +159,37 @@ fn inspect_shows_slots_as_slots_of_their_variable() {
 }
 
 #[test]
-fn inspect_without_files_shows_the_sample_checkpoint() {
+fn inspect_without_files_shows_the_sample_checkpoint_and_saved_model() {
     let out = ok(&run_in(&root(), &["inspect"]));
     assert!(
         out.contains("samples/tf2_ckpt-1.index: TensorFlow checkpoint (TF2)"),
         "{out}"
     );
     assert!(!out.contains("tf2_ckpt-1.data"), "{out}");
+    // The sample SavedModel, by its variables.
+    assert!(
+        out.contains("samples/saved_model_affine: TensorFlow checkpoint (TF2)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  w: Tensor<type: float shape: [3] values: 1.5 -2 0.25>"),
+        "{out}"
+    );
+    let sm = ok(&run_in(
+        &root(),
+        &["saved-model", "show", "samples/saved_model_affine", "--all"],
+    ));
+    assert!(
+        sm.contains(
+            "    inputs['x'] tensor_info:\n        dtype: DT_FLOAT\n        shape: (-1, 3)\n"
+        ),
+        "{sm}"
+    );
+    assert!(
+        sm.contains("\nVariables:\n  w: DT_FLOAT (3)\n  b: DT_FLOAT (3)\n"),
+        "{sm}"
+    );
+    assert!(sm.contains("\nFingerprint:\n  singleprint: "), "{sm}");
 }
 
 #[test]
