@@ -21,6 +21,19 @@ fn best<T>(runs: usize, mut f: impl FnMut() -> T) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
+/// [`best`] with `before` run untimed before each run (removing what the last run wrote, so
+/// that every write makes new files, as `cp` to a removed target does).
+fn best_fresh<T>(runs: usize, mut before: impl FnMut(), mut f: impl FnMut() -> T) -> f64 {
+    (0..runs)
+        .map(|_| {
+            before();
+            let t = Instant::now();
+            std::hint::black_box(f());
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn main() {
     let mib: usize = std::env::var("CKPT_BENCH_MIB")
         .ok()
@@ -42,22 +55,43 @@ fn main() {
     let memcpy = best(5, || dst.copy_from_slice(&src));
     let memcpy_fresh = best(3, || src.clone());
     let plain = dir.path().join("plain");
-    let write_plain = best(3, || std::fs::write(&plain, &src).unwrap());
+    let rm = |paths: &[&std::path::Path]| {
+        for p in paths {
+            let _ = std::fs::remove_file(p);
+        }
+    };
+    let data = dir.path().join("ckpt.data-00000-of-00001");
+    let index = dir.path().join("ckpt.index");
+    let write_plain = best_fresh(
+        3,
+        || rm(&[&plain]),
+        || std::fs::write(&plain, &src).unwrap(),
+    );
     // write_checkpoint can sync its files before renaming them: compare with a synced write.
-    let write_synced = best(3, || {
-        use std::io::Write;
-        let mut f = std::fs::File::create(&plain).unwrap();
-        f.write_all(&src).unwrap();
-        f.sync_all().unwrap();
-    });
-    let write = best(3, || {
-        write_checkpoint(&prefix, &tensors, &CheckpointWriteOptions::default()).unwrap()
-    });
+    let write_synced = best_fresh(
+        3,
+        || rm(&[&plain]),
+        || {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&plain).unwrap();
+            f.write_all(&src).unwrap();
+            f.sync_all().unwrap();
+        },
+    );
+    let write = best_fresh(
+        3,
+        || rm(&[&data, &index]),
+        || write_checkpoint(&prefix, &tensors, &CheckpointWriteOptions::default()).unwrap(),
+    );
     let synced = CheckpointWriteOptions {
         sync: true,
         ..CheckpointWriteOptions::default()
     };
-    let write_sync = best(3, || write_checkpoint(&prefix, &tensors, &synced).unwrap());
+    let write_sync = best_fresh(
+        3,
+        || rm(&[&data, &index]),
+        || write_checkpoint(&prefix, &tensors, &synced).unwrap(),
+    );
     let prefix = prefix.as_path();
     let read = |mode: ReadMode| {
         let opts = ReadOptions {
