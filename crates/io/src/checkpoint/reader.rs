@@ -725,6 +725,9 @@ impl Checkpoint {
         let shard = s.proto.shard_id;
         let (offset, end) = self.shard_range(shard, s.proto.offset, s.proto.size)?;
         let io = |e| IoError::io("cannot write", e);
+        // A bool is one byte, 0 or 1, as `read` checks (after the checksum, as `read`).
+        let bools = s.dtype == DataType::BOOL;
+        let mut bad = None;
         let mut sum = 0u32;
         match self.options.mode {
             ReadMode::Map => {
@@ -736,6 +739,9 @@ impl Checkpoint {
                 for piece in bytes.chunks(PIECE) {
                     if self.verify {
                         sum = crc32c::crc32c_append(sum, piece);
+                    }
+                    if bools && bad.is_none() {
+                        bad = util::check_bools(piece).err();
                     }
                     out.write_all(piece).map_err(io)?;
                 }
@@ -753,6 +759,9 @@ impl Checkpoint {
                     if self.verify {
                         sum = crc32c::crc32c_append(sum, &scratch[..k]);
                     }
+                    if bools && bad.is_none() {
+                        bad = util::check_bools(&scratch[..k]).err();
+                    }
                     out.write_all(&scratch[..k]).map_err(io)?;
                     at += k as u64;
                 }
@@ -763,6 +772,9 @@ impl Checkpoint {
             if sum != stored {
                 return Err(self.checksum_error(s, stored, sum));
             }
+        }
+        if let Some(e) = bad {
+            return Err(e);
         }
         Ok(end - offset)
     }
