@@ -222,6 +222,7 @@ fn run(dir: &Path) -> Result<(), String> {
     ];
     let opts = CheckpointWriteOptions {
         object_graph: Some(ObjectGraph::from_keys([kernel, step, counter])),
+        ..CheckpointWriteOptions::default()
     };
     write_checkpoint(&dir.join("objects"), &objects, &opts).map_err(|e| e.to_string())?;
     let recs = python(dir, "restore")?;
@@ -285,6 +286,7 @@ fn run(dir: &Path) -> Result<(), String> {
     }
     let opts = CheckpointWriteOptions {
         object_graph: Some(graph.proto().clone()),
+        ..CheckpointWriteOptions::default()
     };
     write_checkpoint(&dir.join("edited"), &out, &opts).map_err(|e| e.to_string())?;
     let got = python(dir, "keras_restore")?;

@@ -159,13 +159,37 @@ fn inspect_shows_slots_as_slots_of_their_variable() {
 }
 
 #[test]
-fn inspect_without_files_shows_the_sample_checkpoint() {
+fn inspect_without_files_shows_the_sample_checkpoint_and_saved_model() {
     let out = ok(&run_in(&root(), &["inspect"]));
     assert!(
         out.contains("samples/tf2_ckpt-1.index: TensorFlow checkpoint (TF2)"),
         "{out}"
     );
     assert!(!out.contains("tf2_ckpt-1.data"), "{out}");
+    // The sample SavedModel, by its variables.
+    assert!(
+        out.contains("samples/saved_model_affine: TensorFlow checkpoint (TF2)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  w: Tensor<type: float shape: [3] values: 1.5 -2 0.25>"),
+        "{out}"
+    );
+    let sm = ok(&run_in(
+        &root(),
+        &["saved-model", "show", "samples/saved_model_affine", "--all"],
+    ));
+    assert!(
+        sm.contains(
+            "    inputs['x'] tensor_info:\n        dtype: DT_FLOAT\n        shape: (-1, 3)\n"
+        ),
+        "{sm}"
+    );
+    assert!(
+        sm.contains("\nVariables:\n  w: DT_FLOAT (3)\n  b: DT_FLOAT (3)\n"),
+        "{sm}"
+    );
+    assert!(sm.contains("\nFingerprint:\n  singleprint: "), "{sm}");
 }
 
 #[test]
@@ -451,4 +475,99 @@ fn a_tf1_checkpoint_keeps_its_names_and_leaves_out_slots_and_global_step() {
     assert_eq!(read_file(&dir.join("a.npz")).unwrap().len(), 5);
     let out = ok(&run_in(&dir, &["inspect", "model.ckpt-7"]));
     assert!(out.contains("slot v of dense/kernel"), "{out}");
+}
+
+const KERAS3: &str = r#"
+import json, os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np
+import tensorflow as tf
+def build():
+    tf.keras.utils.set_random_seed(5)
+    return tf.keras.Sequential([tf.keras.Input(shape=(5,)), tf.keras.layers.Dense(4, activation="tanh"), tf.keras.layers.Dense(1)])
+x = np.linspace(-1, 1, 15, dtype=np.float32).reshape(3, 5)
+if sys.argv[1] == "write":
+    m = build()
+    opt = tf.keras.optimizers.Adam(0.05)
+    for _ in range(2):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(m(x) - 1.0))
+        opt.apply_gradients(zip(tape.gradient(loss, m.trainable_variables), m.trainable_variables))
+    path = tf.train.Checkpoint(model=m, optimizer=opt).write(sys.argv[2])
+    keys = [k for k, _ in tf.train.list_variables(path)]
+    print(json.dumps(dict(outputs=m(x).numpy().tolist(), keys=keys)))
+else:
+    m = build()
+    fresh = m(x).numpy().tolist()
+    tf.train.Checkpoint(model=m).restore(sys.argv[2]).expect_partial()
+    print(json.dumps(dict(outputs=m(x).numpy().tolist(), fresh=fresh)))
+"#;
+
+#[test]
+fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restores() {
+    let py = python_interpreter();
+    let tf = Command::new(&py)
+        .args(["-c", "import tensorflow"])
+        .env("TF_CPP_MIN_LOG_LEVEL", "3")
+        .output();
+    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
+            py.display()
+        );
+        eprintln!("skipped: {} cannot import tensorflow", py.display());
+        return;
+    }
+    let dir = crate::common::temp_dir("ckpt-keras3");
+    std::fs::write(dir.join("keras3.py"), KERAS3).unwrap();
+    let python = |args: &[&str]| -> Value {
+        let o = Command::new(&py)
+            .arg(dir.join("keras3.py"))
+            .args(args)
+            .env("TF_CPP_MIN_LOG_LEVEL", "3")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap()
+    };
+    let written = python(&["write", &dir.join("ckpt").display().to_string()]);
+    // Keras 3 keys the model's weights under the optimizer (TensorFlow's shortest path).
+    let keys: Vec<&str> = written["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(
+        keys.iter()
+            .any(|k| k.starts_with("optimizer/_trainable_variables/")),
+        "{keys:?}"
+    );
+    ok(&run_in(&dir, &["convert", "ckpt", "w.safetensors"]));
+    let ts = read_file(&dir.join("w.safetensors")).unwrap();
+    let mut names: Vec<&str> = ts.iter().map(|t| t.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names.len(), 4, "{names:?}");
+    for n in &names {
+        assert!(n.starts_with("model/"), "not the model's own path: {n}");
+        // Keras 3 names a Dense layer's kernel `_kernel`: `model/_functional/_operations/1/_kernel`.
+        assert!(n.ends_with("kernel") || n.ends_with("/bias"), "{n}");
+    }
+    // Back to a checkpoint (streamed from the safetensors file): TensorFlow restores it into
+    // a fresh model, whose outputs are the trained model's.
+    ok(&run_in(
+        &dir,
+        &[
+            "convert",
+            "w.safetensors",
+            "-o",
+            "back",
+            "--format",
+            "checkpoint",
+        ],
+    ));
+    let restored = python(&["restore", &dir.join("back").display().to_string()]);
+    assert_eq!(restored["outputs"], written["outputs"], "{restored}");
+    assert_ne!(restored["fresh"], written["outputs"], "{restored}");
 }

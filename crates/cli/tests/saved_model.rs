@@ -76,6 +76,16 @@ fn saved_model_show_all_tf_models_match_saved_model_cli() {
         );
         let vars = &out[want.len()..];
         assert!(vars.starts_with("\nVariables:\n"), "{name}: {vars}");
+        // Then the fingerprint, where the folder has one.
+        let (vars, fingerprint) = vars.split_once("\nFingerprint:\n").unwrap_or((vars, ""));
+        if let Some(single) = rec["fingerprint"]["singleprint"].as_str() {
+            assert!(
+                fingerprint.starts_with(&format!(
+                    "  singleprint: {single}\n  saved_model_checksum: "
+                )),
+                "{name}: {fingerprint}"
+            );
+        }
         assert_eq!(
             vars.lines().count() - 2,
             rec["variables"].as_array().unwrap().len()

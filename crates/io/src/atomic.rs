@@ -1,7 +1,11 @@
 //! Atomic file replacement: write a temporary file beside the target, flush and fsync it,
 //! rename it over the target, fsync the directory.
 //!
-//! A reader sees either the old file or the complete new one, never a partial file. On any
+//! A reader sees either the old file or the complete new one, never a partial file. Writers
+//! that follow TensorFlow's own practice (checkpoints: `BundleWriter` closes and renames
+//! without syncing) may skip the two fsyncs ([`PrepareOptions::sync`]): the rename stays
+//! atomic for every reader, and only durability across a power loss is left to the
+//! filesystem (ext4's default `auto_da_alloc` flushes a file renamed over another). On any
 //! error (a refused dtype halfway through, a full disk, a read-only directory), the temporary
 //! file is removed and the target is left as it was. A crash (power loss, SIGKILL) between
 //! creating and renaming can leave a hidden `.<name>.<random>.tmp` file in the directory, but
@@ -135,6 +139,7 @@ pub(crate) struct Prepared {
     registered: Registered,
     path: PathBuf,
     dir: PathBuf,
+    sync: bool,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -145,11 +150,39 @@ impl std::fmt::Debug for Prepared {
     }
 }
 
+/// How [`prepare_with`] writes its temporary file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PrepareOptions {
+    /// fsync the file before the rename and the directory after it (durable across a power
+    /// loss); without it the replacement is still atomic for readers.
+    pub sync: bool,
+    /// The capacity of the [`Sink`]'s buffer: writes at least this large go to the file
+    /// directly, without a copy through the buffer.
+    pub buffer: usize,
+}
+
+impl PrepareOptions {
+    /// Synced, with a 1 MiB buffer: what every tensor file writer uses.
+    pub(crate) const DURABLE: Self = Self {
+        sync: true,
+        buffer: 1 << 20,
+    };
+}
+
 /// Writes what `write` produces to a temporary file beside `path` (flushed and synced), to be
 /// renamed over `path` by [`Prepared::commit`]. Several files can be prepared first and
 /// committed together, so that a failure while writing any of them replaces none.
 pub(crate) fn prepare(
     path: &Path,
+    write: impl FnOnce(&mut Sink<'_>) -> Result<()>,
+) -> Result<Prepared> {
+    prepare_with(path, PrepareOptions::DURABLE, write)
+}
+
+/// [`prepare`] with a choice of syncing and buffer size.
+pub(crate) fn prepare_with(
+    path: &Path,
+    options: PrepareOptions,
     write: impl FnOnce(&mut Sink<'_>) -> Result<()>,
 ) -> Result<Prepared> {
     let name = path.file_name().ok_or_else(|| {
@@ -186,18 +219,21 @@ pub(crate) fn prepare(
             .map_err(|e| IoError::io("cannot set permissions", e))?;
     }
     {
-        let mut sink = BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        let mut sink = BufWriter::with_capacity(options.buffer.max(1), tmp.as_file_mut());
         write(&mut sink)?;
         sink.flush().map_err(|e| IoError::io("cannot write", e))?;
     }
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| IoError::io("cannot sync", e))?;
+    if options.sync {
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| IoError::io("cannot sync", e))?;
+    }
     Ok(Prepared {
         tmp,
         registered,
         path: path.to_path_buf(),
         dir: dir.to_path_buf(),
+        sync: options.sync,
     })
 }
 
@@ -209,6 +245,7 @@ impl Prepared {
             registered,
             path,
             dir,
+            sync,
         } = self;
         {
             // Renamed under the lock, so a signal-handling thread removes the temporary file
@@ -227,6 +264,9 @@ impl Prepared {
         }
         // Make the rename durable. Not every platform or filesystem can sync a directory; the
         // data itself is already synced, so a failure here is not reported.
+        if !sync {
+            return Ok(());
+        }
         if let Ok(d) = File::open(&dir) {
             let _ = d.sync_all();
         }

@@ -553,7 +553,7 @@ pub fn write_to_streamed<W: Write + ?Sized>(
     fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
 ) -> Result<()> {
     let order = plan_order(planned)?;
-    write_planned(w, &order, metadata, fetch)
+    write_planned(w, &order, metadata, &mut |i, _| fetch(i).map(Some))
 }
 
 /// A tensor's place in the file: its index in the plan, its plan, its safetensors dtype name.
@@ -596,11 +596,36 @@ fn plan_order(planned: &[PlannedTensor]) -> Result<Vec<Placed<'_>>> {
     Ok(order)
 }
 
+/// What [`write_file_copied`] asks of its source for each tensor.
+pub type CopySource<'a> = dyn FnMut(usize, &mut dyn Write) -> Result<Option<Tensor>> + 'a;
+
+/// Counts the bytes written through it.
+struct Counted<'a, W: Write + ?Sized> {
+    inner: &'a mut W,
+    n: u64,
+}
+
+impl<W: Write + ?Sized> Write for Counted<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.inner.write(buf)?;
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.inner.write_all(buf)?;
+        self.n += buf.len() as u64;
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 fn write_planned<W: Write + ?Sized>(
     w: &mut W,
     order: &[Placed<'_>],
     metadata: Option<&BTreeMap<String, String>>,
-    fetch: &mut dyn FnMut(usize) -> Result<Tensor>,
+    fetch: &mut CopySource<'_>,
 ) -> Result<()> {
     let json = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut header = String::from("{");
@@ -643,7 +668,27 @@ fn write_planned<W: Write + ?Sized>(
         .map_err(io)?;
     w.write_all(header.as_bytes()).map_err(io)?;
     for (i, p, _) in order {
-        let t = fetch(*i)?;
+        let want = (p.shape.num_elements().max(0) as u64).saturating_mul(p.dtype.size() as u64);
+        let mut counted = Counted { inner: w, n: 0 };
+        let fetched = fetch(*i, &mut counted)?;
+        let copied = counted.n;
+        let Some(t) = fetched else {
+            if copied != want || p.dtype == DataType::FLOAT4_E2M1FN {
+                return Err(IoError::corrupt(format!(
+                    "tensor '{}': {copied} bytes were copied where {} {} takes {want}",
+                    p.name,
+                    p.dtype.name(),
+                    p.shape
+                )));
+            }
+            continue;
+        };
+        if copied != 0 {
+            return Err(IoError::corrupt(format!(
+                "tensor '{}': both copied and fetched",
+                p.name
+            )));
+        }
         if t.dtype() != p.dtype || t.shape() != &p.shape {
             return Err(IoError::corrupt(format!(
                 "tensor '{}' is {} {} where {} {} was planned",
@@ -662,6 +707,59 @@ fn write_planned<W: Write + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// [`write_file_streamed`] whose source may copy a tensor's bytes itself: `source(i, out)`
+/// either writes the bytes of planned tensor `i` (its `tensor_data()`, exactly as many as
+/// its dtype and shape take) to `out` and returns `None`, or returns the tensor to write.
+/// A converter copies a checkpoint's tensors this way without building them
+/// ([`crate::checkpoint::Checkpoint::stream_bytes`]). With `sync` false the file is not
+/// fsynced (as `cp` and TensorFlow's writers do not): the replacement stays atomic for
+/// readers.
+///
+/// # Errors
+/// As [`write_file_streamed`]; [`Corrupt`](crate::ErrorKind::Corrupt) when a source copies
+/// a byte count other than the tensor's.
+///
+/// ```
+/// use tensorcast_core::{DataType, Tensor, TensorShape};
+/// use tensorcast_io::safetensors::{write_file_copied, PlannedTensor};
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("w.safetensors");
+/// let plan = [PlannedTensor { name: "w".into(), dtype: DataType::UINT8, shape: TensorShape::new(&[3])? }];
+/// write_file_copied(&path, &plan, None, false, &mut |_, out| {
+///     out.write_all(&[1, 2, 3]).map_err(|e| tensorcast_io::IoError::new(tensorcast_io::ErrorKind::Io, e.to_string()))?;
+///     Ok(None)
+/// })?;
+/// let t = tensorcast_io::safetensors::read(tensorcast_buffer::Buffer::from_vec(std::fs::read(&path)?))?;
+/// assert_eq!(t[0].tensor, Tensor::vector(&[1u8, 2, 3]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_file_copied(
+    path: &std::path::Path,
+    planned: &[PlannedTensor],
+    metadata: Option<&BTreeMap<String, String>>,
+    sync: bool,
+    source: &mut CopySource<'_>,
+) -> Result<()> {
+    let order = plan_order(planned)?;
+    match crate::atomic::resolve_target(path)? {
+        crate::atomic::Target::Replace(p) => {
+            let options = crate::atomic::PrepareOptions {
+                sync,
+                buffer: 256 << 10,
+            };
+            crate::atomic::prepare_with(&p, options, |w| {
+                write_planned(w, &order, metadata, source)
+            })?
+            .commit()
+        }
+        crate::atomic::Target::Stream(p) => {
+            let mut bytes = Vec::new();
+            write_planned(&mut bytes, &order, metadata, source)?;
+            crate::atomic::write_stream(&p, &bytes)
+        }
+    }
 }
 
 /// [`write_to_streamed`] into the file `path`, atomically as [`crate::write_file`] writes

@@ -238,17 +238,19 @@ pub(crate) fn load(path: &Path, select: &Select) -> Result<Vec<NamedTensor>> {
     Ok(out)
 }
 
-/// `convert CKPT out.safetensors`: the header made from the index, then one tensor at a time
-/// read (CRC verified), cast if asked, written and dropped - memory for one tensor, and the
-/// allocator's reused blocks instead of a fresh page for every byte of the checkpoint.
-/// Written atomically. Errors name the file they concern.
+/// `convert CKPT out.safetensors`: the header made from the index, then each tensor copied
+/// from its shard piece by piece, CRC verified on each piece while it is in the cache
+/// (`Checkpoint::stream_bytes`: no tensor is built, no memory but one piece); a tensor that
+/// cannot be copied as its bytes (strings, partitioned or big-endian tensors, `--cast`) is
+/// read, cast if asked, written and dropped. Written atomically but, as `cp` and TensorFlow's
+/// own writers, not fsynced. Errors name the file they concern.
 pub(crate) fn convert_to_safetensors(
     path: &Path,
     select: &Select,
     cast: Option<tensorcast::DataType>,
     output: &Path,
 ) -> Result<()> {
-    use tensorcast::io::safetensors::{write_file_streamed, PlannedTensor};
+    use tensorcast::io::safetensors::{write_file_copied, PlannedTensor};
     let ckpt = open(path)?;
     let name = || escaped(&path.display().to_string());
     let items: Vec<Item> = items(&ckpt)
@@ -268,14 +270,27 @@ pub(crate) fn convert_to_safetensors(
     let pb = super::progress::bar(total, &format!("converting {}", path.display()));
     // Errors from reading name the checkpoint; the rest name the output.
     let mut read_error = None;
-    let r = write_file_streamed(output, &planned, None, &mut |k| {
+    let r = write_file_copied(output, &planned, None, false, &mut |k, out| {
         let i = &items[k];
-        let t = ckpt.read(&i.entry.key).and_then(|t| match cast {
-            Some(d) => t.cast(d).map_err(Into::into),
-            None => Ok(t),
-        });
+        let key = &i.entry.key;
+        let copy = (cast.is_none() || cast == Some(i.entry.dtype)) && ckpt.is_streamable(key);
+        let r = if copy {
+            ckpt.stream_bytes(key, out).map(|_| None)
+        } else {
+            ckpt.read(key)
+                .and_then(|t| match cast {
+                    Some(d) => t.cast(d).map_err(Into::into),
+                    None => Ok(t),
+                })
+                .map(Some)
+        };
         pb.inc(i.entry.size.max(0) as u64);
-        t.inspect_err(|e| read_error = Some(e.to_string()))
+        r.inspect_err(|e| {
+            // A failed write to the output is the output's error.
+            if !e.message().starts_with("cannot write") {
+                read_error = Some(e.to_string())
+            }
+        })
     });
     pb.finish_and_clear();
     if let Some(e) = read_error {

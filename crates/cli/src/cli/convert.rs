@@ -87,6 +87,10 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         checkpoint::convert_to_safetensors(&args.input, &args.select, dtype, &output)?;
         return Ok(EXIT_OK);
     }
+    if to_checkpoint && !from_checkpoint && dtype.is_none() && stream_to_checkpoint(args, &output)?
+    {
+        return Ok(EXIT_OK);
+    }
     let tensors = if from_checkpoint {
         checkpoint::load(&args.input, &args.select)?
     } else {
@@ -122,6 +126,7 @@ fn write_as_checkpoint(prefix: &std::path::Path, tensors: Vec<NamedTensor>) -> R
     let graph = ObjectGraph::from_keys(tensors.iter().map(|t| t.name.as_str()));
     let options = CheckpointWriteOptions {
         object_graph: Some(graph),
+        ..CheckpointWriteOptions::default()
     };
     let pb = super::progress::spinner(
         super::total_bytes(&tensors),
@@ -130,6 +135,114 @@ fn write_as_checkpoint(prefix: &std::path::Path, tensors: Vec<NamedTensor>) -> R
     let r = write_checkpoint(prefix, &tensors, &options);
     pb.finish_and_clear();
     r.with_context(name)
+}
+
+/// `convert weights.safetensors PREFIX --format checkpoint`, streamed: the safetensors header
+/// is read, then each tensor's bytes are copied from the file into the checkpoint's data file
+/// piece by piece (checksummed on the way), so memory holds one piece, not the file. Returns
+/// false, having done nothing, when the input is not a regular safetensors file whose
+/// tensors can be copied as they are (the caller then reads it whole, with that reader's
+/// errors).
+fn stream_to_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<bool> {
+    use std::os::unix::fs::FileExt;
+    use tensorcast::io::safetensors::{parse_header, PlannedTensor};
+    let input = &args.input;
+    if super::source::is_std(input) || super::source::is_std(prefix) || !input.is_file() {
+        return Ok(false);
+    }
+    let Ok(file) = std::fs::File::open(input) else {
+        return Ok(false);
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return Ok(false);
+    };
+    let mut n8 = [0u8; 8];
+    if file.read_exact_at(&mut n8, 0).is_err() {
+        return Ok(false);
+    }
+    let n = u64::from_le_bytes(n8);
+    // The safetensors reader's own limit on a header; past it, or past the file, the reader
+    // gives the error.
+    if n > 100_000_000 || 8 + n > len {
+        return Ok(false);
+    }
+    let mut head = vec![0u8; 8 + n as usize];
+    if file.read_exact_at(&mut head, 0).is_err() {
+        return Ok(false);
+    }
+    let Ok(header) = parse_header(&head) else {
+        return Ok(false);
+    };
+    let copyable = header
+        .entries
+        .iter()
+        .all(|e| e.dtype.can_use_memcpy() && e.dtype != tensorcast::DataType::FLOAT4_E2M1FN);
+    if !copyable || (header.data_start + header.data_bytes) as u64 > len {
+        return Ok(false);
+    }
+    let entries: Vec<_> = header
+        .entries
+        .iter()
+        .filter(|e| e.name != OBJECT_GRAPH_KEY)
+        .collect();
+    let planned: Vec<PlannedTensor> = entries
+        .iter()
+        .map(|e| PlannedTensor {
+            name: checkpoint::key_of(&e.name),
+            dtype: e.dtype,
+            shape: e.shape.clone(),
+        })
+        .collect();
+    let graph = ObjectGraph::from_keys(planned.iter().map(|p| p.name.as_str()));
+    let options = CheckpointWriteOptions {
+        object_graph: Some(graph),
+        ..CheckpointWriteOptions::default()
+    };
+    let in_name = || escaped(&input.display().to_string());
+    let total = header.data_bytes as u64;
+    let pb = super::progress::bar(total, &format!("converting {}", input.display()));
+    let mut read_error = None;
+    let mut piece = vec![0u8; (256usize << 10).min(header.data_bytes.max(1))];
+    let r = tensorcast::io::checkpoint::write_checkpoint_streamed(
+        prefix,
+        &planned,
+        &options,
+        &mut |i, out| {
+            let (a, b) = entries[i].data_offsets;
+            let mut at = (header.data_start + a) as u64;
+            let end = (header.data_start + b) as u64;
+            while at < end {
+                let k = ((end - at) as usize).min(piece.len());
+                if let Err(e) = file.read_exact_at(&mut piece[..k], at) {
+                    let msg = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                        "the file ended before its tensors' data (truncated while read?)".into()
+                    } else {
+                        format!("cannot read: {e}")
+                    };
+                    read_error = Some(msg.clone());
+                    return Err(tensorcast::io::IoError::new(
+                        tensorcast::io::ErrorKind::Truncated,
+                        msg,
+                    ));
+                }
+                out.write_all(&piece[..k]).map_err(|e| {
+                    tensorcast::io::IoError::new(
+                        tensorcast::io::ErrorKind::Io,
+                        format!("cannot write: {e}"),
+                    )
+                })?;
+                pb.inc(k as u64);
+                at += k as u64;
+            }
+            Ok(None)
+        },
+    );
+    pb.finish_and_clear();
+    if let Some(e) = read_error {
+        return Err(anyhow!(e)).with_context(in_name);
+    }
+    r.with_context(|| escaped(&prefix.display().to_string()))?;
+    Ok(true)
 }
 
 /// A checkpoint rewritten as a checkpoint: every entry under its key, the data in the

@@ -4,7 +4,8 @@
 //! per tensor: name, dtype, shape, bytes, the data address's alignment and TensorFlow's
 //! `IsAligned`, min/max/mean/NaN count for numeric dtypes (see [`super::stats`]), and
 //! TensorFlow's `DebugString`. With no FILE, every tensor file in `samples/` (the current
-//! directory's, else the source tree's). A directory argument means the tensor files in it.
+//! directory's, else the source tree's) and its SavedModel folders. A directory argument means the tensor
+//! files in it.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -357,13 +358,21 @@ fn sample_files() -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// The tensor files in `dir` (by extension or content), sorted by name; other files (a
-/// README, say) and subdirectories are skipped.
+/// The tensor files in `dir` (by extension or content) and its SavedModel folders (their
+/// variables), sorted by name; other files (a README, say) and subdirectories are skipped.
 fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).with_context(|| dir.display().to_string())?;
     let mut files = Vec::new();
     for entry in entries {
         let path = entry.with_context(|| dir.display().to_string())?.path();
+        if path.is_dir()
+            && path.join("saved_model.pb").is_file()
+            && super::checkpoint::is_checkpoint(&path)
+        {
+            // A SavedModel folder: its variables.
+            files.push(path);
+            continue;
+        }
         if !path.is_file()
             || path
                 .file_name()

@@ -5,7 +5,8 @@
 //! --all` does (its ops line, a Python set there, sorted), then the variables by object path
 //! with dtype and shape, in place of TensorFlow's `Concrete Functions:` part (which needs
 //! TensorFlow to load the model). `--json` prints the same facts, and the fingerprint, as one
-//! JSON object. Names from the files are escaped before they reach the terminal.
+//! JSON object; `--all` ends with the fingerprint (`fingerprint.pb`: its `singleprint` and
+//! hashes). Names from the files are escaped before they reach the terminal.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -70,7 +71,9 @@ fn show(a: &ShowArgs) -> Result<i32> {
             v.push('\n');
             v
         } else if a.all {
-            sm.show_all()
+            let mut s = sm.show_all();
+            s.push_str(&fingerprint_text(&sm));
+            s
         } else if let Some(tags) = &a.tag_set {
             let tags: Vec<&str> = tags.split(',').map(str::trim).collect();
             let sigs = sm.signatures(&tags).ok_or_else(|| {
@@ -102,6 +105,31 @@ fn show(a: &ShowArgs) -> Result<i32> {
     out.write_all(terminal_safe(&text).as_bytes())?;
     out.flush()?;
     Ok(super::EXIT_OK)
+}
+
+/// The `fingerprint.pb` part of `show --all` (tensorcast's own, after the variables: TensorFlow
+/// reads it with `tf.saved_model.experimental.read_fingerprint`, whose `singleprint()` is the
+/// first line).
+fn fingerprint_text(sm: &SavedModel) -> String {
+    let Some(f) = sm.fingerprint() else {
+        return String::new();
+    };
+    let version = f.version.as_ref().map_or(0, |v| v.producer);
+    let mut s = format!(
+        "\nFingerprint:\n  singleprint: {}\n  saved_model_checksum: {}\n  graph_def_program_hash: {}\n  \
+         signature_def_hash: {}\n  saved_object_graph_hash: {}\n  checkpoint_hash: {}\n  \
+         version: {version}\n",
+        f.singleprint(),
+        f.saved_model_checksum,
+        f.graph_def_program_hash,
+        f.signature_def_hash,
+        f.saved_object_graph_hash,
+        f.checkpoint_hash
+    );
+    if !f.uuid.is_empty() {
+        s.push_str(&format!("  uuid: {}\n", f.uuid));
+    }
+    s
 }
 
 fn tensor_json(t: &SignatureTensor) -> Value {

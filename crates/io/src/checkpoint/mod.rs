@@ -51,6 +51,7 @@
 //! ];
 //! let options = CheckpointWriteOptions {
 //!     object_graph: Some(ObjectGraph::from_keys([kernel])),
+//!     ..CheckpointWriteOptions::default()
 //! };
 //! write_checkpoint(&prefix, &tensors, &options)?;
 //!
@@ -75,7 +76,7 @@ pub use object_graph::{escape_local_name, unescape_local_name, ObjectGraph, Obje
 pub use reader::{resolve_prefix, Checkpoint, CheckpointEntry};
 pub use writer::{
     bundle_bytes, checkpoint_bytes, sharded_bundle_bytes, write_bundle, write_checkpoint,
-    write_sharded_bundle, BundleItem, CheckpointWriteOptions,
+    write_checkpoint_streamed, write_sharded_bundle, BundleItem, CheckpointWriteOptions,
 };
 
 /// The key of a TF2 checkpoint's object graph (`OBJECT_GRAPH_PROTO_KEY`).

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tensorcast_buffer::{cpu_allocator, AllocationAttributes, Buffer};
 use tensorcast_core::{DataType, TString, Tensor, TensorShape, Variant};
@@ -23,6 +23,15 @@ use crate::util;
 const BUNDLE_VERSION: i32 = 1;
 /// The oldest producer accepted (`kTensorBundleMinProducer`).
 const MIN_PRODUCER: i32 = 0;
+/// The piece tensors are read, checksummed and copied in: small enough to stay in a core's
+/// L2 cache between the read, the CRC and the copy out.
+const PIECE: usize = 256 << 10;
+
+/// Reads `buf.len()` bytes at `at`; a file that ends first is `UnexpectedEof`.
+fn read_piece(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    f.read_exact_at(buf, at)
+}
 
 /// One tensor of a checkpoint, as its `.index` entry describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +77,10 @@ pub struct Checkpoint {
     options: ReadOptions,
     verify: bool,
     maps: Mutex<HashMap<i32, Buffer>>,
+    /// The data shards opened for reading ([`ReadMode::Read`]), each opened once, so that
+    /// every tensor comes from the same file even if the shard is replaced (renamed over)
+    /// meanwhile, as TensorFlow replaces checkpoints.
+    files: Mutex<HashMap<i32, Arc<std::fs::File>>>,
     /// Held in memory ([`Checkpoint::from_memory`]): shards not given are missing.
     in_memory: bool,
 }
@@ -294,6 +307,7 @@ impl Checkpoint {
             options: options.clone(),
             verify: true,
             maps: Mutex::new(HashMap::new()),
+            files: Mutex::new(HashMap::new()),
             in_memory: false,
         })
     }
@@ -516,8 +530,88 @@ impl Checkpoint {
         })
     }
 
-    /// The bytes `[offset, offset + size)` of a shard: a slice of its map, or read.
-    fn shard_bytes(&self, shard: i32, offset: i64, size: i64) -> Result<Buffer> {
+    /// The shard opened for reading, once per checkpoint (see `files`).
+    fn shard_file(&self, shard: i32) -> Result<Arc<std::fs::File>> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = files.get(&shard) {
+            return Ok(f.clone());
+        }
+        let f = Arc::new(self.open_shard(shard)?);
+        files.insert(shard, f.clone());
+        Ok(f)
+    }
+
+    /// TensorFlow's text for a shard that ends before a tensor, naming the shard's file.
+    fn short_read(&self, shard: i32) -> IoError {
+        IoError::truncated_exact(format!(
+            "{}: Read less bytes than requested",
+            self.shard_path(shard).display()
+        ))
+    }
+
+    /// The bytes `[offset, offset + size)` of a shard: a slice of its map, or read; with
+    /// `crc`, also their CRC32C, computed on each piece as it is read (while it is in the
+    /// cache) rather than in a second pass over memory.
+    fn shard_bytes(
+        &self,
+        shard: i32,
+        offset: i64,
+        size: i64,
+        crc: bool,
+    ) -> Result<(Buffer, Option<u32>)> {
+        let (offset, end) = self.shard_range(shard, offset, size)?;
+        match self.options.mode {
+            ReadMode::Map => {
+                let map = self.shard_map(shard)?;
+                if end > map.len() as u64 {
+                    return Err(self.short_read(shard));
+                }
+                let bytes = map
+                    .slice(offset as usize..end as usize)
+                    .ok_or_else(|| self.short_read(shard))?;
+                let sum = crc.then(|| crc32c::crc32c(bytes.as_slice()));
+                Ok((bytes, sum))
+            }
+            ReadMode::Read => {
+                let f = self.shard_file(shard)?;
+                // Nothing is allocated for bytes the file does not have.
+                let len = f
+                    .metadata()
+                    .map_err(|e| IoError::io("cannot stat", e))?
+                    .len();
+                if end > len {
+                    return Err(self.short_read(shard));
+                }
+                let n = usize::try_from(end - offset).map_err(|_| self.short_read(shard))?;
+                let mut failure = None;
+                let mut sum = 0u32;
+                let buf =
+                    Buffer::new_with(&cpu_allocator(), n, &AllocationAttributes::default(), |w| {
+                        let mut scratch = vec![0u8; PIECE.min(n)];
+                        let mut at = offset;
+                        while w.remaining() > 0 {
+                            let k = w.remaining().min(scratch.len());
+                            if let Err(e) = read_piece(&f, &mut scratch[..k], at) {
+                                failure = Some(e);
+                                return;
+                            }
+                            if crc {
+                                sum = crc32c::crc32c_append(sum, &scratch[..k]);
+                            }
+                            w.put_slice(&scratch[..k]);
+                            at += k as u64;
+                        }
+                    })?;
+                match failure {
+                    None => Ok((buf, crc.then_some(sum))),
+                    Some(e) => Err(self.read_error(shard, e)),
+                }
+            }
+        }
+    }
+
+    /// Checks a range of a shard: a shard the header has, a non-negative offset and size.
+    fn shard_range(&self, shard: i32, offset: i64, size: i64) -> Result<(u64, u64)> {
         if shard < 0 || shard >= self.header.num_shards {
             return Err(data_loss(format!(
                 "an entry names shard {shard}, but the checkpoint has {} shards",
@@ -529,61 +623,160 @@ impl Checkpoint {
                 "an entry has a negative offset ({offset}) or size ({size})"
             )));
         };
-        let short = || IoError::truncated_exact("Read less bytes than requested");
-        let end = offset.checked_add(size).ok_or_else(short)?;
+        let end = offset
+            .checked_add(size)
+            .ok_or_else(|| self.short_read(shard))?;
+        Ok((offset, end))
+    }
+
+    /// The memory map of a shard, made once.
+    fn shard_map(&self, shard: i32) -> Result<Buffer> {
+        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = maps.get(&shard) {
+            return Ok(m.clone());
+        }
+        let f = self.open_shard(shard)?;
+        let m = Buffer::map_file(&f).map_err(|e| IoError::io("cannot map", e))?;
+        maps.insert(shard, m.clone());
+        Ok(m)
+    }
+
+    /// A failed read of a shard: short (the file ends early, or was truncated meanwhile), or
+    /// the system's error; both name the file.
+    fn read_error(&self, shard: i32, e: std::io::Error) -> IoError {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            self.short_read(shard)
+        } else {
+            IoError::io(
+                format!("cannot read {}", self.shard_path(shard).display()),
+                e,
+            )
+        }
+    }
+
+    /// Whether [`Checkpoint::stream_bytes`] can copy the tensor under `key`: a tensor stored
+    /// whole, of a fixed-size dtype, in a little-endian bundle (its stored bytes are then its
+    /// `tensor_data()`).
+    pub fn is_streamable(&self, key: &str) -> bool {
+        let big = self.header.endianness == Endianness::Big as i32;
+        self.find(key.as_bytes()).is_some_and(|s| {
+            s.proto.slices.is_empty()
+                && s.dtype.can_use_memcpy()
+                && s.dtype.is_supported()
+                && !s.dtype.is_ref()
+                && (!big || s.dtype.size() <= 1)
+        })
+    }
+
+    /// Copies the bytes of the tensor under `key` (its `tensor_data()`) to `out` without
+    /// building the tensor: piece by piece, each checksummed while it is in the cache (unless
+    /// verification is off) and written. A converter writes a checkpoint's tensors this way
+    /// with memory for one piece. Returns the number of bytes written.
+    ///
+    /// On a checksum mismatch the bytes have been written already and the error is
+    /// TensorFlow's (as [`Checkpoint::read`]): write to a file replaced atomically, as the
+    /// io crate's writers do, so that the output is dropped.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Unsupported`] when the tensor is not streamable
+    /// ([`Checkpoint::is_streamable`]); [`ErrorKind::Io`] when `out` fails; otherwise as
+    /// [`Checkpoint::read`].
+    ///
+    /// ```
+    /// use tensorcast_core::Tensor;
+    /// use tensorcast_io::checkpoint::{write_checkpoint, Checkpoint, CheckpointWriteOptions};
+    /// use tensorcast_io::{NamedTensor, ReadOptions};
+    /// let dir = tempfile::tempdir()?;
+    /// let prefix = dir.path().join("ckpt");
+    /// let w = Tensor::vector(&[1.0f32, 2.0]);
+    /// write_checkpoint(&prefix, &[NamedTensor::new("w", w.clone())], &Default::default())?;
+    /// let ckpt = Checkpoint::open(&prefix, &ReadOptions::default())?;
+    /// let mut out = Vec::new();
+    /// assert_eq!(ckpt.stream_bytes("w", &mut out)?, 8);
+    /// assert_eq!(out, w.tensor_data()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn stream_bytes(&self, key: &str, out: &mut dyn std::io::Write) -> Result<u64> {
+        let s = self.find(key.as_bytes()).ok_or_else(|| {
+            IoError::new(
+                ErrorKind::Corrupt,
+                format!("Key {key} not found in checkpoint"),
+            )
+        })?;
+        if !self.is_streamable(key) {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}' ({}, {}) cannot be copied as its bytes: read it instead",
+                crate::escaped(key),
+                s.dtype.name(),
+                if s.proto.slices.is_empty() {
+                    "stored whole"
+                } else {
+                    "partitioned"
+                }
+            )));
+        }
+        let want = util::data_len(s.dtype, &s.shape)?;
+        if s.proto.size != want as i64 {
+            return Err(data_loss(format!(
+                "Invalid size in bundle entry: key {key}; stored size {}; expected size {want}",
+                s.proto.size
+            )));
+        }
+        let shard = s.proto.shard_id;
+        let (offset, end) = self.shard_range(shard, s.proto.offset, s.proto.size)?;
+        let io = |e| IoError::io("cannot write", e);
+        // A bool is one byte, 0 or 1, as `read` checks (after the checksum, as `read`).
+        let bools = s.dtype == DataType::BOOL;
+        let mut bad = None;
+        let mut sum = 0u32;
         match self.options.mode {
             ReadMode::Map => {
-                let map = {
-                    let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
-                    match maps.get(&shard) {
-                        Some(m) => m.clone(),
-                        None => {
-                            let f = self.open_shard(shard)?;
-                            let m =
-                                Buffer::map_file(&f).map_err(|e| IoError::io("cannot map", e))?;
-                            maps.insert(shard, m.clone());
-                            m
-                        }
+                let map = self.shard_map(shard)?;
+                let bytes = map
+                    .as_slice()
+                    .get(offset as usize..end as usize)
+                    .ok_or_else(|| self.short_read(shard))?;
+                for piece in bytes.chunks(PIECE) {
+                    if self.verify {
+                        sum = crc32c::crc32c_append(sum, piece);
                     }
-                };
-                if end > map.len() as u64 {
-                    return Err(short());
+                    if bools && bad.is_none() {
+                        bad = util::check_bools(piece).err();
+                    }
+                    out.write_all(piece).map_err(io)?;
                 }
-                map.slice(offset as usize..end as usize).ok_or_else(short)
             }
             ReadMode::Read => {
-                use std::os::unix::fs::FileExt;
-                let f = self.open_shard(shard)?;
-                let len = f
-                    .metadata()
-                    .map_err(|e| IoError::io("cannot stat", e))?
-                    .len();
-                if end > len {
-                    return Err(short());
-                }
-                let n = usize::try_from(size).map_err(|_| short())?;
-                let mut failure = None;
-                let buf =
-                    Buffer::new_with(&cpu_allocator(), n, &AllocationAttributes::default(), |w| {
-                        let mut scratch = vec![0u8; (1 << 20).min(n)];
-                        let mut at = offset;
-                        while w.remaining() > 0 {
-                            let k = w.remaining().min(scratch.len());
-                            if let Err(e) = f.read_exact_at(&mut scratch[..k], at) {
-                                failure = Some(e);
-                                return;
-                            }
-                            w.put_slice(&scratch[..k]);
-                            at += k as u64;
-                        }
-                    })?;
-                match failure {
-                    None => Ok(buf),
-                    Some(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(short()),
-                    Some(e) => Err(IoError::io("cannot read", e)),
+                let f = self.shard_file(shard)?;
+                let n = usize::try_from(end - offset).map_err(|_| self.short_read(shard))?;
+                let mut scratch = vec![0u8; PIECE.min(n)];
+                let mut at = offset;
+                while at < end {
+                    let k = usize::try_from(end - at)
+                        .unwrap_or(usize::MAX)
+                        .min(scratch.len());
+                    read_piece(&f, &mut scratch[..k], at).map_err(|e| self.read_error(shard, e))?;
+                    if self.verify {
+                        sum = crc32c::crc32c_append(sum, &scratch[..k]);
+                    }
+                    if bools && bad.is_none() {
+                        bad = util::check_bools(&scratch[..k]).err();
+                    }
+                    out.write_all(&scratch[..k]).map_err(io)?;
+                    at += k as u64;
                 }
             }
         }
+        if self.verify {
+            let stored = unmask(s.proto.crc32c);
+            if sum != stored {
+                return Err(self.checksum_error(s, stored, sum));
+            }
+        }
+        if let Some(e) = bad {
+            return Err(e);
+        }
+        Ok(end - offset)
     }
 
     fn checksum_error(&self, s: &Stored, stored: u32, actual: u32) -> IoError {
@@ -618,9 +811,9 @@ impl Checkpoint {
                     s.proto.size
                 )));
             }
-            let bytes = self.shard_bytes(s.proto.shard_id, s.proto.offset, s.proto.size)?;
-            if self.verify {
-                let actual = crc32c::crc32c(bytes.as_slice());
+            let (bytes, sum) =
+                self.shard_bytes(s.proto.shard_id, s.proto.offset, s.proto.size, self.verify)?;
+            if let Some(actual) = sum {
                 let stored = unmask(s.proto.crc32c);
                 if actual != stored {
                     return Err(self.checksum_error(s, stored, actual));
@@ -656,7 +849,7 @@ impl Checkpoint {
                 self.options.max_memory
             )));
         }
-        let bytes = self.shard_bytes(s.proto.shard_id, s.proto.offset, s.proto.size)?;
+        let (bytes, _) = self.shard_bytes(s.proto.shard_id, s.proto.offset, s.proto.size, false)?;
         match dtype {
             DataType::STRING => self.read_strings(s, bytes, n),
             DataType::VARIANT => {
@@ -891,7 +1084,7 @@ impl Checkpoint {
         match cached {
             Some(l) => Ok(l),
             None => {
-                let f = self.open_shard(shard)?;
+                let f = self.shard_file(shard)?;
                 Ok(f.metadata()
                     .map_err(|e| IoError::io("cannot stat", e))?
                     .len())
@@ -904,7 +1097,7 @@ impl Checkpoint {
         let len = self.shard_len(s.proto.shard_id)?;
         let end = (s.proto.offset as i128) + (s.proto.size as i128);
         if s.proto.offset < 0 || s.proto.size < 0 || end > len as i128 {
-            return Err(IoError::truncated_exact("Read less bytes than requested"));
+            return Err(self.short_read(s.proto.shard_id));
         }
         Ok(())
     }

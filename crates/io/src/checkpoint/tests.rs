@@ -295,7 +295,10 @@ fn hostile_entries_are_errors_before_any_allocation() {
         assert_eq!(c.entry("tera").unwrap().shape.num_elements(), 1 << 38);
         assert_eq!(
             c.read("tera").unwrap_err().to_string(),
-            "Read less bytes than requested"
+            format!(
+                "{}.data-00000-of-00001: Read less bytes than requested",
+                prefix.display()
+            )
         );
         assert_eq!(c.read("strings").unwrap_err().kind(), ErrorKind::Corrupt);
         assert!(c.read("shard").unwrap_err().to_string().contains("shard 7"));
@@ -456,34 +459,98 @@ fn a_directory_opens_its_latest_checkpoint() {
 }
 
 #[test]
-fn a_shard_truncated_after_opening_is_an_error_when_read() {
+fn a_shard_truncated_while_read_is_an_error_naming_it_and_a_replaced_one_reads_consistently() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("ckpt");
-    let t = Tensor::vector(&[1.0f32; 64]);
-    write_checkpoint(
-        &prefix,
-        &[NamedTensor::new("a", t)],
-        &CheckpointWriteOptions::default(),
-    )
-    .unwrap();
+    let shard = dir.path().join("ckpt.data-00000-of-00001");
+    let a = Tensor::vector(&[1.0f32; 64]);
+    let b = Tensor::vector(&[2.0f32; 300_000]);
+    let ts = [
+        NamedTensor::new("a", a.clone()),
+        NamedTensor::new("b", b.clone()),
+    ];
+    let short = format!("{}: Read less bytes than requested", shard.display());
     let opts = ReadOptions {
         mode: ReadMode::Read,
         ..ReadOptions::default()
     };
+    // Missing when first read: TensorFlow's text.
+    write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
     let c = Checkpoint::open(&prefix, &opts).unwrap();
-    std::fs::write(dir.path().join("ckpt.data-00000-of-00001"), [0u8; 10]).unwrap();
+    std::fs::rename(&shard, dir.path().join("aside")).unwrap();
     assert_eq!(
         c.read("a").unwrap_err().to_string(),
-        "Read less bytes than requested"
+        format!("{}; No such file or directory", shard.display())
     );
-    std::fs::remove_file(dir.path().join("ckpt.data-00000-of-00001")).unwrap();
-    assert_eq!(
-        c.read("a").unwrap_err().to_string(),
-        format!(
-            "{}.data-00000-of-00001; No such file or directory",
-            prefix.display()
-        )
-    );
+    // Truncated in place after the index was read (and after a first tensor came from it):
+    // the next read is short, and the error names the shard.
+    write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
+    let c = Checkpoint::open(&prefix, &opts).unwrap();
+    assert_eq!(c.read("a").unwrap(), a);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&shard)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    for key in ["a", "b"] {
+        let e = c.read(key).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Truncated);
+        assert_eq!(e.to_string(), short);
+        let e = c.stream_bytes(key, &mut Vec::new()).unwrap_err();
+        assert_eq!(e.to_string(), short);
+    }
+    // Replaced by rename (as TensorFlow replaces checkpoints) while open: every tensor comes
+    // from the file the checkpoint opened, so the read is consistent.
+    write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
+    let c = Checkpoint::open(&prefix, &opts).unwrap();
+    assert_eq!(c.read("a").unwrap(), a);
+    let other = [
+        NamedTensor::new("a", Tensor::vector(&[5.0f32; 64])),
+        NamedTensor::new("b", Tensor::vector(&[6.0f32; 300_000])),
+    ];
+    write_checkpoint(&prefix, &other, &CheckpointWriteOptions::default()).unwrap();
+    assert_eq!(c.read("b").unwrap(), b);
+    let mut out = Vec::new();
+    c.stream_bytes("b", &mut out).unwrap();
+    assert_eq!(out, b.tensor_data().unwrap());
+}
+
+#[test]
+fn streamed_bytes_equal_the_tensor_and_a_corrupted_one_is_tensorflows_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let big: Vec<f64> = (0..100_000).map(f64::from).collect();
+    let ts = [
+        NamedTensor::new("big", Tensor::vector(&big)),
+        NamedTensor::new("s", Tensor::vector(&[TString::from("x")])),
+        NamedTensor::new("z", Tensor::from_vec(Vec::<i8>::new(), [0i64]).unwrap()),
+    ];
+    write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
+    for opts in modes() {
+        let c = Checkpoint::open(&prefix, &opts).unwrap();
+        let mut out = Vec::new();
+        assert_eq!(c.stream_bytes("big", &mut out).unwrap(), 800_000);
+        assert_eq!(out, ts[0].tensor.tensor_data().unwrap());
+        assert!(!c.is_streamable("s"));
+        assert_eq!(
+            c.stream_bytes("s", &mut out).unwrap_err().kind(),
+            ErrorKind::Unsupported
+        );
+        assert_eq!(c.stream_bytes("z", &mut Vec::new()).unwrap(), 0);
+    }
+    // Flip one byte in the middle of `big`: the same error as `read`.
+    let shard = dir.path().join("ckpt.data-00000-of-00001");
+    let mut data = std::fs::read(&shard).unwrap();
+    data[400_001] ^= 1;
+    std::fs::write(&shard, &data).unwrap();
+    for opts in modes() {
+        let c = Checkpoint::open(&prefix, &opts).unwrap();
+        let want = c.read("big").unwrap_err().to_string();
+        assert!(want.contains("Checksum does not match"), "{want}");
+        let got = c.stream_bytes("big", &mut Vec::new()).unwrap_err();
+        assert_eq!(got.to_string(), want);
+    }
 }
 
 #[test]
@@ -656,4 +723,69 @@ fn a_variant_claiming_a_huge_nested_tensor_is_refused() {
     let err = c.read("v").unwrap_err();
     assert!(err.to_string().starts_with("variant element 0:"), "{err}");
     assert!(err.to_string().contains("more than the limit"), "{err}");
+}
+
+#[test]
+fn streamed_writes_equal_whole_writes_and_refuse_a_source_unlike_its_plan() {
+    use crate::safetensors::PlannedTensor;
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = "model/k/.ATTRIBUTES/VARIABLE_VALUE";
+    let ts = vec![
+        NamedTensor::new(
+            kernel,
+            Tensor::from_vec((0..600_000).map(|i| i as f32).collect(), [600i64, 1000]).unwrap(),
+        ),
+        NamedTensor::new(
+            "names",
+            Tensor::vector(&[TString::from("a"), TString::from("bcd")]),
+        ),
+        NamedTensor::new("b", Tensor::vector(&[1u8, 2, 3])),
+    ];
+    let options = CheckpointWriteOptions {
+        object_graph: Some(ObjectGraph::from_keys([kernel])),
+        ..CheckpointWriteOptions::default()
+    };
+    let planned: Vec<PlannedTensor> = ts
+        .iter()
+        .map(|t| PlannedTensor {
+            name: t.name.clone(),
+            dtype: t.tensor.dtype(),
+            shape: t.tensor.shape().clone(),
+        })
+        .collect();
+    let prefix = dir.path().join("s");
+    write_checkpoint_streamed(&prefix, &planned, &options, &mut |i, out| {
+        let t = &ts[i].tensor;
+        if t.dtype() == DataType::STRING {
+            return Ok(Some(t.clone()));
+        }
+        // Copied in odd pieces, as a reader of another file would.
+        for piece in t.tensor_data()?.chunks(100_003) {
+            out.write_all(piece).unwrap();
+        }
+        Ok(None)
+    })
+    .unwrap();
+    let (index, data) = checkpoint_bytes(&ts, &options).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("s.index")).unwrap(), index);
+    assert_eq!(
+        std::fs::read(dir.path().join("s.data-00000-of-00001")).unwrap(),
+        data
+    );
+    // A source that copies too few bytes, or a string's bytes: refused, nothing left behind.
+    let bad = dir.path().join("bad");
+    for plan in [&planned[2..], &planned[1..2]] {
+        let e = write_checkpoint_streamed(&bad, plan, &options, &mut |_, out| {
+            out.write_all(&[1, 2]).unwrap();
+            Ok(None)
+        })
+        .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Corrupt, "{e}");
+    }
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.contains("bad"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
 }

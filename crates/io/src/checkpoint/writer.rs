@@ -25,6 +25,22 @@ pub struct CheckpointWriteOptions {
     /// that `tf.train.Checkpoint(...).restore` loads into objects. See
     /// [`super::ObjectGraph::from_keys`] to build one from TF2 keys.
     pub object_graph: Option<TrackableObjectGraph>,
+    /// fsync the files before renaming them into place and the directory after (durable
+    /// across a power loss). Off by default, as TensorFlow's `BundleWriter` (which closes
+    /// and renames without syncing): the replacement is atomic for readers either way.
+    pub sync: bool,
+}
+
+/// The piece a tensor's bytes are checksummed and written in: small enough to stay in the
+/// core's L2 cache between the CRC and the copy into the file, and the data file's buffer
+/// size, so that each piece goes to the file without a copy through the buffer.
+const CHUNK: usize = 256 << 10;
+
+fn prepare_options(options: &CheckpointWriteOptions) -> atomic::PrepareOptions {
+    atomic::PrepareOptions {
+        sync: options.sync,
+        buffer: CHUNK,
+    }
 }
 
 /// One item of a bundle: a whole tensor, or one slice of a partitioned tensor (as
@@ -55,7 +71,8 @@ pub enum BundleItem {
 /// little-endian bytes, strings and variants in their checksummed layouts), the index lists
 /// them sorted by key after the header entry. Both files are written to temporary files first
 /// and renamed into place only when both are complete: a failure leaves no new file and the old
-/// checkpoint (if any) as it was.
+/// checkpoint (if any) as it was. Each tensor's CRC32C is computed on the piece being written
+/// while it is in the cache, so the tensors' memory is read once.
 ///
 /// # Errors
 /// [`crate::ErrorKind::Unsupported`] for an empty or repeated name, a tensor without a buffer,
@@ -99,7 +116,7 @@ pub fn write_bundle(
     let plan = Plan::new(&all)?;
     let data_path = suffixed(prefix, &data_file_name("", 0, 1));
     let mut written = Vec::with_capacity(all.len());
-    let data = atomic::prepare(&data_path, |w| {
+    let data = atomic::prepare_with(&data_path, prepare_options(options), |w| {
         let mut offset = 0u64;
         for item in &all {
             let (size, crc) = write_tensor(w, item_tensor(item))?;
@@ -109,7 +126,7 @@ pub fn write_bundle(
         Ok(())
     })?;
     let index_bytes = merged_index(&[(&plan, &all, &written)])?;
-    let index = atomic::prepare(&suffixed(prefix, ".index"), |w| {
+    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
         w.write_all(&index_bytes)
             .map_err(|e| IoError::io("cannot write", e))
     })?;
@@ -166,15 +183,23 @@ pub fn write_sharded_bundle(
     let mut prepared = Vec::with_capacity(datas.len() + 1);
     for (i, data) in datas.iter().enumerate() {
         let path = suffixed(prefix, &data_file_name("", i as i32, n));
-        prepared.push(atomic::prepare(&path, |w| {
-            w.write_all(data)
-                .map_err(|e| IoError::io("cannot write", e))
-        })?);
+        prepared.push(atomic::prepare_with(
+            &path,
+            prepare_options(options),
+            |w| {
+                w.write_all(data)
+                    .map_err(|e| IoError::io("cannot write", e))
+            },
+        )?);
     }
-    prepared.push(atomic::prepare(&suffixed(prefix, ".index"), |w| {
-        w.write_all(&index)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?);
+    prepared.push(atomic::prepare_with(
+        &suffixed(prefix, ".index"),
+        prepare_options(options),
+        |w| {
+            w.write_all(&index)
+                .map_err(|e| IoError::io("cannot write", e))
+        },
+    )?);
     for p in prepared {
         p.commit()?;
     }
@@ -349,8 +374,14 @@ fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
             }
         }
     }
+    Ok(index_table(&entries, parts.len() as i32))
+}
+
+/// The `.index` table: the header entry (`num_shards` shards, little-endian, TensorFlow's
+/// versions), then `entries` in key order.
+fn index_table(entries: &BTreeMap<&[u8], BundleEntryProto>, num_shards: i32) -> Vec<u8> {
     let header = BundleHeaderProto {
-        num_shards: parts.len() as i32,
+        num_shards,
         endianness: 0,
         version: Some(VersionDef {
             producer: 1,
@@ -361,12 +392,181 @@ fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
     let mut table = TableBuilder::new();
     table.add(b"", &header.encode_to_vec());
     let mut buf = Vec::new();
-    for (k, e) in &entries {
+    for (k, e) in entries {
         buf.clear();
         e.encode(&mut buf).unwrap_or_default();
         table.add(k, &buf);
     }
-    Ok(table.finish())
+    table.finish()
+}
+
+/// Computes the CRC32C of and counts the bytes written through it.
+struct Checksummed<'a, W: Write + ?Sized> {
+    inner: &'a mut W,
+    crc: u32,
+    n: u64,
+}
+
+impl<W: Write + ?Sized> Write for Checksummed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.inner.write(buf)?;
+        self.crc = crc32c::crc32c_append(self.crc, &buf[..k]);
+        self.n += k as u64;
+        Ok(k)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        for piece in buf.chunks(CHUNK) {
+            self.crc = crc32c::crc32c_append(self.crc, piece);
+            self.inner.write_all(piece)?;
+            self.n += piece.len() as u64;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// [`write_checkpoint`] of tensors whose names, dtypes and shapes are known ahead
+/// (`planned`) and whose bytes come one tensor at a time: `source(i, out)` either writes the
+/// bytes of planned tensor `i` (its `tensor_data()`: a fixed-size dtype, exactly as many
+/// bytes as its shape takes) to `out` and returns `None`, or returns the tensor to write. A
+/// converter copies a file's tensors this way (a safetensors file read piece by piece into
+/// the data file) with memory for one piece, not the whole file. The bytes written are
+/// [`write_checkpoint`]'s for the same tensors, byte for byte, and as atomic.
+///
+/// # Errors
+/// As [`write_checkpoint`]; `source`'s errors; [`crate::ErrorKind::Corrupt`] when a source
+/// copies a byte count other than the planned tensor's, copies a dtype that is not of fixed
+/// size, or returns a tensor unlike its plan.
+///
+/// ```
+/// use tensorcast_core::{DataType, Tensor, TensorShape};
+/// use tensorcast_io::checkpoint::{checkpoint_bytes, write_checkpoint_streamed, Checkpoint};
+/// use tensorcast_io::safetensors::PlannedTensor;
+/// use tensorcast_io::{NamedTensor, ReadOptions};
+/// let dir = tempfile::tempdir()?;
+/// let prefix = dir.path().join("ckpt");
+/// let plan = [PlannedTensor { name: "w".into(), dtype: DataType::UINT8, shape: TensorShape::new(&[3])? }];
+/// write_checkpoint_streamed(&prefix, &plan, &Default::default(), &mut |_, out| {
+///     out.write_all(&[1, 2, 3]).map_err(|e| tensorcast_io::IoError::new(tensorcast_io::ErrorKind::Io, e.to_string()))?;
+///     Ok(None)
+/// })?;
+/// let whole = checkpoint_bytes(&[NamedTensor::new("w", Tensor::vector(&[1u8, 2, 3]))], &Default::default())?;
+/// assert_eq!(std::fs::read(dir.path().join("ckpt.index"))?, whole.0);
+/// assert_eq!(std::fs::read(dir.path().join("ckpt.data-00000-of-00001"))?, whole.1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_checkpoint_streamed(
+    prefix: &Path,
+    planned: &[crate::safetensors::PlannedTensor],
+    options: &CheckpointWriteOptions,
+    source: &mut crate::safetensors::CopySource<'_>,
+) -> Result<()> {
+    let graph = graph_tensor(options)?;
+    let mut names: Vec<&[u8]> = planned.iter().map(|p| p.name.as_bytes()).collect();
+    names.extend(graph.as_ref().map(|g| g.name.as_bytes()));
+    names.sort_unstable();
+    if names.first() == Some(&&b""[..]) {
+        return Err(IoError::unsupported(
+            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
+        ));
+    }
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(IoError::unsupported(format!(
+            "Adding duplicate key: {}",
+            escaped(&String::from_utf8_lossy(w[0]))
+        )));
+    }
+    for p in planned {
+        let d = p.dtype;
+        if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
+            return Err(IoError::unsupported(format!(
+                "tensor '{}': dtype {} cannot be stored in a checkpoint",
+                escaped(&p.name),
+                d.name()
+            )));
+        }
+    }
+    let data_path = suffixed(prefix, &data_file_name("", 0, 1));
+    let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
+    let data = atomic::prepare_with(&data_path, prepare_options(options), |w| {
+        let mut offset = 0u64;
+        for (i, p) in planned.iter().enumerate() {
+            let mut out = Checksummed {
+                inner: &mut *w,
+                crc: 0,
+                n: 0,
+            };
+            let fetched = source(i, &mut out)?;
+            let (copied, copied_crc) = (out.n, out.crc);
+            let (size, crc) = match fetched {
+                None => {
+                    let want = if p.dtype.can_use_memcpy() {
+                        crate::util::data_len(p.dtype, &p.shape).ok()
+                    } else {
+                        None
+                    };
+                    if want != Some(copied as usize) {
+                        return Err(IoError::corrupt(format!(
+                            "tensor '{}': {copied} bytes were copied for {} {}",
+                            escaped(&p.name),
+                            p.dtype.name(),
+                            p.shape
+                        )));
+                    }
+                    (copied, copied_crc)
+                }
+                Some(t) => {
+                    if copied != 0 || t.dtype() != p.dtype || t.shape() != &p.shape {
+                        return Err(IoError::corrupt(format!(
+                            "tensor '{}' is {} {} where {} {} was planned",
+                            escaped(&p.name),
+                            t.dtype().name(),
+                            t.shape(),
+                            p.dtype.name(),
+                            p.shape
+                        )));
+                    }
+                    if !t.is_initialized() {
+                        return Err(IoError::unsupported(format!(
+                            "tensor '{}' is not initialized",
+                            escaped(&p.name)
+                        )));
+                    }
+                    write_tensor(w, &t)?
+                }
+            };
+            entries.insert(
+                p.name.as_bytes(),
+                BundleEntryProto {
+                    dtype: p.dtype.number(),
+                    shape: Some(shape_to_proto(&p.shape)),
+                    shard_id: 0,
+                    offset: offset as i64,
+                    size: size as i64,
+                    crc32c: mask(crc),
+                    slices: Vec::new(),
+                },
+            );
+            offset += size;
+        }
+        if let Some(g) = &graph {
+            let (size, crc) = write_tensor(w, &g.tensor)?;
+            entries.insert(
+                OBJECT_GRAPH_KEY.as_bytes(),
+                entry(&g.tensor, offset, size, crc),
+            );
+        }
+        Ok(())
+    })?;
+    let index_bytes = index_table(&entries, 1);
+    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
+        w.write_all(&index_bytes)
+            .map_err(|e| IoError::io("cannot write", e))
+    })?;
+    data.commit()?;
+    index.commit()
 }
 
 /// `TensorSlice::AsProto`: a whole dimension is an empty extent.
@@ -509,8 +709,12 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             } else {
                 t.tensor_data()?
             };
-            w.write_all(bytes).map_err(io)?;
-            Ok((bytes.len() as u64, crc32c::crc32c(bytes)))
+            let mut crc = 0u32;
+            for piece in bytes.chunks(CHUNK) {
+                crc = crc32c::crc32c_append(crc, piece);
+                w.write_all(piece).map_err(io)?;
+            }
+            Ok((bytes.len() as u64, crc))
         }
     }
 }

@@ -6,8 +6,9 @@
 //! `[u8 key length][key][u16 LE value length][value]` written into a valid table (so that
 //! mutations reach the bundle entries past the block checksums) and tensor checksums are not
 //! verified (so that they reach the string and variant layouts). Bad input must be an error, never a panic or an allocation the input does not
-//! justify (run with `-malloc_limit_mb`); what reads must write back to a checkpoint that
-//! reads again to the same tensors.
+//! justify (run with `-malloc_limit_mb`); a tensor copied as bytes (`stream_bytes`) must give
+//! the bytes `read` gives, or fail where it fails; what reads must write back to a checkpoint
+//! that reads again to the same tensors.
 
 use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
@@ -76,7 +77,20 @@ pub fn run(data: &[u8]) {
     let keys: Vec<String> = ckpt.keys().map(String::from).collect();
     let mut read = Vec::new();
     for k in keys.iter().take(256) {
-        if let Ok(t) = ckpt.read(k) {
+        let got = ckpt.read(k);
+        // Copied as bytes: the same bytes as read, or the same refusal.
+        if ckpt.is_streamable(k) {
+            let mut out = Vec::new();
+            let streamed = ckpt.stream_bytes(k, &mut out);
+            match &got {
+                Ok(t) => {
+                    assert!(streamed.is_ok(), "{k}: read but not streamed");
+                    assert_eq!(t.tensor_data().ok(), Some(out.as_slice()), "{k}");
+                }
+                Err(_) => assert!(streamed.is_err(), "{k}: streamed but not read"),
+            }
+        }
+        if let Ok(t) = got {
             read.push(tensorcast_io::NamedTensor::new(k.clone(), t));
         }
     }
