@@ -7,3 +7,4 @@ mod graph_hostile;
 mod hostile;
 mod readme;
 mod saved_model;
+mod tfrecord;

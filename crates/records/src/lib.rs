@@ -86,6 +86,7 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 mod crc;
+mod detect;
 mod error;
 mod index;
 mod inflate;
@@ -97,6 +98,7 @@ mod wire;
 mod writer;
 
 pub use crc::masked_crc32c;
+pub use detect::detect_compression;
 pub use error::{Code, RecordsError, Result};
 pub use index::RecordIndex;
 pub use parse::{by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition};
