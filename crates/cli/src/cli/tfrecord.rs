@@ -234,16 +234,14 @@ pub(crate) fn copy_records(
     if super::source::is_std(output) {
         let mut w = tensorcast_records::RecordWriter::new(std::io::stdout().lock(), compression)
             .context("-")?;
-        for_each_record(input, in_compression, |_, r| {
-            Ok(w.write_record(r).context("-")?)
-        })?;
+        for_each_record(input, in_compression, |_, r| w.write_record(r).context("-"))?;
         std::io::Write::flush(&mut w.finish().context("-")?).context("-: cannot write")?;
         return Ok(());
     }
     let mut w = tensorcast_records::FileWriter::create(output, compression)
         .with_context(|| shown(output))?;
     for_each_record(input, in_compression, |_, r| {
-        Ok(w.write_record(r).with_context(|| shown(output))?)
+        w.write_record(r).with_context(|| shown(output))
     })?;
     w.commit().with_context(|| shown(output))
 }
