@@ -1,7 +1,7 @@
 //! TFRecord files and `tf.train.Example` parsing, exactly as TensorFlow does them.
 //!
-//! Not here yet (later work of the same issue): TensorBoard event files, Arrow/Parquet, the
-//! `ParseExampleV2` graph op, the command-line tool.
+//! TensorBoard event files: [`events`] (a summary writer as TF2's `tf.summary`, and a reader).
+//! Not here yet (later work of the same issue): Arrow/Parquet.
 //!
 //! # TFRecord
 //!
@@ -88,6 +88,7 @@
 mod crc;
 mod detect;
 mod error;
+pub mod events;
 mod index;
 mod inflate;
 mod parse;
