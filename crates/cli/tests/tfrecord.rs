@@ -364,3 +364,29 @@ fn parsed_examples_in_npz_equal_tensorflows_parse_example() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok 8");
 }
+
+#[test]
+fn inspect_lists_an_event_files_tags_with_step_ranges_and_last_values() {
+    let dir = crate::common::temp_dir("tfr-events");
+    let ev = sample("events.out.tfevents.1700000000.sample.v2");
+    let text = ok(run_in(&dir, &["inspect", &ev]));
+    assert!(text.contains("(a TensorBoard event file)"), "{text}");
+    for line in [
+        "  loss      scalars          3   0..2  0.333333343\n",
+        "  note      text             3   0..2  step 2\n",
+        "  red       images           1      2  1 image 4x4\n",
+        "  weights   histograms       3   0..2  16 values in 30 buckets, [-3, 3]\n",
+    ] {
+        assert!(text.contains(line), "{line:?} not in\n{text}");
+    }
+    let json: Value = serde_json::from_str(&ok(run_in(&dir, &["inspect", "--json", &ev]))).unwrap();
+    let f = &json["files"][0];
+    assert_eq!(f["content"], "events");
+    let acc = &f["tags"][0];
+    assert_eq!(acc["tag"], "accuracy");
+    assert_eq!(
+        (acc["first_step"].as_i64(), acc["last_step"].as_i64()),
+        (Some(0), Some(2))
+    );
+    assert_eq!(acc["last_value"], "0.7");
+}

@@ -15,6 +15,7 @@ use tensorcast::io::{escaped, NamedTensor};
 use tensorcast::proto::example::{feature::Kind, Example, Feature, Features, SequenceExample};
 use tensorcast::proto::Message;
 use tensorcast::{TString, Tensor};
+use tensorcast_records::events::{decode_event, SummaryValue};
 use tensorcast_records::{
     detect_compression, Compression, FeatureSpec, Parsed, ReaderOptions, RecordReader,
 };
@@ -86,6 +87,8 @@ pub(crate) enum Content {
     Examples,
     /// `tf.train.SequenceExample`s.
     SequenceExamples,
+    /// A TensorBoard event file (`tensorflow.Event`s, the first `brain.Event:2`).
+    Events,
     /// Anything else.
     Bytes,
 }
@@ -97,6 +100,7 @@ impl Content {
             Content::Tensors => "serialize_tensor",
             Content::Examples => "example",
             Content::SequenceExamples => "sequence_example",
+            Content::Events => "events",
             Content::Bytes => "bytes",
         }
     }
@@ -105,6 +109,9 @@ impl Content {
     /// decodes; an Example and a SequenceExample start with a message (field 1 or 2), the
     /// latter holding feature lists.
     fn of(record: &[u8]) -> Content {
+        if decode_event(record).is_ok_and(|e| e.file_version.starts_with("brain.Event:")) {
+            return Content::Events;
+        }
         if record.first() == Some(&0x08) && decode_tensor(record).is_ok() {
             return Content::Tensors;
         }
@@ -404,6 +411,65 @@ impl Schema {
     }
 }
 
+/// One tag of an event file: its kind, how many values, the step range, the last value.
+#[derive(Debug)]
+struct TagStats {
+    kind: String,
+    values: u64,
+    first_step: i64,
+    last_step: i64,
+    last: String,
+}
+
+/// The last value of a summary value, as one short line.
+fn summary_text(v: &SummaryValue, values: i64) -> (String, String) {
+    let plugin = v.plugin_name();
+    if let Some(x) = v.simple_value {
+        return ("scalar".into(), x.to_string());
+    }
+    if let Some(h) = &v.histo {
+        return (
+            "histogram".into(),
+            format!("{} values in [{}, {}]", h.num, h.min, h.max),
+        );
+    }
+    let Some(proto) = &v.tensor else {
+        return ("other".into(), "-".into());
+    };
+    let t = match tensorcast::proto::tensor_from_proto(proto) {
+        Ok(t) => t,
+        Err(e) => return ("tensor".into(), format!("(cannot decode: {e})")),
+    };
+    let kind = if plugin.is_empty() { "tensor" } else { plugin };
+    let text = match plugin {
+        "scalars" => t.summarize_value(1, false),
+        "histograms" => match t.as_slice::<f64>() {
+            Ok(rows) if t.shape().rank() == 2 && t.shape().dim_sizes()[1] == 3 => {
+                let n: f64 = rows.chunks(3).map(|r| r[2]).sum();
+                let lo = rows.first().copied().unwrap_or(0.0);
+                let hi = rows
+                    .get(rows.len().saturating_sub(2))
+                    .copied()
+                    .unwrap_or(0.0);
+                format!("{n} values in {} buckets, [{lo}, {hi}]", rows.len() / 3)
+            }
+            _ => t.debug_string(values),
+        },
+        "images" => match t.as_slice::<TString>() {
+            Ok([w, h, rest @ ..]) => format!(
+                "{} image{} {}x{}",
+                rest.len(),
+                if rest.len() == 1 { "" } else { "s" },
+                String::from_utf8_lossy(w.as_bytes()),
+                String::from_utf8_lossy(h.as_bytes())
+            ),
+            _ => t.debug_string(values),
+        },
+        _ => t.summarize_value(values, false),
+    };
+    (kind.to_string(), text)
+}
+
 /// What `inspect` found in a TFRecord file.
 pub(crate) struct RecordsReport {
     path: String,
@@ -413,6 +479,7 @@ pub(crate) struct RecordsReport {
     content: Content,
     record_bytes: (u64, u64, u64),
     schema: Schema,
+    tags: BTreeMap<String, TagStats>,
     tensors: Option<FileReport>,
     values: i64,
 }
@@ -427,6 +494,7 @@ pub(crate) fn inspect(
     let mut content = Content::Empty;
     let mut schema = Schema::default();
     let mut tensors = Vec::new();
+    let mut tags: BTreeMap<String, TagStats> = BTreeMap::new();
     let (mut min_b, mut max_b, mut total_b) = (u64::MAX, 0u64, 0u64);
     let records = for_each_record(path, compression, |i, r| {
         if i == 0 {
@@ -447,6 +515,26 @@ pub(crate) fn inspect(
                 let e = SequenceExample::decode(r)
                     .map_err(|e| anyhow!("not a tf.train.SequenceExample: {e}"))?;
                 schema.add_sequence(&e);
+            }
+            Content::Events => {
+                let e = decode_event(r)?;
+                for v in e.summary.iter().flat_map(|s| &s.value) {
+                    let (kind, last) = summary_text(v, args.values);
+                    let t = tags.entry(v.tag.clone()).or_insert_with(|| TagStats {
+                        kind: kind.clone(),
+                        values: 0,
+                        first_step: e.step,
+                        last_step: e.step,
+                        last: String::new(),
+                    });
+                    t.values += 1;
+                    t.first_step = t.first_step.min(e.step);
+                    t.last_step = t.last_step.max(e.step);
+                    t.last = last;
+                    if v.metadata.is_some() && t.kind != kind {
+                        t.kind = kind;
+                    }
+                }
             }
             Content::Empty | Content::Bytes => {}
         }
@@ -477,6 +565,7 @@ pub(crate) fn inspect(
         content,
         record_bytes: (min_b, max_b, total_b),
         schema,
+        tags,
         tensors,
         values: args.values,
     })
@@ -498,6 +587,7 @@ impl RecordsReport {
         let what = match self.content {
             Content::Examples => " of tf.train.Example",
             Content::SequenceExamples => " of tf.train.SequenceExample",
+            Content::Events => " (a TensorBoard event file)",
             Content::Bytes => " (neither serialize_tensor records nor Examples)",
             _ => "",
         };
@@ -512,6 +602,29 @@ impl RecordsReport {
         );
         if self.records > 0 {
             s.push_str(&format!("  record bytes: {}\n", range(lo, hi)));
+        }
+        if !self.tags.is_empty() {
+            let mut table = Table::new(&[
+                ("tag", Align::Left),
+                ("kind", Align::Left),
+                ("values", Align::Right),
+                ("steps", Align::Right),
+                ("last value", Align::Left),
+            ]);
+            for (tag, t) in &self.tags {
+                table.row(vec![
+                    escaped(tag),
+                    t.kind.clone(),
+                    t.values.to_string(),
+                    if t.first_step == t.last_step {
+                        t.first_step.to_string()
+                    } else {
+                        format!("{}..{}", t.first_step, t.last_step)
+                    },
+                    super::source::terminal_safe(&escaped(&t.last)),
+                ]);
+            }
+            s.push_str(&table.render("  "));
         }
         let sections = [
             ("feature", &self.schema.features, false),
@@ -592,6 +705,23 @@ impl RecordsReport {
         doc["record_bytes"] = json!({"min": lo, "max": hi, "total": total});
         if matches!(self.content, Content::Examples | Content::SequenceExamples) {
             doc["features"] = json!(feature_json(&self.schema.features, false));
+        }
+        if self.content == Content::Events {
+            let tags: Vec<Value> = self
+                .tags
+                .iter()
+                .map(|(tag, t)| {
+                    json!({
+                        "tag": tag,
+                        "kind": t.kind,
+                        "values": t.values,
+                        "first_step": t.first_step,
+                        "last_step": t.last_step,
+                        "last_value": t.last,
+                    })
+                })
+                .collect();
+            doc["tags"] = json!(tags);
         }
         if self.content == Content::SequenceExamples {
             doc["feature_lists"] = json!(feature_json(&self.schema.lists, true));
