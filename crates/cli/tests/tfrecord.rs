@@ -390,3 +390,64 @@ fn inspect_lists_an_event_files_tags_with_step_ranges_and_last_values() {
     );
     assert_eq!(acc["last_value"], "0.7");
 }
+
+#[test]
+fn a_gzip_bomb_stops_at_max_memory_with_one_line() {
+    use std::io::Write;
+    let dir = crate::common::temp_dir("tfr-bomb");
+    // One record header claiming 1 GiB, then zeros: a few hundred KB of GZIP.
+    let len = (1u64 << 30).to_le_bytes();
+    let mut gz = flate2_like_gzip();
+    gz.write_all(&len).unwrap();
+    gz.write_all(&tensorcast_records::masked_crc32c(&len).to_le_bytes())
+        .unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..1024 {
+        gz.write_all(&zeros).unwrap();
+    }
+    std::fs::write(dir.join("bomb.tfrecord.gz"), gz.finish().unwrap()).unwrap();
+    let o = run_in(
+        &dir,
+        &["inspect", "bomb.tfrecord.gz", "--max-memory", "16M"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("tensorcast: bomb.tfrecord.gz: "), "{err}");
+}
+
+/// A GZIP stream writer, through the records crate's own writer's backend.
+fn flate2_like_gzip() -> GzipSink {
+    GzipSink(Vec::new())
+}
+
+/// Collects raw bytes, then compresses them as one GZIP stream on `finish` (the records
+/// crate writes GZIP record streams; here the stream holds a hand-made header).
+struct GzipSink(Vec<u8>);
+
+impl std::io::Write for GzipSink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl GzipSink {
+    fn finish(self) -> std::io::Result<Vec<u8>> {
+        // gzip(1) is everywhere the tests run; its stream is a standard GZIP member.
+        let mut child = Command::new("gzip")
+            .arg("-c")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        let mut stdin = child.stdin.take().unwrap();
+        let data = self.0;
+        let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &data));
+        let out = child.wait_with_output()?;
+        feeder.join().unwrap()?;
+        Ok(out.stdout)
+    }
+}

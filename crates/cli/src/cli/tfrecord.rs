@@ -146,9 +146,16 @@ pub(crate) fn for_each_record(
     mut each: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<u64> {
     let file_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    // A record of an uncompressed file is at most the file; a compressed file's records are
+    // bounded by --max-memory (a gzip bomb stops there).
+    let max_record_bytes = match compression {
+        Compression::None => file_bytes.max(1),
+        _ => super::source::read_options().max_memory,
+    };
     let options = ReaderOptions {
         compression,
         prefetch: true,
+        max_record_bytes,
         ..ReaderOptions::default()
     };
     let mut reader = RecordReader::open(path, options).with_context(|| shown(path))?;
