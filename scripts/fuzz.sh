@@ -19,16 +19,32 @@ mkdir -p logs
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   cargo +nightly fuzz build -O || exit 1
 fi
-bin_dir="target/x86_64-unknown-linux-gnu/release"
+# cargo fuzz builds into $CARGO_TARGET_DIR when it is set (the shared /work/fuzz-target): run
+# the binaries from there, not from a stale or missing fuzz/target.
+target_dir="${CARGO_TARGET_DIR:-target}"
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+bin_dir="$target_dir/x86_64-unknown-linux-gnu/release"
 status=0
 for t in "${targets[@]}"; do
   echo "== $t: ${secs}s (malloc limit ${FUZZ_MALLOC_MB:-512} MB, RSS ${FUZZ_RSS_MB:-2048} MB) $(date -u +%H:%M:%S)"
   mkdir -p "artifacts/$t" "corpus/$t"
+  if [ ! -x "$bin_dir/$t" ]; then
+    echo "$t: no binary at $bin_dir/$t (build it: cargo +nightly fuzz build -O $t)"
+    status=1
+    continue
+  fi
   nice -n 19 "$bin_dir/$t" "corpus/$t" -max_total_time="$secs" \
     -malloc_limit_mb="${FUZZ_MALLOC_MB:-512}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb|SUMMARY|ERROR" "logs/$t.log" | tail -n 4
+  # A run that executed only a handful of inputs did not fuzz (a missing or stale binary, a
+  # target that exits early): say so instead of reporting "no finding".
+  units=$(sed -n 's/^stat::number_of_executed_units: *//p' "logs/$t.log" | tail -n 1)
+  if [ "${units:-0}" -lt 1000 ] && [ "$secs" -ge 60 ]; then
+    echo "$t: only ${units:-0} inputs executed in ${secs}s: not a fuzzing run, see fuzz/logs/$t.log"
+    status=1
+  fi
   if [ $rc -ne 0 ]; then
     echo "$t: FINDING (exit $rc), see fuzz/logs/$t.log and fuzz/artifacts/$t/"
     status=1

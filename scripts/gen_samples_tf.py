@@ -72,3 +72,74 @@ for extra in ["assets"]:
 loaded = tf.saved_model.load(sm_dir)
 y = loaded.signatures["serving_default"](x=tf.constant([[1.0, 2.0, 3.0]]))["y"]
 print("saved_model_affine serving_default([[1, 2, 3]]) =", y.numpy().tolist())
+
+# --- TFRecord and event-file samples (issue 21) ---------------------------------------------
+# - samples/examples.tfrecord: 8 tf.train.Examples (x: 4 floats, label: int64, tags: 0-3
+#   strings, tok + tok_lens: a ragged int64 feature and its row lengths), uncompressed; parse
+#   it with samples/examples_spec.json.
+# - samples/tensors.tfrecord.gz: 3 tf.io.serialize_tensor records (float32 [2,3], int64 [4],
+#   string [2]), GZIP.
+# - samples/events.out.tfevents.1700000000.sample.v2: what tf.summary writes for scalars, a
+#   histogram, text and an image over 3 steps (the file renamed from TensorFlow's
+#   events.out.tfevents.<time>.<host>.<pid>.<n>.v2).
+import json
+import shutil
+import tempfile
+
+path = os.path.join(out, "examples.tfrecord")
+with tf.io.TFRecordWriter(path) as w:
+    for i in range(8):
+        tags = [b"cat", b"dog", b"emu"][: i % 4]
+        toks = list(range(i, i + 1 + i % 3))
+        ex = tf.train.Example(
+            features=tf.train.Features(
+                feature={
+                    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i + 0.25 * k for k in range(4)])),
+                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 2])),
+                    "tags": tf.train.Feature(bytes_list=tf.train.BytesList(value=tags)),
+                    "tok": tf.train.Feature(int64_list=tf.train.Int64List(value=toks)),
+                    "tok_lens": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, len(toks) - 1])),
+                }
+            )
+        )
+        w.write(ex.SerializeToString())
+spec = {
+    "x": {"type": "FixedLenFeature", "shape": [4], "dtype": "float32", "default_value": None},
+    "label": {"type": "FixedLenFeature", "shape": [], "dtype": "int64", "default_value": 0},
+    "tags": {"type": "VarLenFeature", "dtype": "string"},
+    "tok": {"type": "RaggedFeature", "dtype": "int64", "value_key": "tok",
+            "partitions": [{"type": "RowLengths", "key": "tok_lens"}], "row_splits_dtype": "int32",
+            "validate": False},
+}
+with open(os.path.join(out, "examples_spec.json"), "w") as f:
+    json.dump(spec, f, indent=1)
+    f.write("\n")
+
+path = os.path.join(out, "tensors.tfrecord.gz")
+with tf.io.TFRecordWriter(path, options=tf.io.TFRecordOptions(compression_type="GZIP")) as w:
+    for t in [
+        tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 4),
+        tf.constant([1, -2, 3, 1 << 40], dtype=tf.int64),
+        tf.constant([b"hello", b"world"]),
+    ]:
+        w.write(tf.io.serialize_tensor(t).numpy())
+
+for f in os.listdir(out):
+    if f.startswith("events.out.tfevents."):
+        os.remove(os.path.join(out, f))
+logdir = tempfile.mkdtemp()
+writer = tf.summary.create_file_writer(logdir)
+with writer.as_default():
+    for step in range(3):
+        tf.summary.scalar("loss", 1.0 / (step + 1), step=step)
+        tf.summary.scalar("accuracy", 0.5 + 0.1 * step, step=step)
+        tf.summary.histogram("weights", tf.constant(np.linspace(-1, 1, 16) * (step + 1), tf.float32), step=step)
+        tf.summary.text("note", f"step {step}", step=step)
+    img = np.zeros((1, 4, 4, 3), np.uint8)
+    img[0, :, :, 0] = 255
+    tf.summary.image("red", img, step=2)
+writer.close()
+(event,) = os.listdir(logdir)
+shutil.move(os.path.join(logdir, event), os.path.join(out, "events.out.tfevents.1700000000.sample.v2"))
+shutil.rmtree(logdir)
+print("wrote", sorted(f for f in os.listdir(out) if "tfrecord" in f or "tfevents" in f))

@@ -35,6 +35,11 @@ struct Cli {
     /// truncates meanwhile kills tensorcast with SIGBUS. Use only on files nothing else writes.
     #[arg(long, global = true)]
     mmap: bool,
+    /// The longest .npy header read (in .npy files and .npz members), in bytes: numpy's
+    /// `max_header_size`, 10000 by default. Raise it only for files you trust.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "10000",
+          value_parser = cli::source::parse_size)]
+    max_npy_header: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -90,6 +95,7 @@ fn main() {
     cli::source::set_read_options(tensorcast::io::ReadOptions {
         max_memory: cli.max_memory,
         max_stream_bytes: cli.max_stream,
+        max_npy_header_bytes: usize::try_from(cli.max_npy_header).unwrap_or(usize::MAX),
         mode: if cli.mmap {
             tensorcast::io::ReadMode::Map
         } else {

@@ -8,3 +8,4 @@ mod graph_saved_model;
 mod hostile;
 mod readme;
 mod saved_model;
+mod tfrecord;

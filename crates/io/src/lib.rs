@@ -304,7 +304,10 @@ pub fn read_as_with(
 ) -> Result<FileContents> {
     let mut metadata = BTreeMap::new();
     let tensors = match format {
-        Format::Npy => vec![NamedTensor::new(stem_name(name_hint), npy::read(buf)?)],
+        Format::Npy => vec![NamedTensor::new(
+            stem_name(name_hint),
+            npy::read_with(buf, options.max_npy_header_bytes)?,
+        )],
         Format::TensorProto => vec![NamedTensor::new(
             stem_name(name_hint),
             tensorproto::read_with(buf, options)?,

@@ -232,12 +232,12 @@ pub(crate) fn read_with_info(
                 let member = buf
                     .slice(range)
                     .ok_or_else(|| IoError::truncated("member out of bounds"))?;
-                npy::read_with_info(member).map_err(ctx)?
+                npy::read_with_info(member, options.max_npy_header_bytes).map_err(ctx)?
             }
             None => {
                 let f = archive.by_index(i).map_err(zip_error).map_err(ctx)?;
                 let size = f.size();
-                read_streamed(f, size).map_err(ctx)?
+                read_streamed(f, size, options.max_npy_header_bytes).map_err(ctx)?
             }
         };
         out.push((NamedTensor::new(tensor_name(&name), tensor), copied));
@@ -248,12 +248,16 @@ pub(crate) fn read_with_info(
 /// Reads a compressed member of declared uncompressed `size`: header first, then exactly the
 /// data bytes into a new aligned buffer, then checks the stream ends there (which also makes
 /// the zip reader verify the CRC).
-fn read_streamed(mut r: impl Read, size: u64) -> Result<(tensorcast_core::Tensor, bool)> {
+fn read_streamed(
+    mut r: impl Read,
+    size: u64,
+    max_header_bytes: usize,
+) -> Result<(tensorcast_core::Tensor, bool)> {
     let mut head = vec![0u8; 12];
     let n = read_up_to(&mut r, &mut head)?;
     head.truncate(n);
     // Learn the header length from the fixed part, then read the rest of the header.
-    let header_len = match npy::parse_header(&head) {
+    let header_len = match npy::parse_header_with(&head, max_header_bytes) {
         Ok(h) => h.data_offset,
         Err(e) if e.kind() == crate::ErrorKind::Truncated && n == 12 => {
             let len_bytes = if head[6] == 1 { 2 } else { 4 };
@@ -276,7 +280,7 @@ fn read_streamed(mut r: impl Read, size: u64) -> Result<(tensorcast_core::Tensor
         r.read_exact(&mut head[have..])
             .map_err(|e| IoError::truncated(format!("the member ends inside its header ({e})")))?;
     }
-    let h = npy::parse_header(&head)?;
+    let h = npy::parse_header_with(&head, max_header_bytes)?;
     if (h.data_offset as u64).saturating_add(h.data_bytes as u64) != size {
         return Err(IoError::corrupt(format!(
             "the .npy header declares {} data bytes, the zip member holds {}",
@@ -375,9 +379,8 @@ pub fn write_to<W: Write + Seek>(
                 nt.name
             )));
         }
-        let header = npy::header_bytes(nt.tensor.dtype(), nt.tensor.shape())
-            .map_err(|e| e.context(format!("tensor '{}'", nt.name)))?;
-        let data = nt.tensor.tensor_data()?;
+        let (header, data) =
+            npy::encode(&nt.tensor).map_err(|e| e.context(format!("tensor '{}'", nt.name)))?;
         let total = (header.len() + data.len()) as u64;
         let base = SimpleFileOptions::default()
             .last_modified_time(DateTime::default())
@@ -392,7 +395,7 @@ pub fn write_to<W: Write + Seek>(
         zip.start_file(format!("{}.npy", nt.name), options)
             .map_err(zip_write_error)?;
         zip.write_all(&header)
-            .and_then(|_| zip.write_all(data))
+            .and_then(|_| zip.write_all(&data))
             .map_err(|e| IoError::io("cannot write", e))?;
     }
     zip.finish().map_err(zip_write_error)?;

@@ -31,6 +31,8 @@ pub enum ReadMode {
 /// - [`mode`](Self::mode): map or read a regular file ([`ReadMode`]).
 /// - [`max_stream_bytes`](Self::max_stream_bytes): the most read from a stream (standard
 ///   input, a FIFO, a pipe, a character device), whose size is not known in advance.
+/// - [`max_npy_header_bytes`](Self::max_npy_header_bytes): the longest `.npy` header read (in
+///   `.npy` files and `.npz` members); numpy's 10,000 by default.
 ///
 /// ```
 /// use tensorcast_io::{ReadMode, ReadOptions};
@@ -46,6 +48,9 @@ pub struct ReadOptions {
     pub mode: ReadMode,
     /// The longest stream read, in bytes ([`DEFAULT_MAX_STREAM_BYTES`] by default).
     pub max_stream_bytes: u64,
+    /// The longest `.npy` header read, in bytes ([`crate::npy::MAX_HEADER_BYTES`], numpy's
+    /// `max_header_size`, by default).
+    pub max_npy_header_bytes: usize,
 }
 
 impl Default for ReadOptions {
@@ -54,6 +59,7 @@ impl Default for ReadOptions {
             max_memory: DEFAULT_MAX_MEMORY,
             mode: ReadMode::Map,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
+            max_npy_header_bytes: crate::npy::MAX_HEADER_BYTES,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! TFRecord files and `tf.train.Example` parsing, exactly as TensorFlow does them.
 //!
-//! Not here yet (later work of the same issue): TensorBoard event files, Arrow/Parquet, the
-//! `ParseExampleV2` graph op, the command-line tool.
+//! TensorBoard event files: [`events`] (a summary writer as TF2's `tf.summary`, and a reader).
+//! Not here yet (later work of the same issue): Arrow/Parquet.
 //!
 //! # TFRecord
 //!
@@ -86,7 +86,9 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 mod crc;
+mod detect;
 mod error;
+pub mod events;
 mod index;
 mod inflate;
 mod parse;
@@ -97,6 +99,7 @@ mod wire;
 mod writer;
 
 pub use crc::masked_crc32c;
+pub use detect::detect_compression;
 pub use error::{Code, RecordsError, Result};
 pub use index::RecordIndex;
 pub use parse::{by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition};

@@ -1,5 +1,6 @@
 //! Integration tests of tensorcast-records: one binary, a module per concern.
 
+mod events;
 mod parse;
 mod tf_observed;
 mod tfrecord;

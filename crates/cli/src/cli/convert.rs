@@ -13,6 +13,7 @@ use tensorcast::io::checkpoint::{
 use tensorcast::io::{escaped, NamedTensor};
 
 use super::checkpoint::{self, Select};
+use super::tfrecord;
 use super::EXIT_OK;
 
 /// Arguments of `convert`.
@@ -31,9 +32,21 @@ pub(crate) struct Args {
     /// Cast every tensor to this dtype first (float32, f16, bf16, int8, DT_DOUBLE...).
     #[arg(long, value_name = "DTYPE")]
     pub cast: Option<String>,
-    /// Output format (npy, npz, safetensors, pb, checkpoint); default: from OUT's extension.
+    /// Output format (npy, npz, safetensors, pb, tfrecord, checkpoint); default: from OUT's
+    /// extension (`.tfrecord`, `.tfrecords`, optionally with `.gz` or `.zz`, for TFRecord).
     #[arg(long, visible_alias = "to", value_name = "FORMAT")]
     pub format: Option<String>,
+    /// A TFRecord output's compression: none, gzip or zlib; default: from a `.gz` / `.zz`
+    /// suffix of OUT, else none.
+    #[arg(long, value_name = "C", value_parser = super::tfrecord::parse_compression)]
+    pub compression: Option<tensorcast_records::Compression>,
+    /// Parse a TFRecord file of tf.train.Examples with this feature spec (a JSON file:
+    /// feature name -> {"type": "FixedLenFeature", "shape": [4], "dtype": "float32"}...), as
+    /// tf.io.parse_example does, and write the results: `name` for dense features,
+    /// `name.indices` / `.values` / `.dense_shape` for sparse ones, `name.flat_values` /
+    /// `name.row_splits.0`... for ragged ones.
+    #[arg(long, value_name = "SPEC.json")]
+    pub spec: Option<PathBuf>,
     #[command(flatten)]
     pub select: Select,
 }
@@ -58,12 +71,46 @@ fn is_checkpoint_format(f: &str) -> bool {
     )
 }
 
+/// The compression of a TFRecord output, or `None` when the output is not TFRecord: asked
+/// for with `--format tfrecord`, or named `.tfrecord` / `.tfrecords` (+ `.gz` / `.zz`).
+fn tfrecord_output(
+    args: &Args,
+    output: &std::path::Path,
+) -> Option<tensorcast_records::Compression> {
+    let by_name = tfrecord::name_compression(output);
+    let asked = args
+        .format
+        .as_deref()
+        .is_some_and(|f| matches!(f.to_ascii_lowercase().as_str(), "tfrecord" | "tfrecords"));
+    if !asked && (args.format.is_some() || by_name.is_none()) {
+        return None;
+    }
+    Some(args.compression.or(by_name).unwrap_or_default())
+}
+
 /// Runs `convert`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let in_name = escaped(&args.input.display().to_string());
     let output = output_path(args.output_pos.as_ref(), args.output.as_ref())
         .with_context(|| in_name.clone())?;
     let out_name = escaped(&output.display().to_string());
+    let in_tfrecord = tfrecord::detect(&args.input);
+    let out_tfrecord = tfrecord_output(args, &output);
+    if args.compression.is_some() && out_tfrecord.is_none() {
+        return Err(anyhow!(
+            "--compression is for TFRecord outputs (.tfrecord, .tfrecords or --format tfrecord)"
+        ))
+        .context(out_name);
+    }
+    if args.spec.is_some() && in_tfrecord.is_none() {
+        return Err(anyhow!(
+            "--spec parses a TFRecord file of tf.train.Examples, and this is not a TFRecord file"
+        ))
+        .context(in_name);
+    }
+    if in_tfrecord.is_some() || out_tfrecord.is_some() {
+        return convert_tfrecord(args, &output, in_tfrecord, out_tfrecord);
+    }
     let to_checkpoint = args.format.as_deref().is_some_and(is_checkpoint_format);
     let format = if to_checkpoint {
         None
@@ -268,5 +315,54 @@ fn rewrite_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<i32> {
     }
     write_checkpoint(prefix, &tensors, &CheckpointWriteOptions::default())
         .with_context(|| escaped(&prefix.display().to_string()))?;
+    Ok(EXIT_OK)
+}
+
+/// `convert` with a TFRecord file on either side: records copied (TFRecord to TFRecord),
+/// serialize_tensor records to and from tensors, or Examples parsed with `--spec`.
+fn convert_tfrecord(
+    args: &Args,
+    output: &std::path::Path,
+    input: Option<tensorcast_records::Compression>,
+    out: Option<tensorcast_records::Compression>,
+) -> Result<i32> {
+    let in_name = || escaped(&args.input.display().to_string());
+    let dtype = args
+        .cast
+        .as_deref()
+        .map(super::parse_dtype)
+        .transpose()
+        .with_context(|| format!("{}: --cast", in_name()))?;
+    if let (Some(from), Some(to), None, None) = (input, out, dtype, &args.spec) {
+        tfrecord::copy_records(&args.input, from, output, to)?;
+        return Ok(EXIT_OK);
+    }
+    let tensors = match (input, &args.spec) {
+        (Some(c), Some(spec)) => {
+            let specs = super::example_spec::load(spec)?;
+            tfrecord::parse_file(&args.input, c, &specs)?
+        }
+        (Some(c), None) => tfrecord::read_tensors(&args.input, c)?,
+        (None, _) if checkpoint::is_checkpoint(&args.input) => {
+            checkpoint::load(&args.input, &args.select)?
+        }
+        (None, _) => super::load(&args.input)?.tensors,
+    };
+    let tensors = match dtype {
+        Some(d) => super::map_tensors(tensors, "casting", |t| t.cast(d)).with_context(in_name)?,
+        None => tensors,
+    };
+    match out {
+        Some(c) => tfrecord::write_tensors(output, c, &tensors)?,
+        None => {
+            if is_checkpoint_format(args.format.as_deref().unwrap_or("")) {
+                write_as_checkpoint(output, tensors)?;
+            } else {
+                let format = super::output_format(output, args.format.as_deref())
+                    .with_context(|| escaped(&output.display().to_string()))?;
+                super::write(output, format, &tensors)?;
+            }
+        }
+    }
     Ok(EXIT_OK)
 }

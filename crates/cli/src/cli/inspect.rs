@@ -26,6 +26,7 @@ use super::{EXIT_ERROR, EXIT_OK};
 enum Report {
     File(FileReport),
     Checkpoint(CheckpointReport),
+    Records(super::tfrecord::RecordsReport),
 }
 
 impl Report {
@@ -33,6 +34,7 @@ impl Report {
         match self {
             Report::File(r) => r.to_text(),
             Report::Checkpoint(r) => r.to_text(),
+            Report::Records(r) => r.to_text(),
         }
     }
 
@@ -40,6 +42,7 @@ impl Report {
         match self {
             Report::File(r) => r.to_json(),
             Report::Checkpoint(r) => r.to_json(),
+            Report::Records(r) => r.to_json(),
         }
     }
 }
@@ -47,9 +50,10 @@ impl Report {
 /// Arguments of `inspect`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Tensor files (npy, npz, safetensors, serialized TensorProto), TensorFlow checkpoints
-    /// (prefix, .index, .data-*, checkpoint or SavedModel directory) or directories of tensor
-    /// files; none: the sample files in samples/.
+    /// Tensor files (npy, npz, safetensors, serialized TensorProto), TFRecord files (of
+    /// serialize_tensor records or tf.train.Examples; none, GZIP or ZLIB), TensorFlow
+    /// checkpoints (prefix, .index, .data-*, checkpoint or SavedModel directory) or
+    /// directories of tensor files; none: the sample files in samples/.
     pub files: Vec<PathBuf>,
     /// Values shown in each DebugString (TensorFlow's default is 3; -1 shows all).
     #[arg(
@@ -83,10 +87,11 @@ struct TensorReport {
 }
 
 /// What `inspect` found in one file.
-struct FileReport {
+pub(crate) struct FileReport {
     path: String,
     file_bytes: u64,
-    contents_format: Format,
+    /// The format as shown (`npz`, `tfrecord (GZIP), 3 serialize_tensor records`).
+    contents_format: String,
     metadata: Vec<(String, String)>,
     tensors: Vec<TensorReport>,
 }
@@ -137,6 +142,8 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                  inspect_checkpoint lines"
             ))
             .with_context(|| escaped(&path.display().to_string()))
+        } else if let Some(compression) = super::tfrecord::detect(path) {
+            super::tfrecord::inspect(path, compression, args).map(Report::Records)
         } else {
             inspect_file(path, args).map(Report::File)
         };
@@ -182,6 +189,25 @@ fn inspect_file(path: &Path, args: &Args) -> Result<FileReport> {
         },
         file_bytes,
     ) = super::source::load_sized(path)?;
+    Ok(tensors_report(
+        path,
+        file_bytes,
+        format.to_string(),
+        metadata.into_iter().collect(),
+        tensors,
+        args,
+    ))
+}
+
+/// The report on `tensors` read from `path` (statistics, DebugStrings as `args` say).
+pub(crate) fn tensors_report(
+    path: &Path,
+    file_bytes: u64,
+    contents_format: String,
+    metadata: Vec<(String, String)>,
+    tensors: Vec<tensorcast::io::NamedTensor>,
+    args: &Args,
+) -> FileReport {
     let numeric_bytes: u64 = tensors
         .iter()
         .filter(|t| super::decode::kind(t.tensor.dtype()).is_some())
@@ -211,17 +237,17 @@ fn inspect_file(path: &Path, args: &Args) -> Result<FileReport> {
         });
     }
     pb.finish_and_clear();
-    Ok(FileReport {
+    FileReport {
         path: path.display().to_string(),
         file_bytes,
-        contents_format: format,
-        metadata: metadata.into_iter().collect(),
+        contents_format,
+        metadata,
         tensors: reports,
-    })
+    }
 }
 
 impl FileReport {
-    fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let n = self.tensors.len();
         let mut s = format!(
             "{}: {}, {} tensor{}, {}\n",
@@ -294,7 +320,7 @@ impl FileReport {
         s
     }
 
-    fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let tensors: Vec<Value> = self
             .tensors
             .iter()
@@ -320,7 +346,7 @@ impl FileReport {
             .collect();
         json!({
             "path": self.path,
-            "format": self.contents_format.to_string(),
+            "format": self.contents_format,
             "file_bytes": self.file_bytes,
             "metadata": metadata,
             "tensors": tensors,
@@ -387,6 +413,10 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
             continue;
         }
         if super::checkpoint::is_data_file_name(name) || foreign(&path) {
+            continue;
+        }
+        if super::tfrecord::detect(&path).is_some() {
+            files.push(path);
             continue;
         }
         if (Format::from_path(&path).is_some() || sniff(&path).is_some()) && !is_graph_def(&path) {

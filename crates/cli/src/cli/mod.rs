@@ -11,6 +11,7 @@ pub(crate) mod checkpoint;
 pub(crate) mod convert;
 pub(crate) mod decode;
 pub(crate) mod diff;
+pub(crate) mod example_spec;
 pub(crate) mod graph;
 pub(crate) mod inspect;
 pub(crate) mod inspect_checkpoint;
@@ -20,6 +21,7 @@ pub(crate) mod signals;
 pub(crate) mod source;
 pub(crate) mod stats;
 pub(crate) mod table;
+pub(crate) mod tfrecord;
 
 use std::path::{Path, PathBuf};
 
@@ -113,7 +115,7 @@ pub(crate) fn output_format(path: &Path, explicit: Option<&str>) -> Result<Forma
         None => Format::from_path(path).ok_or_else(|| {
             anyhow!(
                 "cannot tell the output format from the file name; use an extension \
-                 (.npy, .npz, .safetensors, .pb) or --format"
+                 (.npy, .npz, .safetensors, .pb, .tfrecord) or --format"
             )
         }),
     }

@@ -9,10 +9,12 @@
 //! # Choices
 //! - **dtypes**: every dtype numpy has a code for and tensorcast a counterpart: `|b1` (bool),
 //!   `|i1 <i2 <i4 <i8`, `|u1 <u2 <u4 <u8`, `<f2` (half), `<f4`, `<f8`, `<c8` (complex64),
-//!   `<c16` (complex128). Others (`<U10`, `|S5`, `|O`, `<M8[ns]`, `<f16`, structured dtypes,
+//!   `<c16` (complex128), and numpy's fixed-width bytes `|S<n>` as `string` tensors (each
+//!   element's trailing NUL bytes dropped, as numpy drops them; written with `n` the longest
+//!   element, at least 1). Others (`<U10`, `|O`, `<M8[ns]`, `<f16`, structured dtypes,
 //!   and the `|V2`/`|V1` void types that numpy writes for `ml_dtypes`' bfloat16 and float8
 //!   arrays) are refused with `unsupported dtype '<U10'`. Writing a tensor whose dtype has no
-//!   numpy code (bfloat16, float8, float4, int4/int2, quantized, string, resource, variant)
+//!   numpy code (bfloat16, float8, float4, int4/int2, quantized, resource, variant)
 //!   is refused too: numpy would read such a file back as untyped void bytes, losing the dtype,
 //!   so tensorcast points to safetensors or TensorProto instead of writing one.
 //! - **Big-endian data** (`>i4`, `>f8`...) is read by byte-swapping into a new buffer (a
@@ -22,7 +24,9 @@
 //! - **Zero copy**: otherwise the tensor is a slice of the input buffer (of the memory map, for
 //!   [`crate::read_file`]) when the data address suits the dtype; numpy pads headers so data
 //!   starts at a multiple of 64, so that is the usual case. Misaligned data is copied.
-//! - **Untrusted input**: the header is at most [`MAX_HEADER_BYTES`], parsed by a small
+//! - **Untrusted input**: the header is at most [`MAX_HEADER_BYTES`] (10,000 bytes, numpy's
+//!   `max_header_size` default since its CVE-2019-6446 follow-up; [`parse_header_with`] and
+//!   [`read_with`] take a higher limit from a caller who trusts the file), parsed by a small
 //!   literal parser (no evaluation), the shape's element count and byte size are checked for
 //!   overflow, and the data length must equal what the header declares (a shorter file is
 //!   `truncated data: ...`, a longer one is refused as trailing bytes).
@@ -56,9 +60,15 @@ use literal::{Encoding, Value};
 /// The magic string every `.npy` file starts with.
 pub const MAGIC: &[u8; 6] = b"\x93NUMPY";
 
-/// The longest header accepted when reading, in bytes (numpy's own writer never needs more
-/// than a few kilobytes: a 64-dimensional shape with 20-digit sizes).
-pub const MAX_HEADER_BYTES: usize = 1 << 20;
+/// The longest header accepted by default when reading, in bytes: numpy's `_MAX_HEADER_SIZE`
+/// (`np.load(..., max_header_size=10000)`). numpy's own writer never needs more than a few
+/// kilobytes (a 64-dimensional shape with 20-digit sizes); [`parse_header_with`] and
+/// [`read_with`] accept longer headers from files the caller trusts.
+pub const MAX_HEADER_BYTES: usize = 10_000;
+
+/// The highest limit [`parse_header_with`] accepts (the u32 length field allows 4 GiB; no real
+/// header comes near 256 MiB).
+pub const MAX_HEADER_LIMIT: usize = 256 << 20;
 
 /// numpy's `ARRAY_ALIGN`: headers are padded so the data starts at a multiple of this.
 const ARRAY_ALIGN: usize = 64;
@@ -73,8 +83,10 @@ pub struct Header {
     pub version: (u8, u8),
     /// The `descr` string as written (`<f4`, `|b1`, `>i8`).
     pub descr: String,
-    /// The tensorcast dtype of `descr`.
+    /// The tensorcast dtype of `descr` (`string` for `|S<n>`).
     pub dtype: DataType,
+    /// Bytes of one element in the file: the dtype's size, or `n` for `|S<n>`.
+    pub item_bytes: usize,
     /// True if the data is big-endian (`descr` starts with `>` and elements are wider than a
     /// byte); it is then byte-swapped on read.
     pub big_endian: bool,
@@ -117,6 +129,30 @@ fn hex_prefix(bytes: &[u8]) -> String {
 /// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
 pub fn parse_header(bytes: &[u8]) -> Result<Header> {
+    parse_header_with(bytes, MAX_HEADER_BYTES)
+}
+
+/// [`parse_header`] accepting headers of up to `max_header_bytes` (numpy's `max_header_size`;
+/// at most [`MAX_HEADER_LIMIT`], larger values are lowered to it).
+///
+/// # Errors
+/// As [`parse_header`]. A longer header is a [`TooLarge`](crate::ErrorKind::TooLarge) error
+/// with numpy's text: `Header info length (10158) is large and may not be safe to load
+/// securely. To allow loading, adjust ...`.
+///
+/// ```
+/// use tensorcast_io::npy::{parse_header, parse_header_with};
+/// let dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': (), }}{}\n", " ".repeat(12_000));
+/// let mut file = b"\x93NUMPY\x01\x00".to_vec();
+/// file.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+/// file.extend_from_slice(dict.as_bytes());
+/// let e = parse_header(&file).unwrap_err();
+/// assert!(e.to_string().starts_with("Header info length (12056) is large and may not be safe"));
+/// assert_eq!(parse_header_with(&file, 20_000)?.data_bytes, 4);
+/// # Ok::<(), tensorcast_io::IoError>(())
+/// ```
+pub fn parse_header_with(bytes: &[u8], max_header_bytes: usize) -> Result<Header> {
+    let max_header_bytes = max_header_bytes.min(MAX_HEADER_LIMIT);
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
         if MAGIC.starts_with(bytes) {
             return Err(IoError::truncated(format!(
@@ -151,9 +187,15 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
         .iter()
         .rev()
         .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-    if header_len > MAX_HEADER_BYTES {
+    if header_len > max_header_bytes {
+        // numpy's text (it counts characters of the decoded header; for the latin-1 headers of
+        // versions 1 and 2 that is the byte count).
         return Err(IoError::too_large(format!(
-            "header too long: {header_len} bytes (the limit is {MAX_HEADER_BYTES})"
+            "Header info length ({header_len}) is large and may not be safe to load securely. \
+             To allow loading, adjust `max_header_size` or fully trust the `.npy` file using \
+             `allow_pickle=True`. For safety against large resource use or crashes, sandboxing \
+             may be necessary. (tensorcast's limit is {max_header_bytes} bytes: \
+             ReadOptions::max_npy_header_bytes, the CLI's --max-npy-header)"
         )));
     }
     let start = 8 + len_bytes;
@@ -169,11 +211,28 @@ pub fn parse_header(bytes: &[u8]) -> Result<Header> {
     let (dtype, big_endian) = descr_to_dtype(&descr)?;
     let shape = TensorShape::new(&dims)
         .map_err(|e| IoError::corrupt(format!("bad npy shape {}: {e}", dims_repr(&dims))))?;
-    let data_bytes = util::data_len(dtype, &shape)?;
+    let (data_bytes, item_bytes) = if dtype == DataType::STRING {
+        let width = string_width(&descr)?;
+        let n = usize::try_from(shape.num_elements())
+            .map_err(|_| IoError::corrupt(format!("bad element count for shape {shape}")))?;
+        let bytes = n
+            .checked_mul(width)
+            .filter(|&b| b <= isize::MAX as usize)
+            .ok_or_else(|| {
+                IoError::too_large(format!(
+                    "a {descr} array of shape {shape} would need more bytes than this machine \
+                     can address"
+                ))
+            })?;
+        (bytes, width)
+    } else {
+        (util::data_len(dtype, &shape)?, dtype.size())
+    };
     Ok(Header {
         version: (major, minor),
         descr,
         dtype,
+        item_bytes,
         big_endian,
         fortran_order,
         shape,
@@ -273,6 +332,7 @@ fn header_fields(dict: Value) -> Result<(String, bool, Vec<i64>)> {
 /// assert_eq!(descr_to_dtype("<c8")?, (DataType::COMPLEX64, false));
 /// assert_eq!(descr_to_dtype(">f2")?, (DataType::HALF, true));
 /// assert_eq!(descr_to_dtype("|b1")?, (DataType::BOOL, false));
+/// assert_eq!(descr_to_dtype("|S5")?, (DataType::STRING, false));
 /// assert_eq!(descr_to_dtype("<U10").unwrap_err().to_string(), "unsupported dtype '<U10'");
 /// # Ok::<(), tensorcast_io::IoError>(())
 /// ```
@@ -298,6 +358,12 @@ pub fn descr_to_dtype(descr: &str) -> Result<(DataType, bool)> {
         "f8" | "d" => DataType::DOUBLE,
         "c8" | "F" => DataType::COMPLEX64,
         "c16" | "D" => DataType::COMPLEX128,
+        c if (c.starts_with('S') || c.starts_with('a'))
+            && c.len() > 1
+            && c[1..].bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            return Ok((DataType::STRING, false))
+        }
         _ => return Err(unsupported()),
     };
     // `=` is native order, and tensorcast only builds on little-endian hosts.
@@ -344,6 +410,21 @@ pub fn dtype_to_descr(dtype: DataType) -> Result<&'static str> {
     })
 }
 
+/// The `n` of a `|S<n>` descr (1 to 2^31 - 1, numpy's range; `S0` has no fixed width).
+fn string_width(descr: &str) -> Result<usize> {
+    let digits = descr.trim_start_matches(['<', '>', '|', '=']);
+    digits[1..]
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=i32::MAX as usize).contains(n))
+        .ok_or_else(|| {
+            IoError::unsupported(format!(
+                "unsupported dtype '{}': a bytes dtype needs a width from 1 to 2147483647",
+                crate::escaped(descr)
+            ))
+        })
+}
+
 /// Python's `repr` of a shape tuple: `()`, `(3,)`, `(2, 3)`.
 fn dims_repr(dims: &[i64]) -> String {
     match dims {
@@ -367,7 +448,44 @@ fn dims_repr(dims: &[i64]) -> String {
 /// As [`dtype_to_descr`]; [`TooLarge`](crate::ErrorKind::TooLarge) when the header would not fit
 /// the format's 32-bit length field.
 pub fn header_bytes(dtype: DataType, shape: &TensorShape) -> Result<Vec<u8>> {
-    let descr = dtype_to_descr(dtype)?;
+    header_for_descr(dtype_to_descr(dtype)?, shape)
+}
+
+/// The header and data bytes of `t` as `np.save` writes them: numeric tensors' data as it is,
+/// `string` tensors as `|S<n>` with `n` the longest element (at least 1), each element padded
+/// with NUL bytes (what `np.array(list_of_bytes)` makes).
+///
+/// # Errors
+/// As [`header_bytes`]; [`TooLarge`](crate::ErrorKind::TooLarge) when the padded strings do not
+/// fit in memory.
+pub fn encode(t: &Tensor) -> Result<(Vec<u8>, std::borrow::Cow<'_, [u8]>)> {
+    if t.dtype() != DataType::STRING {
+        return Ok((header_bytes(t.dtype(), t.shape())?, t.tensor_data()?.into()));
+    }
+    let strings = t
+        .as_slice::<tensorcast_core::TString>()
+        .map_err(|e| IoError::unsupported(e.to_string()))?;
+    let width = strings.iter().map(|s| s.len()).max().unwrap_or(0).max(1);
+    if width > i32::MAX as usize {
+        return Err(IoError::too_large(format!(
+            "a string of {width} bytes is longer than numpy's bytes dtype allows"
+        )));
+    }
+    let header = header_for_descr(&format!("|S{width}"), t.shape())?;
+    let total = strings.len().checked_mul(width).ok_or_else(|| {
+        IoError::too_large("the padded strings need more bytes than this machine can address")
+    })?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(total)
+        .map_err(|_| IoError::too_large(format!("cannot allocate {total} bytes of strings")))?;
+    for s in strings {
+        data.extend_from_slice(s.as_bytes());
+        data.resize(data.len() + width - s.len(), 0);
+    }
+    Ok((header, data.into()))
+}
+
+fn header_for_descr(descr: &str, shape: &TensorShape) -> Result<Vec<u8>> {
     let dims = shape.dim_sizes();
     let mut dict = format!(
         "{{'descr': '{descr}', 'fortran_order': False, 'shape': {}, }}",
@@ -420,12 +538,20 @@ pub fn header_bytes(dtype: DataType, shape: &TensorShape) -> Result<Vec<u8>> {
 /// when bytes follow it, [`TooLarge`](crate::ErrorKind::TooLarge) when memory for a copy runs
 /// out.
 pub fn read(buf: Buffer) -> Result<Tensor> {
-    read_with_info(buf).map(|(t, _)| t)
+    read_with(buf, MAX_HEADER_BYTES)
 }
 
-/// [`read()`], also telling whether the data was copied.
-pub(crate) fn read_with_info(buf: Buffer) -> Result<(Tensor, bool)> {
-    let h = parse_header(buf.as_slice())?;
+/// [`read()`] accepting headers of up to `max_header_bytes` (see [`parse_header_with`]).
+///
+/// # Errors
+/// As [`read()`].
+pub fn read_with(buf: Buffer, max_header_bytes: usize) -> Result<Tensor> {
+    read_with_info(buf, max_header_bytes).map(|(t, _)| t)
+}
+
+/// [`read_with()`], also telling whether the data was copied.
+pub(crate) fn read_with_info(buf: Buffer, max_header_bytes: usize) -> Result<(Tensor, bool)> {
+    let h = parse_header_with(buf.as_slice(), max_header_bytes)?;
     let available = buf.len() - h.data_offset;
     if available < h.data_bytes {
         return Err(IoError::truncated(format!(
@@ -459,11 +585,28 @@ pub(crate) fn tensor_from_raw(h: &Header, data: Buffer) -> Result<(Tensor, bool)
         copied = true;
     }
     if h.fortran_order && h.shape.rank() >= 2 && h.data_bytes > 0 {
-        data = util::fortran_to_c(data.as_slice(), &h.shape.dims_usize(), h.dtype.size())?;
+        data = util::fortran_to_c(data.as_slice(), &h.shape.dims_usize(), h.item_bytes)?;
         copied = true;
+    }
+    if h.dtype == DataType::STRING {
+        return Ok((strings_from_raw(h, data.as_slice())?, true));
     }
     let (t, c) = util::tensor_over(h.dtype, &h.shape, data)?;
     Ok((t, copied || c))
+}
+
+/// The `string` tensor of `|S<n>` data: each `n`-byte item without its trailing NULs.
+fn strings_from_raw(h: &Header, data: &[u8]) -> Result<Tensor> {
+    use tensorcast_core::TString;
+    let n = data.len() / h.item_bytes.max(1);
+    let mut out: Vec<TString> = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| IoError::too_large(format!("cannot allocate {n} strings")))?;
+    for item in data.chunks_exact(h.item_bytes.max(1)) {
+        let end = item.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        out.push(TString::from(&item[..end]));
+    }
+    Tensor::from_vec(out, &h.shape).map_err(|e| IoError::corrupt(e.to_string()))
 }
 
 /// Writes `t` as `.npy` bytes (version 1.0, C order, little-endian), byte-identical to
@@ -482,10 +625,9 @@ pub fn write(t: &Tensor) -> Result<Vec<u8>> {
 /// # Errors
 /// As [`header_bytes`]; [`Io`](crate::ErrorKind::Io) when writing to `w` fails.
 pub fn write_to<W: Write + ?Sized>(w: &mut W, t: &Tensor) -> Result<()> {
-    let header = header_bytes(t.dtype(), t.shape())?;
-    let data = t.tensor_data()?;
+    let (header, data) = encode(t)?;
     w.write_all(&header)
-        .and_then(|_| w.write_all(data))
+        .and_then(|_| w.write_all(&data))
         .map_err(|e| IoError::io("cannot write", e))
 }
 
@@ -573,10 +715,83 @@ mod tests {
         v.extend_from_slice(&[2, 0]);
         v.extend_from_slice(&u32::MAX.to_le_bytes());
         let err = parse_header(&v).unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "header too long: 4294967295 bytes (the limit is 1048576)"
+        assert!(
+            err.starts_with(
+                "Header info length (4294967295) is large and may not be safe to load securely."
+            ),
+            "{err}"
         );
+        // A raised limit is capped: 4 GiB is never read.
+        let err = parse_header_with(&v, usize::MAX).unwrap_err().to_string();
+        assert!(
+            err.contains("tensorcast's limit is 268435456 bytes"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn header_limit_is_numpys_10000_and_can_be_raised() {
+        let at = |pad: usize| {
+            let dict = format!(
+                "{{'descr': '<f4', 'fortran_order': False, 'shape': (), }}{}\n",
+                " ".repeat(pad)
+            );
+            npy(&dict, &[0; 4])
+        };
+        // 55 bytes of dict + pad + newline.
+        assert!(parse_header(&at(10_000 - 56)).is_ok());
+        let e = parse_header(&at(10_000 - 55)).unwrap_err();
+        assert_eq!(e.kind(), crate::ErrorKind::TooLarge);
+        assert!(e
+            .to_string()
+            .starts_with("Header info length (10001) is large"));
+        assert!(read_with(Buffer::from_vec(at(20_000)), 30_000).is_ok());
+        assert!(read(Buffer::from_vec(at(20_000))).is_err());
+    }
+
+    #[test]
+    fn bytes_arrays_are_string_tensors_both_ways() {
+        use tensorcast_core::TString;
+        // numpy: np.save(f, np.array([[b'ab', b''], [b'a\x00b', b'xyz\x00']]))
+        let mut data = Vec::new();
+        for s in [&b"ab\0\0"[..], b"\0\0\0\0", b"a\0b\0", b"xyz\0"] {
+            data.extend_from_slice(s);
+        }
+        let file = npy(
+            "{'descr': '|S4', 'fortran_order': False, 'shape': (2, 2), }",
+            &data,
+        );
+        let t = read(Buffer::from_vec(file)).unwrap();
+        assert_eq!(t.dtype(), DataType::STRING);
+        let want: Vec<TString> = [&b"ab"[..], b"", b"a\0b", b"xyz"]
+            .iter()
+            .map(|s| TString::from(*s))
+            .collect();
+        assert_eq!(t.as_slice::<TString>().unwrap(), &want[..]);
+        let bytes = write(&t).unwrap();
+        let h = parse_header(&bytes).unwrap();
+        assert_eq!((h.descr.as_str(), h.item_bytes), ("|S3", 3));
+        assert_eq!(&bytes[h.data_offset..], b"ab\0\0\0\0a\0bxyz");
+        assert_eq!(read(Buffer::from_vec(bytes)).unwrap(), t);
+        // Fortran order, and numpy's S1 for empty strings.
+        let f = npy(
+            "{'descr': '|S1', 'fortran_order': True, 'shape': (2, 2), }",
+            b"acbd",
+        );
+        let t = read(Buffer::from_vec(f)).unwrap();
+        let got: Vec<&[u8]> = t
+            .as_slice::<TString>()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_bytes())
+            .collect();
+        assert_eq!(got, [b"a", b"b", b"c", b"d"]);
+        let empty = Tensor::from_vec(vec![TString::new()], [1]).unwrap();
+        assert_eq!(parse_header(&write(&empty).unwrap()).unwrap().descr, "|S1");
+        for bad in ["|S0", "|S99999999999"] {
+            let h = format!("{{'descr': '{bad}', 'fortran_order': False, 'shape': (0,), }}");
+            assert!(parse_header(&npy(&h, &[])).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
 pub mod checkpoint_index;
+pub mod event_file;
 pub mod example_parse;
 pub mod graph_import;
 pub mod graph_text;
@@ -25,6 +26,7 @@ pub type Body = fn(&[u8]);
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
     ("checkpoint_index", checkpoint_index::run),
+    ("event_file", event_file::run),
     ("example_parse", example_parse::run),
     ("graph_import", graph_import::run),
     ("graph_text", graph_text::run),

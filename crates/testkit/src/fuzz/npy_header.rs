@@ -1,6 +1,7 @@
 //! Fuzz target body: arbitrary bytes as an `.npy` file (header parser, data checks, byte
-//! swapping, Fortran transposition). Bad input must be an error; a file that reads must write
-//! back and read again to the same tensor.
+//! swapping, Fortran transposition, `|S<n>` bytes arrays as string tensors, the header-length
+//! limit). Bad input must be an error; a file that reads must write back and read again to the
+//! same tensor; a raised header limit accepts everything the default one does, identically.
 
 use tensorcast_buffer::Buffer;
 
@@ -9,6 +10,10 @@ use tensorcast_io::{detect_format, npy, Format};
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
     let header = npy::parse_header(data);
+    let raised = npy::parse_header_with(data, 1 << 20);
+    if let Ok(h) = &header {
+        assert_eq!(raised.as_ref().ok(), Some(h));
+    }
     if data.starts_with(npy::MAGIC) {
         assert_eq!(detect_format(data, None), Some(Format::Npy));
     }
