@@ -11,7 +11,7 @@
 //! | [`nn`] | `Conv2D`, `DepthwiseConv2dNative`, `MaxPool`, `AvgPool`, `BiasAdd`, `FusedBatchNormV3` |
 //! | [`unary`] | activations and unary math (`Relu` ... `Reciprocal`), `Softmax`, `LogSoftmax` |
 //! | [`reduce`] | `Sum`, `Mean`, `Max`, `Min`, `Prod`, `All`, `Any`, `ArgMax`, `ArgMin` |
-//! | [`array`] | data movement: `Transpose`, `ConcatV2`, `Pack`, `StridedSlice`, `GatherV2`, ... |
+//! | [`array`](mod@array) | data movement: `Transpose`, `ConcatV2`, `Pack`, `StridedSlice`, `GatherV2`, ... |
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

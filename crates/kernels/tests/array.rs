@@ -116,7 +116,7 @@ proptest! {
             let lim = if sym { dims[i] } else { dims[i] - 1 };
             [p[2 * i].min(lim), p[2 * i + 1].min(lim)]
         }).collect();
-        let pt = Tensor::from_vec(pads.clone(), &[rank as i64, 2]).unwrap();
+        let pt = Tensor::from_vec(pads.clone(), [rank as i64, 2]).unwrap();
         let out: Vec<i64> = (0..rank).map(|i| dims[i] + pads[2 * i] + pads[2 * i + 1]).collect();
         let st = strides_of(&dims);
         let zero = a::pad(&x, &pt).unwrap();
@@ -198,7 +198,7 @@ fn large_transpose_uses_parallel_blocked_path_correctly() {
 #[test]
 fn strings_move_like_numbers() {
     let s: Vec<TString> = (0..6).map(|i| TString::from(format!("s{i}"))).collect();
-    let x = Tensor::from_vec(s, &[2i64, 3]).unwrap();
+    let x = Tensor::from_vec(s, [2i64, 3]).unwrap();
     let y = a::transpose(&x, &Tensor::vector(&[1i32, 0])).unwrap();
     let got: Vec<String> = y
         .as_slice::<TString>()
@@ -209,7 +209,7 @@ fn strings_move_like_numbers() {
     assert_eq!(got, ["s0", "s3", "s1", "s4", "s2", "s5"]);
     let p = a::pad(
         &x,
-        &Tensor::from_vec(vec![0i32, 0, 1, 0], &[2i64, 2]).unwrap(),
+        &Tensor::from_vec(vec![0i32, 0, 1, 0], [2i64, 2]).unwrap(),
     )
     .unwrap();
     assert_eq!(p.shape().dim_sizes(), &[2, 4]);
@@ -238,7 +238,7 @@ fn terabyte_requests_fail_with_tensorflows_text_without_allocating() {
         e.to_string(),
         "Shape [1099511627776,1099511627776] would have more than 2**63 - 1 elements"
     );
-    let x = Tensor::new(DataType::FLOAT, &TensorShape::new(&[2, 2]).unwrap()).unwrap();
+    let x = Tensor::new(DataType::FLOAT, TensorShape::new(&[2, 2]).unwrap()).unwrap();
     let e = a::tile(&x, &Tensor::vector(&[1i32 << 30, 1 << 30])).unwrap_err();
     assert_eq!(e.code(), Code::ResourceExhausted);
     let e = a::range(

@@ -596,7 +596,7 @@ pub fn split_shape(
 /// be >= 0. Got: S`, `Determined shape must either match input shape along split_dim exactly
 /// if fully specified, or be less than the size of the input along split_dim if not fully
 /// specified.  Got: S`, the split_dim range); an `axis` of another dtype than `int32`
-/// ([`Error::InputTypeMismatch`]); no kernel (`NOT_FOUND`).
+/// ([`Error::InputTypeMismatch`](tensorcast_core::Error::InputTypeMismatch)); no kernel (`NOT_FOUND`).
 pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Vec<Tensor>> {
     const OP: &str = "SplitV";
     let dtype = value.dtype();
@@ -623,7 +623,7 @@ pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Ve
     if axis.num_elements() != 1 {
         return Err(invalid(
             OP,
-            format!("split_dim_tensor must have exactly one element."),
+            "split_dim_tensor must have exactly one element.",
         ));
     }
     let a = index_values(OP, "T", axis, INT32_64)?[0];

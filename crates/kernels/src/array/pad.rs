@@ -85,8 +85,8 @@ impl Kernel for PadKernel {
             }
             let mut row = 0usize;
             let mut inside = true;
-            for d in 0..last {
-                match self.source(d, idx[d]) {
+            for (d, &o) in idx.iter().enumerate() {
+                match self.source(d, o) {
                     Some(s) => row += s * self.in_strides[d],
                     None => {
                         inside = false;
@@ -240,7 +240,7 @@ fn pad_refused(d: DataType) -> bool {
 /// of paddings must be the rank of inputs[..] [..]`, `Paddings must be non-negative: B A`); no
 /// kernel (`NOT_FOUND`).
 pub fn pad(input: &Tensor, paddings: &Tensor) -> Result<Tensor> {
-    let zero = Tensor::new(input.dtype(), &TensorShape::scalar())?;
+    let zero = Tensor::new(input.dtype(), TensorShape::scalar())?;
     pad_with("Pad", input, paddings, &zero)
 }
 
@@ -324,7 +324,7 @@ pub fn mirror_pad(input: &Tensor, paddings: &Tensor, mode: &str) -> Result<Tenso
             ));
         }
     }
-    let zero = Tensor::new(input.dtype(), &TensorShape::scalar())?;
+    let zero = Tensor::new(input.dtype(), TensorShape::scalar())?;
     padded(OP, input, &pads, &zero, border)
 }
 

@@ -460,14 +460,14 @@ pub fn strided_slice(
     let empty = spec.processing.contains(&0);
     let mut offset: isize = 0;
     let mut vstrides = Vec::with_capacity(in_u.len());
-    for i in 0..in_u.len() {
+    for (i, &stride) in st.iter().enumerate() {
         if !empty {
-            offset += spec.begin[i] as isize * st[i];
+            offset += spec.begin[i] as isize * stride;
         }
         vstrides.push(if spec.processing[i] <= 1 {
             0
         } else {
-            spec.strides[i] as isize * st[i]
+            spec.strides[i] as isize * stride
         });
     }
     let proc_u: Vec<usize> = spec.processing.iter().map(|&d| d as usize).collect();

@@ -29,7 +29,7 @@ fn refused(d: DataType) -> bool {
 /// # Errors
 /// TensorFlow's texts: `perm must be rank 1, got shape [..]`, `transpose expects a vector of
 /// size N. But input(1) is a vector of size M`, `P is out of range [0 .. N)`, `I is missing
-/// from {..}.`; a `perm` dtype other than `int32`/`int64` ([`Error::NotInTypeList`]); a dtype
+/// from {..}.`; a `perm` dtype other than `int32`/`int64` ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)); a dtype
 /// without a kernel (`NOT_FOUND`).
 pub fn transpose(x: &Tensor, perm: &Tensor) -> Result<Tensor> {
     const OP: &str = "Transpose";

@@ -74,7 +74,7 @@ impl Reader<'_> {
     }
 
     fn scalar(&mut self, dtype: DataType) -> Tensor {
-        if self.byte() % 8 == 0 {
+        if self.byte().is_multiple_of(8) {
             self.values(dtype, &[1])
         } else {
             self.values(dtype, &[])
@@ -137,23 +137,23 @@ pub fn run(data: &[u8]) {
     let masks = a::StridedSliceMasks {
         begin_mask: i64::from(r.byte()),
         end_mask: i64::from(r.byte()),
-        ellipsis_mask: if r.byte() % 4 == 0 {
+        ellipsis_mask: if r.byte().is_multiple_of(4) {
             i64::from(r.byte())
         } else {
             0
         },
-        new_axis_mask: if r.byte() % 4 == 0 {
+        new_axis_mask: if r.byte().is_multiple_of(4) {
             i64::from(r.byte())
         } else {
             0
         },
-        shrink_axis_mask: if r.byte() % 3 == 0 {
+        shrink_axis_mask: if r.byte().is_multiple_of(3) {
             i64::from(i32::from_le_bytes(r.array()))
         } else {
             0
         },
     };
-    let pads_dims = [rank as i64, if r.byte() % 8 == 0 { 3 } else { 2 }];
+    let pads_dims = [rank as i64, if r.byte().is_multiple_of(8) { 3 } else { 2 }];
     let pads = r.values(it, &pads_dims);
     let x = tensor_over(dtype, &shape, r.rest(), MAX_ELEMENTS, true);
     let y = tensor_over(
@@ -237,7 +237,7 @@ pub fn run(data: &[u8]) {
                 agree(&one(a::gather_v2(&x, &v2, &s1, k.clamp(-3, 3))), &w);
             }
         }
-        11 | 12 | 13 => {
+        11..=13 => {
             let w = [a::pad_shape(&xs, &known(pads.shape()), Some(&pads))];
             if small(&w) {
                 let got = match op {
@@ -245,7 +245,7 @@ pub fn run(data: &[u8]) {
                     12 => a::pad_v2(
                         &x,
                         &pads,
-                        &Tensor::new(dtype, &TensorShape::scalar()).unwrap_or_default(),
+                        &Tensor::new(dtype, TensorShape::scalar()).unwrap_or_default(),
                     ),
                     _ => a::mirror_pad(&x, &pads, if k % 2 == 0 { "REFLECT" } else { "SYMMETRIC" }),
                 };
