@@ -215,7 +215,11 @@ pub fn concat_v2_shape(
         .copied()
         .unwrap_or(0);
     let Some(ax) = canonical_axis(a, rank) else {
-        let need = if a < 0 { -a } else { a + 1 };
+        let need = if a < 0 {
+            a.saturating_neg()
+        } else {
+            a.saturating_add(1)
+        };
         return Err(invalid(
             OP,
             format!("Shape must be at least rank {need} but is rank {rank}"),

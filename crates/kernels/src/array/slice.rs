@@ -306,6 +306,9 @@ fn validate(
         }
         let dim = input[i];
         let shrink = d_shrink[i];
+        if shrink && s <= 0 {
+            return Err(invalid(OP, "only stride 1 allowed on non-range indexing."));
+        }
         if dim == -1 {
             processing.push(if shrink { 1 } else { -1 });
             continue;
