@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+mod array;
 mod baseline;
 mod bitcast;
 mod broadcast;
@@ -188,6 +189,7 @@ pub fn run_all(filter: Option<String>, runs: usize) -> Vec<Measurement> {
 /// Runs every workload the runner wants.
 pub fn run_all_with(mut r: Runner) -> Vec<Measurement> {
     baseline::run(&mut r);
+    array::run(&mut r);
     bitcast::run(&mut r);
     broadcast::run(&mut r);
     cast::run(&mut r);

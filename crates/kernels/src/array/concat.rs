@@ -215,7 +215,11 @@ pub fn concat_v2_shape(
         .copied()
         .unwrap_or(0);
     let Some(ax) = canonical_axis(a, rank) else {
-        let need = if a < 0 { -a } else { a + 1 };
+        let need = if a < 0 {
+            a.saturating_neg()
+        } else {
+            a.saturating_add(1)
+        };
         return Err(invalid(
             OP,
             format!("Shape must be at least rank {need} but is rank {rank}"),
@@ -596,7 +600,7 @@ pub fn split_shape(
 /// be >= 0. Got: S`, `Determined shape must either match input shape along split_dim exactly
 /// if fully specified, or be less than the size of the input along split_dim if not fully
 /// specified.  Got: S`, the split_dim range); an `axis` of another dtype than `int32`
-/// ([`Error::InputTypeMismatch`]); no kernel (`NOT_FOUND`).
+/// ([`Error::InputTypeMismatch`](tensorcast_core::Error::InputTypeMismatch)); no kernel (`NOT_FOUND`).
 pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Vec<Tensor>> {
     const OP: &str = "SplitV";
     let dtype = value.dtype();
@@ -623,7 +627,7 @@ pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Ve
     if axis.num_elements() != 1 {
         return Err(invalid(
             OP,
-            "split_dim_tensor must have exactly one element.".to_string(),
+            "split_dim_tensor must have exactly one element.",
         ));
     }
     let a = index_values(OP, "T", axis, INT32_64)?[0];

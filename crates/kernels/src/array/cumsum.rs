@@ -289,9 +289,9 @@ fn top_rows<T: Rank>(x: &Tensor, k: usize, index_type: DataType) -> Result<TopK>
 /// ```
 ///
 /// # Errors
-/// TensorFlow's texts: `k must be scalar, got shape [..]`, `Need k >= 0, got K`, `input must be
-/// >= 1-D, got shape [..]`, `input must have at least k columns. Had C, needed K`; a dtype
-/// > outside the type list.
+/// TensorFlow's texts: `k must be scalar, got shape [..]`, `Need k >= 0, got K`, `input must
+/// be >= 1-D, got shape [..]`, `input must have at least k columns. Had C, needed K`; a dtype
+/// outside the type list.
 pub fn top_k_v2(input: &Tensor, k: &Tensor, sorted: bool, index_type: DataType) -> Result<TopK> {
     const OP: &str = "TopKV2";
     let _ = sorted;

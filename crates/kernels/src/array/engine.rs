@@ -116,7 +116,7 @@ const CHUNK_MIN_BYTES: usize = 256 << 10;
 /// over `units` units of `unit` elements each (`units * unit` = the output's element count).
 ///
 /// # Errors
-/// [`Error::Uninitialized`]-style errors for inputs without data; TensorFlow's
+/// [`Error::Uninitialized`](tensorcast_core::Error::Uninitialized)-style errors for inputs without data; TensorFlow's
 /// `RESOURCE_EXHAUSTED` text when the output cannot be allocated.
 pub(crate) fn produce<K: Kernel>(
     op: &'static str,
@@ -217,7 +217,7 @@ pub(crate) struct StridedView {
 }
 
 /// Output rows gathered together on the blocked (transpose) path.
-const BAND: usize = 16;
+const BAND: usize = 64;
 
 impl StridedView {
     /// The view of `dims` (the output's) with `strides` (in elements) from `offset`, its axes
@@ -293,15 +293,24 @@ impl Kernel for StridedView {
                     .min(outer_dims[rank - 2] - idx[rank - 2])
                     .min(units.end - r);
                 if b > 1 {
+                    // Band rows are staged `pitch` elements apart: a power-of-two row length
+                    // would put every row's element `j` in one cache set.
+                    let pitch = inner + 64 / std::mem::size_of::<T>().max(1) + 1;
                     band.clear();
-                    band.resize(b * inner, src[0].clone());
-                    for j in 0..inner {
-                        let base = (off + j as isize * is) as usize;
-                        for (k, v) in src[base..base + b].iter().enumerate() {
-                            band[k * inner + j] = v.clone();
+                    band.resize(b * pitch, src[0].clone());
+                    // Column tiles of 64: the reads of a tile touch 64 input rows, `b`
+                    // elements each, and its writes 64 consecutive elements of each band row.
+                    for jt in (0..inner).step_by(64) {
+                        for j in jt..(jt + 64).min(inner) {
+                            let base = (off + j as isize * is) as usize;
+                            for (k, v) in src[base..base + b].iter().enumerate() {
+                                band[k * pitch + j] = v.clone();
+                            }
                         }
                     }
-                    sink.slice(&band);
+                    for k in 0..b {
+                        sink.slice(&band[k * pitch..k * pitch + inner]);
+                    }
                     step = b;
                 }
             }

@@ -102,7 +102,11 @@ pub fn gather_v2(
     }
     let prank = params.dims() as i64;
     let mut a = ax[0];
-    let min = if a < 0 { -a } else { a + 1 };
+    let min = if a < 0 {
+        a.saturating_neg()
+    } else {
+        a.saturating_add(1)
+    };
     if prank < min {
         return Err(invalid(
             OP,
@@ -218,7 +222,11 @@ pub fn gather_v2_shape(
         .copied()
         .unwrap_or(0);
     let prank = pd.len() as i64;
-    let min = if a < 0 { -a } else { a + 1 };
+    let min = if a < 0 {
+        a.saturating_neg()
+    } else {
+        a.saturating_add(1)
+    };
     if prank < min {
         return Err(invalid(
             OP,

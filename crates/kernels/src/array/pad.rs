@@ -85,12 +85,8 @@ impl Kernel for PadKernel {
             }
             let mut row = 0usize;
             let mut inside = true;
-            #[allow(
-                clippy::needless_range_loop,
-                reason = "idx and the strides are indexed by the same dim"
-            )]
-            for d in 0..last {
-                match self.source(d, idx[d]) {
+            for (d, &o) in idx.iter().enumerate() {
+                match self.source(d, o) {
                     Some(s) => row += s * self.in_strides[d],
                     None => {
                         inside = false;

@@ -206,7 +206,9 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
         return Err(invalid(OP, format!("Requires delta != 0: {}", d.text())));
     }
     if d > zero {
-        if !(s <= l) {
+        if s.partial_cmp(&l)
+            .is_none_or(|o| o == std::cmp::Ordering::Greater)
+        {
             return Err(invalid(
                 OP,
                 format!(
@@ -216,7 +218,10 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
                 ),
             ));
         }
-    } else if !(s >= l) {
+    } else if s
+        .partial_cmp(&l)
+        .is_none_or(|o| o == std::cmp::Ordering::Less)
+    {
         return Err(invalid(
             OP,
             format!(
@@ -230,7 +235,7 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
         T::int_size(s, l, d)
     } else {
         let auto = l.sub(s).div(d).abs().ceil().to_f64();
-        if !(auto <= i64::MAX as f64) {
+        if auto.is_nan() || auto > i64::MAX as f64 {
             return Err(invalid(
                 OP,
                 format!("Requires ((limit - start) / delta) <= {}", i64::MAX),
@@ -272,8 +277,8 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
 /// # Errors
 /// `Requires delta != 0: D`, `Requires start <= limit when delta > 0: S/L` (and the converse),
 /// `Requires ((limit - start) / delta) <= 9223372036854775807`, `start must be a scalar, not
-/// shape [..]`, OOM; a dtype outside the type list ([`Error::NotInTypeList`]) or without a CPU
-/// kernel (`NOT_FOUND`); inputs of different dtypes ([`Error::InputTypeMismatch`]).
+/// shape [..]`, OOM; a dtype outside the type list ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)) or without a CPU
+/// kernel (`NOT_FOUND`); inputs of different dtypes ([`Error::InputTypeMismatch`](tensorcast_core::Error::InputTypeMismatch)).
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     const OP: &str = "Range";
     let t = start.dtype();

@@ -152,8 +152,7 @@ fn int_scalar(op: &'static str, v: i64, out_type: DataType) -> Result<Tensor> {
         let v = i32::try_from(v).map_err(|_| {
             invalid(
                 op,
-                "Number of elements was larger than representable by 32-bit output type"
-                    .to_string(),
+                "Number of elements was larger than representable by 32-bit output type",
             )
         })?;
         Ok(Tensor::from(v))
@@ -166,7 +165,7 @@ fn int_scalar(op: &'static str, v: i64, out_type: DataType) -> Result<Tensor> {
 /// scalar.
 ///
 /// # Errors
-/// `out_type` not `int32`/`int64` ([`Error::NotInTypeList`]); a count beyond `int32`.
+/// `out_type` not `int32`/`int64` ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)); a count beyond `int32`.
 pub fn size(input: &Tensor, out_type: DataType) -> Result<Tensor> {
     out_type_check("Size", out_type)?;
     int_scalar("Size", input.num_elements(), out_type)
@@ -287,7 +286,7 @@ const ONES_LIKE_TYPES: &[DataType] = &[
 /// TensorFlow's `OnesLike`: ones of `x`'s shape and dtype (`true` for `bool`).
 ///
 /// # Errors
-/// A dtype outside `OnesLike`'s type list ([`Error::NotInTypeList`]).
+/// A dtype outside `OnesLike`'s type list ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)).
 pub fn ones_like(x: &Tensor) -> Result<Tensor> {
     let d = x.dtype();
     if !ONES_LIKE_TYPES.contains(&d) {

@@ -306,6 +306,9 @@ fn validate(
         }
         let dim = input[i];
         let shrink = d_shrink[i];
+        if shrink && s <= 0 {
+            return Err(invalid(OP, "only stride 1 allowed on non-range indexing."));
+        }
         if dim == -1 {
             processing.push(if shrink { 1 } else { -1 });
             continue;
@@ -460,18 +463,14 @@ pub fn strided_slice(
     let empty = spec.processing.contains(&0);
     let mut offset: isize = 0;
     let mut vstrides = Vec::with_capacity(in_u.len());
-    #[allow(
-        clippy::needless_range_loop,
-        reason = "four arrays indexed by the same dim"
-    )]
-    for i in 0..in_u.len() {
+    for (i, &stride) in st.iter().enumerate() {
         if !empty {
-            offset += spec.begin[i] as isize * st[i];
+            offset += spec.begin[i] as isize * stride;
         }
         vstrides.push(if spec.processing[i] <= 1 {
             0
         } else {
-            spec.strides[i] as isize * st[i]
+            spec.strides[i] as isize * stride
         });
     }
     let proc_u: Vec<usize> = spec.processing.iter().map(|&d| d as usize).collect();
