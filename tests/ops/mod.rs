@@ -17,6 +17,7 @@ mod graph_roundtrip;
 mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
+mod ops_binary;
 mod parse;
 mod saved_model;
 mod serialize;
@@ -31,6 +32,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "elementwise.jsonl" => elementwise::run(rec),
         "graph_def.jsonl" => graph_def::run(rec),
         "graph_shape_inference.jsonl" => graph_shape_inference::run(rec),
+        "tf_observed/ops_binary.jsonl" => ops_binary::run(rec),
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),

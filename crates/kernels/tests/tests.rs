@@ -1,1 +1,3 @@
 //! The kernels crate's integration tests: one module per op family.
+
+mod select;
