@@ -52,9 +52,9 @@ proptest! {
         let t: Vec<i32> = (0..n(&td)).map(|i| i as i32).collect();
         let e: Vec<i32> = (0..n(&ed)).map(|i| -(i as i32) - 1).collect();
         let got = select_v2(
-            &Tensor::from_slice(&cond, &shape(&cd)).unwrap(),
-            &Tensor::from_slice(&t, &shape(&td)).unwrap(),
-            &Tensor::from_slice(&e, &shape(&ed)).unwrap(),
+            &Tensor::from_slice(&cond, shape(&cd)).unwrap(),
+            &Tensor::from_slice(&t, shape(&td)).unwrap(),
+            &Tensor::from_slice(&e, shape(&ed)).unwrap(),
         ).unwrap();
         prop_assert_eq!(got.shape(), &shape(&out));
         let got = got.to_vec::<i32>().unwrap();

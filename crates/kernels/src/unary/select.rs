@@ -441,9 +441,7 @@ fn broadcast_partial(
         let d = if dx < 0 || dy < 0 {
             if dx > 1 {
                 dx
-            } else if dy > 1 {
-                dy
-            } else if dx == 1 {
+            } else if dy > 1 || dx == 1 {
                 dy
             } else if dy == 1 {
                 dx

@@ -770,7 +770,7 @@ pub(crate) fn check_integer_operands(op: BinaryOp, dtype: DataType, y: &Tensor) 
         };
         let zero = T::default();
         if division {
-            ys.iter().any(|v| *v == zero)
+            ys.contains(&zero)
         } else {
             ys.iter().any(|v| *v < zero)
         }
