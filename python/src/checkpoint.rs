@@ -196,6 +196,7 @@ pub(crate) fn save_checkpoint(
     let options = CheckpointWriteOptions {
         object_graph: object_graph
             .then(|| ObjectGraph::from_keys(named.iter().map(|n| n.name.as_str()))),
+        ..CheckpointWriteOptions::default()
     };
     py.detach(|| write_checkpoint(&prefix, &named, &options))
         .py()

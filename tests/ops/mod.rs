@@ -18,6 +18,7 @@ mod graph_run_error;
 pub mod graph_shape_inference;
 mod graph_text;
 mod ops_array;
+mod ops_binary;
 mod ops_common;
 mod ops_linalg;
 mod ops_nn;
@@ -36,6 +37,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "elementwise.jsonl" => elementwise::run(rec),
         "graph_def.jsonl" => graph_def::run(rec),
         "graph_shape_inference.jsonl" => graph_shape_inference::run(rec),
+        "tf_observed/ops_binary.jsonl" => ops_binary::run(rec),
         "parse.jsonl" => parse::run(rec),
         "serialize.jsonl" => serialize::run(rec),
         "summarize.jsonl" => summarize::run(rec),

@@ -708,10 +708,50 @@ fn registered_kernels(op: &str) -> &'static str {
         device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_INT8]\n  \
         device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
         device='CPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_HALF]\n";
+    macro_rules! xla_div {
+        () => {
+            "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, \
+        DT_INT8, DT_COMPLEX64, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, \
+        DT_UINT32, DT_UINT64]\n"
+        };
+    }
+    const REAL_DIV: &str = concat!(
+        xla_div!(),
+        "  device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
+        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
+        device='CPU'; T in [DT_HALF]\n  device='CPU'; T in [DT_FLOAT]\n"
+    );
+    const FLOOR_DIV: &str = concat!(
+        xla_div!(),
+        default_int32!(),
+        "  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_BFLOAT16]\n  \
+        device='CPU'; T in [DT_HALF]\n  device='CPU'; T in [DT_FLOAT]\n  \
+        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
+        device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_INT8]\n  \
+        device='CPU'; T in [DT_UINT64]\n  device='CPU'; T in [DT_UINT32]\n  \
+        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT8]\n"
+    );
+    // Select and SelectV2 register the same kernels, in the same order.
+    const SELECT: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, \
+        DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_QINT8, DT_QUINT8, DT_QINT32, \
+        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64, DT_FLOAT8_E5M2, \
+        DT_FLOAT8_E4M3FN, DT_FLOAT8_E4M3FNUZ, DT_FLOAT8_E4M3B11FNUZ, DT_FLOAT8_E5M2FNUZ, DT_INT4, \
+        DT_UINT4]\n  device='CPU'; T in [DT_VARIANT]\n  device='CPU'; T in [DT_RESOURCE]\n  \
+        device='CPU'; T in [DT_STRING]\n  device='CPU'; T in [DT_BOOL]\n  \
+        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
+        device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n  \
+        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_HALF]\n  \
+        device='CPU'; T in [DT_INT32]\n  device='CPU'; T in [DT_INT8]\n  \
+        device='CPU'; T in [DT_UINT8]\n  device='CPU'; T in [DT_INT16]\n  \
+        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT32]\n  \
+        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_UINT64]\n";
     match op {
         "Equal" => EQUAL,
         "NotEqual" => NOT_EQUAL,
         "ClipByValue" => CLIP_BY_VALUE,
+        "RealDiv" => REAL_DIV,
+        "FloorDiv" => FLOOR_DIV,
+        "Select" | "SelectV2" => SELECT,
         _ => "",
     }
 }

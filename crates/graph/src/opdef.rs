@@ -214,6 +214,20 @@ const SUB_TYPES: &[DataType] = binary_types(BinaryOp::Sub);
 const MUL_TYPES: &[DataType] = binary_types(BinaryOp::Mul);
 const COMPARE_TYPES: &[DataType] = binary_types(BinaryOp::Less);
 const MINMAX_TYPES: &[DataType] = binary_types(BinaryOp::Maximum);
+const DIV_TYPES: &[DataType] = binary_types(BinaryOp::Div);
+const FLOOR_MOD_TYPES: &[DataType] = binary_types(BinaryOp::FloorMod);
+const POW_TYPES: &[DataType] = binary_types(BinaryOp::Pow);
+const SQUARED_DIFFERENCE_TYPES: &[DataType] = binary_types(BinaryOp::SquaredDifference);
+const BOOL_XY: &[ArgDef] = &[
+    ArgDef {
+        name: "x",
+        ty: ArgType::Fixed(DataType::BOOL),
+    },
+    ArgDef {
+        name: "y",
+        ty: ArgType::Fixed(DataType::BOOL),
+    },
+];
 
 const XY: &[ArgDef] = &[arg("x", "T"), arg("y", "T")];
 const Z_T: &[ArgDef] = &[arg("z", "T")];
@@ -387,6 +401,42 @@ pub(crate) static OPS: &[OpDef] = &[
     binary!("Mul", Z_T, &[type_in("T", MUL_TYPES)], true, false),
     binary!("Maximum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
     binary!("Minimum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
+    binary!("RealDiv", Z_T, &[type_in("T", DIV_TYPES)], false, false),
+    binary!("Div", Z_T, &[type_in("T", DIV_TYPES)], false, false),
+    binary!("FloorDiv", Z_T, &[type_in("T", DIV_TYPES)], false, false),
+    binary!(
+        "FloorMod",
+        Z_T,
+        &[type_in("T", FLOOR_MOD_TYPES)],
+        false,
+        false
+    ),
+    binary!("Pow", Z_T, &[type_in("T", POW_TYPES)], false, false),
+    binary!(
+        "SquaredDifference",
+        Z_T,
+        &[type_in("T", SQUARED_DIFFERENCE_TYPES)],
+        true,
+        false
+    ),
+    OpDef {
+        name: "LogicalAnd",
+        inputs: BOOL_XY,
+        outputs: Z_BOOL,
+        attrs: &[],
+        commutative: true,
+        aggregate: false,
+        stateful: false,
+    },
+    OpDef {
+        name: "LogicalOr",
+        inputs: BOOL_XY,
+        outputs: Z_BOOL,
+        attrs: &[],
+        commutative: true,
+        aggregate: false,
+        stateful: false,
+    },
 ];
 
 /// The registration of `op`, if tensorcast has one.

@@ -4,3 +4,4 @@ mod array;
 mod linalg;
 mod math;
 mod nn;
+mod select;

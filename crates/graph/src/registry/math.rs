@@ -5,6 +5,7 @@
 use tensorcast_core::Tensor;
 use tensorcast_kernels::math::{self, UnaryOp};
 use tensorcast_kernels::reduce::{self, Reduction};
+use tensorcast_kernels::unary as select;
 
 use super::{defs, kernel_error, same_as_input0, shape_error, Entry, KernelFn, ShapeCtx};
 use crate::attr;
@@ -100,6 +101,26 @@ pub(super) fn entries() -> Vec<Entry> {
         }),
         u(&defs::SOFTMAX, |_, x| out(math::softmax(&x[0]))),
         u(&defs::LOG_SOFTMAX, |_, x| out(math::log_softmax(&x[0]))),
+        entry(
+            &defs::SELECT,
+            |c| {
+                select::select_shape(&c.partial(0), &c.partial(1), &c.partial(2))
+                    .map(|s| vec![shape::from_partial(&s)])
+                    .map_err(shape_error)
+            },
+            |_, x| out(select::select(&x[0], &x[1], &x[2])),
+            true,
+        ),
+        entry(
+            &defs::SELECT_V2,
+            |c| {
+                select::select_v2_shape(&c.partial(0), &c.partial(1), &c.partial(2))
+                    .map(|s| vec![shape::from_partial(&s)])
+                    .map_err(shape_error)
+            },
+            |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),
+            true,
+        ),
         r(&defs::SUM, reduce_kernel!(Reduction::Sum)),
         r(&defs::MEAN, reduce_kernel!(Reduction::Mean)),
         r(&defs::MAX, reduce_kernel!(Reduction::Max)),

@@ -84,6 +84,60 @@ pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
         D::INT64,
         D::UINT64,
     ];
+    // RealDiv, Div and FloorDiv share one list; CPU kernels exist for some only (`kernel`).
+    const DIV: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::UINT8,
+        D::INT8,
+        D::UINT16,
+        D::INT16,
+        D::INT32,
+        D::UINT32,
+        D::UINT64,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+    ];
+    const FLOOR_MOD: &[DataType] = &[
+        D::INT8,
+        D::INT16,
+        D::INT32,
+        D::INT64,
+        D::UINT8,
+        D::UINT16,
+        D::UINT32,
+        D::UINT64,
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+    ];
+    const POW: &[DataType] = &[
+        D::BFLOAT16,
+        D::FLOAT,
+        D::HALF,
+        D::DOUBLE,
+        D::INT8,
+        D::INT16,
+        D::INT32,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+    ];
+    const SQUARED_DIFFERENCE: &[DataType] = &[
+        D::BFLOAT16,
+        D::HALF,
+        D::FLOAT,
+        D::DOUBLE,
+        D::INT32,
+        D::INT64,
+        D::COMPLEX64,
+        D::COMPLEX128,
+    ];
+    const LOGICAL: &[DataType] = &[D::BOOL];
     match op {
         // `Equal` and `NotEqual` take any type (their kernels decide; see `no_kernel`).
         BinaryOp::Equal | BinaryOp::NotEqual => None,
@@ -94,6 +148,11 @@ pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
         BinaryOp::Sub => Some(SUB),
         BinaryOp::Mul => Some(MUL),
         BinaryOp::Maximum | BinaryOp::Minimum => Some(MAXMIN),
+        BinaryOp::RealDiv | BinaryOp::Div | BinaryOp::FloorDiv => Some(DIV),
+        BinaryOp::FloorMod => Some(FLOOR_MOD),
+        BinaryOp::Pow => Some(POW),
+        BinaryOp::SquaredDifference => Some(SQUARED_DIFFERENCE),
+        BinaryOp::LogicalAnd | BinaryOp::LogicalOr => Some(LOGICAL),
     }
 }
 
@@ -111,10 +170,11 @@ const fn mask(list: &[DataType]) -> u64 {
 
 /// The op's type list as a [`mask`] (0 for `Equal`/`NotEqual`, which have none).
 const fn allowed_mask(op: BinaryOp) -> u64 {
-    const MASKS: [u64; 11] = {
-        let mut m = [0u64; 11];
+    const N: usize = BinaryOp::ALL.len();
+    const MASKS: [u64; N] = {
+        let mut m = [0u64; N];
         let mut i = 0;
-        while i < 11 {
+        while i < N {
             if let Some(list) = allowed(BinaryOp::ALL[i]) {
                 m[i] = mask(list);
             }
@@ -134,7 +194,7 @@ fn in_mask(mask: u64, dtype: DataType) -> bool {
 fn op_traits(op: BinaryOp) -> &'static str {
     match op {
         BinaryOp::AddV2 => "; is_commutative=true; is_aggregate=true",
-        BinaryOp::Mul => "; is_commutative=true",
+        BinaryOp::Mul | BinaryOp::SquaredDifference => "; is_commutative=true",
         _ => "",
     }
 }
@@ -142,10 +202,28 @@ fn op_traits(op: BinaryOp) -> &'static str {
 /// TensorFlow's checks on the dtypes, in its order: `T` is taken from input 0 and checked
 /// against the type list, then input 1 must have the same dtype.
 pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error> {
+    // `LogicalAnd`/`LogicalOr` have no type attr: each input must be a `bool` tensor.
+    if op.is_logical() {
+        for (index, actual) in [(0, x), (1, y)] {
+            if actual != DataType::BOOL {
+                return Err(Error::InputTypeMismatch {
+                    op: op.name(),
+                    index,
+                    expected: DataType::BOOL,
+                    actual,
+                });
+            }
+        }
+        return Ok(());
+    }
     if let Some(list) = allowed(op) {
         if !in_mask(allowed_mask(op), x) {
             return Err(not_in_type_list(op, x, list));
         }
+    }
+    // A dtype of the list without a CPU kernel fails before the second input is looked at.
+    if matches!(op, BinaryOp::RealDiv | BinaryOp::FloorDiv) {
+        kernel(op, x, true)?;
     }
     if x != y {
         return Err(Error::InputTypeMismatch {
@@ -179,7 +257,8 @@ pub(crate) fn incompatible(op: BinaryOp, x: &TensorShape, y: &TensorShape) -> Er
     }
 }
 
-/// `Equal`/`NotEqual` take any type, but TensorFlow's CPU build has kernels for these only;
+/// `Equal`/`NotEqual` take any type, but TensorFlow's CPU build has kernels for these only
+/// (and `RealDiv`, `FloorDiv` for part of their type lists);
 /// for any other dtype (float8, float4, int4/int2, resource, variant) it fails with its
 /// `NotFoundError`, "Could not find device for node", before looking at shapes.
 pub(crate) fn kernel(
@@ -218,6 +297,20 @@ pub(crate) fn kernel(
             op: op.name(),
             dtype,
             incompatible_shape_error: Some(incompatible_shape_error),
+        });
+    }
+    // `RealDiv` has CPU kernels for the floating-point and complex types of its list only,
+    // `FloorDiv` for all but the complex ones.
+    let missing = match op {
+        BinaryOp::RealDiv => !(dtype.is_floating() || dtype.is_complex()),
+        BinaryOp::FloorDiv => dtype.is_complex(),
+        _ => false,
+    };
+    if missing {
+        return Err(Error::NoKernel {
+            op: op.name(),
+            dtype,
+            incompatible_shape_error: None,
         });
     }
     Ok(())

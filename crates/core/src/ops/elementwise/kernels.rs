@@ -9,10 +9,11 @@ use tensorcast_buffer::{AllocationAttributes, Allocator};
 
 use super::engine::{self, never, Kernel, Src};
 use super::numeric::{
-    add32, add64, add_plain32, bf16_to_f32, cmul_c99_32, cmul_c99_64, cmul_packet32, cmul_packet64,
-    daz32, daz64, eq32, f16_to_f32, f32_to_bf16, f32_to_bf16_scalar, f32_to_f16, ftz32,
-    indefinite32, max_nan, max_select, min_nan, min_select, mul32, mul64, mul_plain32, sub32,
-    sub64, subnormal32, subnormal64, subnormal_bf16, tiny32, tiny_bf16,
+    add32, add64, add_plain32, bf16_to_f32, cdiv32, cdiv64, cdiv_c99_32, cdiv_c99_64, cmul_c99_32,
+    cmul_c99_64, cmul_packet32, cmul_packet64, daz32, daz64, div32, div64, eq32, f16_to_f32,
+    f32_to_bf16, f32_to_bf16_scalar, f32_to_f16, floor_mod32, floor_mod64, ftz32, indefinite32,
+    ipow, max_nan, max_select, min_nan, min_select, mul32, mul64, mul_plain32, pow32, pow64,
+    pow_scalar32, sub32, sub64, subnormal32, subnormal64, subnormal_bf16, tiny32, tiny_bf16,
 };
 use super::{BinaryOp, Operand};
 use crate::error::{Error, Result};
@@ -235,8 +236,12 @@ pub(crate) fn compute(
             }
         }};
     }
+    // Integers. Divisors were checked for zeros and exponents for negative values before
+    // (`check_integer_operands`), so division cannot trap; `MIN / -1` wraps to `MIN` (and its
+    // remainder is 0), as TensorFlow computes `-MIN / 1` there. `$signed` selects the floor
+    // rules for signed types (an unsigned quotient or remainder is already floored).
     macro_rules! int {
-        ($T:ty) => {
+        ($T:ty, $signed:tt) => {
             match op {
                 BinaryOp::Equal => cmp!($T, |x, y| x == y),
                 BinaryOp::NotEqual => cmp!($T, |x, y| x != y),
@@ -249,7 +254,54 @@ pub(crate) fn compute(
                 BinaryOp::Mul => same!($T, |x, y| x.wrapping_mul(*y)),
                 BinaryOp::Maximum => same!($T, |x, y| *x.max(y)),
                 BinaryOp::Minimum => same!($T, |x, y| *x.min(y)),
+                // (A zero divisor never gets here; 0 keeps the closures panic-free regardless.)
+                BinaryOp::Div => same!($T, |x, y| if *y == 0 { 0 } else { x.wrapping_div(*y) }),
+                BinaryOp::FloorDiv => int!(@floor_div $T, $signed),
+                BinaryOp::FloorMod => int!(@floor_mod $T, $signed),
+                BinaryOp::Pow => int!(@pow $T, $signed),
+                BinaryOp::SquaredDifference => same!($T, |x, y| {
+                    let d = x.wrapping_sub(*y);
+                    d.wrapping_mul(d)
+                }),
+                BinaryOp::RealDiv | BinaryOp::LogicalAnd | BinaryOp::LogicalOr => {
+                    unreachable_arith(op)
+                }
             }
+        };
+        (@floor_div $T:ty, true) => {
+            same!($T, |x, y| {
+                if *y == 0 {
+                    return 0;
+                }
+                let z = x.wrapping_div(*y);
+                if z.wrapping_mul(*y) != *x && ((*x < 0) != (*y < 0)) {
+                    z.wrapping_sub(1)
+                } else {
+                    z
+                }
+            })
+        };
+        (@floor_div $T:ty, false) => {
+            same!($T, |x, y| if *y == 0 { 0 } else { x.wrapping_div(*y) })
+        };
+        (@floor_mod $T:ty, true) => {
+            same!($T, |x, y| {
+                if *y == 0 {
+                    return 0;
+                }
+                let t = x.wrapping_rem(*y);
+                if t != 0 && ((*y < 0) != (t < 0)) {
+                    t.wrapping_add(*y)
+                } else {
+                    t
+                }
+            })
+        };
+        (@floor_mod $T:ty, false) => {
+            same!($T, |x, y| if *y == 0 { 0 } else { x.wrapping_rem(*y) })
+        };
+        (@pow $T:ty, $signed:tt) => {
+            same!($T, |x, y| ipow(*x, u64::try_from(*y).unwrap_or(0)))
         };
     }
     // Floats: `$w` widens an element to the type the comparison runs in (with DAZ).
@@ -393,7 +445,7 @@ pub(crate) fn compute(
     // formula in the vector packets and C99's (`__mulsc3`) in the scalar remainder; equality
     // compares both parts under DAZ.
     macro_rules! complex {
-        ($R:ty, $add:ident, $sub:ident, $packet_mul:ident, $c99_mul:ident, $daz:ident, $packet:expr) => {{
+        ($R:ty, $add:ident, $sub:ident, $packet_mul:ident, $c99_mul:ident, $div:ident, $c99_div:ident, $daz:ident, $packet:expr) => {{
             type C = Complex<$R>;
             let add = |x: &C, y: &C| C::new($add(x.re, y.re), $add(x.im, y.im));
             let tail = n % $packet;
@@ -415,7 +467,95 @@ pub(crate) fn compute(
                         tail
                     )
                 }
+                // Eigen's scaled quotient (`pdiv_complex`) in the vector packets, the C
+                // runtime's in the remainder; see the op docs for the bound.
+                BinaryOp::RealDiv | BinaryOp::Div => go!(
+                    C,
+                    C,
+                    dtype,
+                    |x: &C, y: &C| $div(*x, *y),
+                    |x: &C, y: &C| $c99_div(*x, *y),
+                    tail
+                ),
+                // `exp(y * log(x))`; see the op docs for the bound.
+                BinaryOp::Pow => same!(C, |x, y| {
+                    if x.re == 0.0 && x.im == 0.0 && y.re == 0.0 && y.im == 0.0 {
+                        C::new(1.0, 0.0)
+                    } else {
+                        x.powc(*y)
+                    }
+                }),
+                // `d * conj(d)` of `d = x - y`: the product as `Mul`'s.
+                BinaryOp::SquaredDifference => {
+                    let d = |x: &C, y: &C| C::new($sub(x.re, y.re), $sub(x.im, y.im));
+                    go!(
+                        C,
+                        C,
+                        dtype,
+                        |x: &C, y: &C| {
+                            let v = d(x, y);
+                            $packet_mul(v, v.conj(), false)
+                        },
+                        |x: &C, y: &C| {
+                            let v = d(x, y);
+                            $c99_mul(v, v.conj())
+                        },
+                        tail
+                    )
+                }
                 _ => eq_only!(C, |v| ($daz(v.re), $daz(v.im))),
+            }
+        }};
+    }
+    // `half` / `bfloat16` ops computed in `float` by `$f` and rounded once: `bfloat16`'s
+    // vector packets (all but the last `n % 8` elements) convert with `f32_to_bf16` (every NaN
+    // `0x7fc0`), its scalar remainder with `f32_to_bf16_scalar`.
+    macro_rules! via_f32 {
+        (bf16, $f:expr) => {{
+            let f = $f;
+            go!(
+                bf16,
+                bf16,
+                dtype,
+                move |x: &bf16, y: &bf16| f32_to_bf16(f(bf16_to_f32(*x), bf16_to_f32(*y))),
+                move |x: &bf16, y: &bf16| f32_to_bf16_scalar(f(bf16_to_f32(*x), bf16_to_f32(*y))),
+                n % PACKET_BF16
+            )
+        }};
+        (f16, $f:expr) => {{
+            let f = $f;
+            same!(f16, |x, y| f32_to_f16(f(f16_to_f32(*x), f16_to_f32(*y))))
+        }};
+        (@scalar bf16, $f:expr) => {{
+            let f = $f;
+            same!(bf16, |x, y| f32_to_bf16_scalar(f(
+                bf16_to_f32(*x),
+                bf16_to_f32(*y)
+            )))
+        }};
+        (@scalar f16, $f:expr) => {
+            via_f32!(f16, $f)
+        };
+    }
+    // The division family, `Pow` and `SquaredDifference` of `half` / `bfloat16`: each
+    // operation in `float`, the result rounded back after every operation (Eigen's `half` and
+    // `bfloat16` arithmetic).
+    macro_rules! div_pow_16 {
+        ($T:ident, $round:expr) => {{
+            let round = $round;
+            match op {
+                BinaryOp::RealDiv | BinaryOp::Div => via_f32!($T, |a: f32, b: f32| div32(a, b)),
+                // The quotient is rounded to the type before the floor.
+                BinaryOp::FloorDiv => {
+                    via_f32!($T, move |a: f32, b: f32| round(div32(a, b)).floor())
+                }
+                // `FloorMod` and `Pow` have no vector packets: scalar code everywhere.
+                BinaryOp::FloorMod => via_f32!(@scalar $T, |a: f32, b: f32| floor_mod32(a, b)),
+                BinaryOp::Pow => via_f32!(@scalar $T, |a: f32, b: f32| pow_scalar32(a, b)),
+                _ => via_f32!($T, move |a: f32, b: f32| {
+                    let d = round(sub32(a, b));
+                    mul32(d, d)
+                }),
             }
         }};
     }
@@ -463,6 +603,14 @@ pub(crate) fn compute(
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(f32, PACKET_F32, |v| daz32(v))
             }
+            BinaryOp::RealDiv | BinaryOp::Div => same!(f32, |x, y| div32(*x, *y)),
+            BinaryOp::FloorDiv => same!(f32, |x, y| div32(*x, *y).floor()),
+            BinaryOp::FloorMod => same!(f32, |x, y| floor_mod32(*x, *y)),
+            BinaryOp::Pow => same!(f32, |x, y| pow32(*x, *y)),
+            BinaryOp::SquaredDifference => same!(f32, |x, y| {
+                let d = sub32(*x, *y);
+                mul32(d, d)
+            }),
             _ => compare_float!(f32, |v| daz32(v)),
         },
         DataType::DOUBLE => match op {
@@ -492,6 +640,14 @@ pub(crate) fn compute(
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 maxmin_float!(f64, PACKET_F64, |v| daz64(v))
             }
+            BinaryOp::RealDiv | BinaryOp::Div => same!(f64, |x, y| div64(*x, *y)),
+            BinaryOp::FloorDiv => same!(f64, |x, y| div64(*x, *y).floor()),
+            BinaryOp::FloorMod => same!(f64, |x, y| floor_mod64(*x, *y)),
+            BinaryOp::Pow => same!(f64, |x, y| pow64(*x, *y)),
+            BinaryOp::SquaredDifference => same!(f64, |x, y| {
+                let d = sub64(*x, *y);
+                mul64(d, d)
+            }),
             _ => compare_float!(f64, |v| daz64(v)),
         },
         // bfloat16 widens to float exactly (its subnormals are float subnormals: DAZ), and a
@@ -512,6 +668,14 @@ pub(crate) fn compute(
                     r
                 }
             ),
+            BinaryOp::RealDiv
+            | BinaryOp::Div
+            | BinaryOp::FloorDiv
+            | BinaryOp::FloorMod
+            | BinaryOp::Pow
+            | BinaryOp::SquaredDifference => {
+                div_pow_16!(bf16, |v: f32| bf16_to_f32(f32_to_bf16_scalar(v)))
+            }
             _ => compare_float!(bf16, |v| daz32(bf16_to_f32(v))),
         },
         // half widens to float exactly and its values are never float subnormals, nor are
@@ -523,6 +687,14 @@ pub(crate) fn compute(
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 select_16!(f16, usize::MAX, |v| f16_to_f32(v), |r| r)
             }
+            BinaryOp::RealDiv
+            | BinaryOp::Div
+            | BinaryOp::FloorDiv
+            | BinaryOp::FloorMod
+            | BinaryOp::Pow
+            | BinaryOp::SquaredDifference => {
+                div_pow_16!(f16, |v: f32| f16_to_f32(f32_to_f16(v)))
+            }
             _ => compare_float!(f16, |v| f16_to_f32(v)),
         },
         DataType::COMPLEX64 => complex!(
@@ -531,6 +703,8 @@ pub(crate) fn compute(
             sub32,
             cmul_packet32,
             cmul_c99_32,
+            cdiv32,
+            cdiv_c99_32,
             daz32,
             PACKET_C64
         ),
@@ -540,6 +714,8 @@ pub(crate) fn compute(
             sub64,
             cmul_packet64,
             cmul_c99_64,
+            cdiv64,
+            cdiv_c99_64,
             daz64,
             PACKET_C128
         ),
@@ -553,16 +729,63 @@ pub(crate) fn compute(
                 type Q = crate::types::QInt32;
                 return cmp!(Q, |x, y| x.0 as f32 != y.0 as f32);
             }
-            crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => int!(T),
+            if dtype == DataType::BOOL && op.is_logical() {
+                return match op {
+                    BinaryOp::LogicalAnd => cmp!(bool, |x, y| *x & *y),
+                    _ => cmp!(bool, |x, y| *x | *y),
+                };
+            }
+            crate::dispatch!(dtype, {INT8, INT16, INT32, INT64} T => int!(T, true),
+            _ => crate::dispatch!(dtype, {UINT8, UINT16, UINT32, UINT64} T => int!(T, false),
             _ => crate::dispatch!(dtype, [quantized] T => eq_only!(T, |v| v.0),
                 _ => crate::dispatch!(dtype, {BOOL, STRING} T => eq_only!(T, |v| v),
                     _ => Err(Error::Internal(format!(
                         "no {} kernel for {} (check::kernel lets no such dtype through)",
                         op.name(),
                         dtype.name()
-                    ))))))
+                    )))))))
         }
     }
+}
+
+/// TensorFlow's checks on integer operands that its kernels make while computing: a zero
+/// divisor in `Div`, `FloorDiv` or `FloorMod` (`Integer division by zero`) and a negative
+/// exponent in `Pow` (`Integers to negative integer powers are not allowed`). Called only for
+/// a non-empty output, where every element of `y` is read at least once (an empty output
+/// computes nothing and fails nothing, as in TensorFlow).
+pub(crate) fn check_integer_operands(op: BinaryOp, dtype: DataType, y: &Tensor) -> Result<()> {
+    let division = matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::FloorMod);
+    if !(division || op == BinaryOp::Pow) || !dtype.is_integer() {
+        return Ok(());
+    }
+    let bad = crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => {
+        let copy;
+        let ys = match y.as_slice::<T>() {
+            // Foreign memory unaligned for `T`: scan an aligned copy.
+            Err(Error::Misaligned { .. }) => {
+                copy = y.deep_copy()?;
+                copy.as_slice::<T>()?
+            }
+            other => other?,
+        };
+        let zero = T::default();
+        if division {
+            ys.contains(&zero)
+        } else {
+            ys.iter().any(|v| *v < zero)
+        }
+    }, _ => false);
+    if !bad {
+        return Ok(());
+    }
+    Err(Error::invalid_argument(
+        op.name(),
+        if division {
+            "Integer division by zero"
+        } else {
+            "Integers to negative integer powers are not allowed"
+        },
+    ))
 }
 
 /// Comparison ops never reach the arithmetic arms (the type lists keep them apart).

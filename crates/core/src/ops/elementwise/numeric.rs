@@ -152,6 +152,234 @@ pub(crate) fn sub64(a: f64, b: f64) -> f64 {
     nan_first64(a, b, ftz64(a - b))
 }
 
+/// `a / b` in `float` with DAZ and FTZ: the quotient is tiny when rounding it to 24 bits with
+/// an unbounded exponent stays below `f32::MIN_POSITIVE` (judged on `a` scaled by 2^64, exact
+/// here: a tiny quotient needs `|b|` far above `|a|`, so the scaled `a` cannot overflow); an
+/// invalid `0/0` or `inf/inf` is x86's negative default NaN.
+#[inline(always)]
+pub(crate) fn div32(a: f32, b: f32) -> f32 {
+    let (a, b) = (daz32(a), daz32(b));
+    let r = a / b;
+    let r = if r.abs() <= f32::MIN_POSITIVE && r != 0.0 {
+        let scaled = (a * 18_446_744_073_709_551_616.0) / b;
+        if scaled.abs() < f32::MIN_POSITIVE * 18_446_744_073_709_551_616.0 {
+            f32::from_bits(r.to_bits() & 0x8000_0000)
+        } else {
+            r
+        }
+    } else {
+        r
+    };
+    nan_first32(a, b, indefinite32(a, b, r))
+}
+
+/// [`div32`] for `double` (scaled by 2^128).
+#[inline(always)]
+pub(crate) fn div64(a: f64, b: f64) -> f64 {
+    let (a, b) = (daz64(a), daz64(b));
+    let r = a / b;
+    const SCALE: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
+    let r = if r.abs() <= f64::MIN_POSITIVE && r != 0.0 {
+        let scaled = (a * SCALE) / b;
+        if scaled.abs() < f64::MIN_POSITIVE * SCALE {
+            f64::from_bits(r.to_bits() & 0x8000_0000_0000_0000)
+        } else {
+            r
+        }
+    } else {
+        r
+    };
+    nan_first64(a, b, indefinite64(a, b, r))
+}
+
+/// [`indefinite32`] for `double`.
+#[inline(always)]
+pub(crate) fn indefinite64(a: f64, b: f64, r: f64) -> f64 {
+    if r.is_nan() && !a.is_nan() && !b.is_nan() {
+        f64::from_bits(0xfff8_0000_0000_0000)
+    } else {
+        r
+    }
+}
+
+/// TensorFlow's `FloorMod` of floats: `t = fmod(x, y)` (the C library's, exact; it tests the
+/// divisor for zero under DAZ, so a subnormal divisor gives x86's negative default NaN, but a
+/// subnormal dividend comes back unchanged),
+/// then `t + y` where `t` is not zero and its sign differs from `y`'s (compared under DAZ,
+/// added with DAZ/FTZ).
+#[inline(always)]
+pub(crate) fn floor_mod32(x: f32, y: f32) -> f32 {
+    let t = if daz32(y) == 0.0 && !x.is_nan() {
+        f32::from_bits(0xffc0_0000)
+    } else {
+        indefinite32(x, y, x % y)
+    };
+    let (t0, y0) = (daz32(t), daz32(y));
+    if t0 != 0.0 && ((y0 < 0.0) != (t0 < 0.0)) {
+        add32(t, y)
+    } else {
+        t
+    }
+}
+
+/// [`floor_mod32`] for `double`.
+#[inline(always)]
+pub(crate) fn floor_mod64(x: f64, y: f64) -> f64 {
+    let t = if daz64(y) == 0.0 && !x.is_nan() {
+        f64::from_bits(0xfff8_0000_0000_0000)
+    } else {
+        indefinite64(x, y, x % y)
+    };
+    let (t0, y0) = (daz64(t), daz64(y));
+    if t0 != 0.0 && ((y0 < 0.0) != (t0 < 0.0)) {
+        add64(t, y)
+    } else {
+        t
+    }
+}
+
+/// `x` to the power `y` in `float` as TensorFlow's `Pow` gives it: the operands read with DAZ,
+/// the C library's `powf` (IEEE's special cases: `pow(1, NaN) = 1`, `pow(NaN, 0) = 1`), the
+/// result flushed with FTZ, and every NaN result the positive default NaN. Finite results are
+/// within [`super::POW_ULPS`] of TensorFlow's (Eigen's own `pow`).
+#[inline(always)]
+pub(crate) fn pow32(x: f32, y: f32) -> f32 {
+    let r = ftz32(daz32(x).powf(daz32(y)));
+    if r.is_nan() {
+        f32::from_bits(0x7fc0_0000)
+    } else {
+        r
+    }
+}
+
+/// [`pow32`] for `double`.
+#[inline(always)]
+pub(crate) fn pow64(x: f64, y: f64) -> f64 {
+    let r = ftz64(daz64(x).powf(daz64(y)));
+    if r.is_nan() {
+        f64::from_bits(0x7ff8_0000_0000_0000)
+    } else {
+        r
+    }
+}
+
+/// `pow` of the C library in `float` for `half` and `bfloat16` `Pow` (TensorFlow computes them
+/// with `std::pow` element by element, without flushing subnormal operands), with x86's NaN:
+/// an invalid power (a negative base to a non-integer power) is the negative default NaN.
+#[inline(always)]
+pub(crate) fn pow_scalar32(x: f32, y: f32) -> f32 {
+    let r = x.powf(y);
+    if r.is_nan() && !x.is_nan() && !y.is_nan() {
+        f32::from_bits(0xffc0_0000)
+    } else if r.is_nan() {
+        nan_first32(x, y, r)
+    } else {
+        r
+    }
+}
+
+/// Eigen's vectorised complex quotient (`pdiv_complex`): the divisor is scaled by the larger
+/// magnitude of its parts, `x * conj(y') / |y'|^2`, then scaled back; every real operation
+/// with DAZ/FTZ.
+macro_rules! complex_div {
+    ($name:ident, $t:ty, $mul:ident, $add:ident, $sub:ident, $div:ident) => {
+        #[inline(always)]
+        pub(crate) fn $name(x: Complex<$t>, y: Complex<$t>) -> Complex<$t> {
+            let m = max_nan(y.re.abs(), y.im.abs(), false);
+            let (c, d) = ($div(y.re, m), $div(y.im, m));
+            let denom = $add($mul(c, c), $mul(d, d));
+            let re = $add($mul(x.re, c), $mul(x.im, d));
+            let im = $sub($mul(x.im, c), $mul(x.re, d));
+            Complex::new($div($div(re, denom), m), $div($div(im, denom), m))
+        }
+    };
+}
+
+complex_div!(cdiv32, f32, mul32, add32, sub32, div32);
+
+/// The C runtime's complex quotient (`__divsc3`/`__divdc3`, Smith's method with C99's
+/// recovery of infinities and zeros that come out NaN), which TensorFlow's scalar remainder
+/// (the elements after the last whole vector packet) computes; every real operation with
+/// DAZ/FTZ.
+macro_rules! complex_div_c99 {
+    ($name:ident, $t:ty, $mul:ident, $add:ident, $sub:ident, $div:ident) => {
+        pub(crate) fn $name(x: Complex<$t>, y: Complex<$t>) -> Complex<$t> {
+            let (mut a, mut b, mut c, mut d) = (x.re, x.im, y.re, y.im);
+            let (mut re, mut im);
+            if c.abs() < d.abs() {
+                let ratio = $div(c, d);
+                let denom = $add($mul(c, ratio), d);
+                re = $div($add($mul(a, ratio), b), denom);
+                im = $div($sub($mul(b, ratio), a), denom);
+            } else {
+                let ratio = $div(d, c);
+                let denom = $add($mul(d, ratio), c);
+                re = $div($add($mul(b, ratio), a), denom);
+                im = $div($sub(b, $mul(a, ratio)), denom);
+            }
+            if re.is_nan() && im.is_nan() {
+                let inf = <$t>::INFINITY;
+                let boxed = |v: $t| (if v.is_infinite() { 1.0 } else { 0.0 } as $t).copysign(v);
+                if c == 0.0 && d == 0.0 && (!a.is_nan() || !b.is_nan()) {
+                    re = $mul(inf.copysign(c), a);
+                    im = $mul(inf.copysign(c), b);
+                } else if (a.is_infinite() || b.is_infinite()) && c.is_finite() && d.is_finite() {
+                    (a, b) = (boxed(a), boxed(b));
+                    re = $mul(inf, $add($mul(a, c), $mul(b, d)));
+                    im = $mul(inf, $sub($mul(b, c), $mul(a, d)));
+                } else if (c.is_infinite() || d.is_infinite()) && a.is_finite() && b.is_finite() {
+                    (c, d) = (boxed(c), boxed(d));
+                    re = $mul(0.0, $add($mul(a, c), $mul(b, d)));
+                    im = $mul(0.0, $sub($mul(b, c), $mul(a, d)));
+                }
+            }
+            Complex::new(re, im)
+        }
+    };
+}
+
+complex_div_c99!(cdiv_c99_32, f32, mul32, add32, sub32, div32);
+complex_div_c99!(cdiv_c99_64, f64, mul64, add64, sub64, div64);
+complex_div!(cdiv64, f64, mul64, add64, sub64, div64);
+
+/// Integer power by squaring, wrapping (Eigen's `pow` of integers); `y >= 0` (TensorFlow
+/// rejects negative exponents before computing).
+#[inline(always)]
+pub(crate) fn ipow<T: WrappingMul>(x: T, y: u64) -> T {
+    let (mut base, mut e, mut acc) = (x, y, T::ONE);
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = acc.wrapping_mul_(base);
+        }
+        e >>= 1;
+        if e > 0 {
+            base = base.wrapping_mul_(base);
+        }
+    }
+    acc
+}
+
+/// Wrapping multiplication of the integer types, for [`ipow`].
+pub(crate) trait WrappingMul: Copy {
+    /// One.
+    const ONE: Self;
+    /// `self * other`, wrapping.
+    fn wrapping_mul_(self, other: Self) -> Self;
+}
+
+macro_rules! wrapping_mul {
+    ($($t:ty),*) => {$(
+        impl WrappingMul for $t {
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn wrapping_mul_(self, other: Self) -> Self {
+                self.wrapping_mul(other)
+            }
+        }
+    )*};
+}
+wrapping_mul!(i8, i16, i32, i64, u8, u16, u32, u64);
+
 /// TensorFlow's complex products, for `Complex<f32>` (`cmul_packet32`, `cmul_c99_32`) and
 /// `Complex<f64>` (`..64`), with its DAZ/FTZ and x86's NaN rule in every real operation.
 ///

@@ -1,1 +1,0 @@
-//! Activations and unary math (`Relu`, `Sigmoid`, `Tanh`, `Exp`, `Erf`, ...), `Softmax` and `LogSoftmax`.
