@@ -121,3 +121,11 @@ fn conv2d_mismatched_depths_give_tensorflow_text() {
         "input depth must be evenly divisible by filter depth: 3 vs 2"
     );
 }
+
+#[test]
+fn conv2d_input_of_depth_zero_is_an_error_not_a_division_by_zero() {
+    // Found by the ops_nn fuzz body on random inputs.
+    let x = Tensor::new(tensorcast_core::DataType::FLOAT, [1i64, 2, 2, 0].as_slice()).unwrap();
+    let w = Tensor::from_vec(vec![0.0f32; 2], [1i64, 1, 1, 2].as_slice()).unwrap();
+    assert!(conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).is_err());
+}
