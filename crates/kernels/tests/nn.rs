@@ -92,3 +92,40 @@ proptest! {
         prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
     }
 }
+
+#[test]
+fn conv2d_terabyte_output_is_an_allocation_error_not_an_abort() {
+    // A 1x1 input padded by a million on every side: a [1, 2000001, 2000001, 64] float output.
+    let x = Tensor::from_vec(vec![1.0f32], [1i64, 1, 1, 1].as_slice()).unwrap();
+    let w = Tensor::from_vec(vec![1.0f32; 64], [1i64, 1, 1, 64].as_slice()).unwrap();
+    let pads = [0, 0, 1_000_000, 1_000_000, 1_000_000, 1_000_000, 0, 0];
+    let e = conv2d(
+        &x,
+        &w,
+        &[1, 1, 1, 1],
+        Padding::Explicit,
+        &pads,
+        &[1, 1, 1, 1],
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), tensorcast_core::Code::ResourceExhausted, "{e}");
+}
+
+#[test]
+fn conv2d_mismatched_depths_give_tensorflow_text() {
+    let x = Tensor::from_vec(vec![0.0f32; 3], [1i64, 1, 1, 3].as_slice()).unwrap();
+    let w = Tensor::from_vec(vec![0.0f32; 8], [1i64, 1, 2, 4].as_slice()).unwrap();
+    let e = conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "input depth must be evenly divisible by filter depth: 3 vs 2"
+    );
+}
+
+#[test]
+fn conv2d_input_of_depth_zero_is_an_error_not_a_division_by_zero() {
+    // Found by the ops_nn fuzz body on random inputs.
+    let x = Tensor::new(tensorcast_core::DataType::FLOAT, [1i64, 2, 2, 0].as_slice()).unwrap();
+    let w = Tensor::from_vec(vec![0.0f32; 2], [1i64, 1, 1, 2].as_slice()).unwrap();
+    assert!(conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).is_err());
+}

@@ -291,7 +291,8 @@ pub fn conv2d(
         ));
     }
     let groups = x[3] / f[2];
-    if f[3] % groups != 0 {
+    // An input of depth 0 has no groups (TensorFlow divides by zero there): the same error.
+    if groups == 0 || f[3] % groups != 0 {
         return Err(Error::invalid_argument(
             OP,
             format!(

@@ -447,6 +447,11 @@ pub fn pool_shape(
     }
     let rows = axis_shape(x[1], ksize[1], 1, strides[1], padding, (0, 0))?;
     let cols = axis_shape(x[2], ksize[2], 1, strides[2], padding, (0, 0))?;
-    let depth = axis_shape(x[3], ksize[3], 1, strides[3], padding, (0, 0))?;
+    // The depth stride is ignored when the window's depth is 1, as the eager kernels do.
+    let depth = if ksize[3] == 1 {
+        x[3]
+    } else {
+        axis_shape(x[3], ksize[3], 1, strides[3], padding, (0, 0))?
+    };
     PartialTensorShape::new(&[x[0], rows, cols, depth])
 }
