@@ -41,7 +41,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "C", value_parser = super::tfrecord::parse_compression)]
     pub compression: Option<tensorcast_records::Compression>,
     /// Parse a TFRecord file of tf.train.Examples with this feature spec (a JSON file:
-    /// feature name -> {"type": "FixedLenFeature", "shape": [4], "dtype": "float32"}...), as
+    /// feature name -> `{"type": "FixedLenFeature", "shape": [4], "dtype": "float32"}`...), as
     /// tf.io.parse_example does, and write the results: `name` for dense features,
     /// `name.indices` / `.values` / `.dense_shape` for sparse ones, `name.flat_values` /
     /// `name.row_splits.0`... for ragged ones.
