@@ -4,24 +4,10 @@
 use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 use tensorcast_kernels::array as k;
 
-use super::{defs, kernel_error, shape_error, Entry, ShapeCtx};
+use super::{defs, kernel_entry, kernel_error, many, one, out, Entry, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::{self, PShape};
-
-fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
-    s.map(|s| vec![shape::from_partial(&s)])
-        .map_err(shape_error)
-}
-
-fn many(s: tensorcast_core::Result<Vec<PartialTensorShape>>) -> Result<Vec<PShape>> {
-    s.map(|v| v.iter().map(shape::from_partial).collect())
-        .map_err(shape_error)
-}
-
-fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
-    t.map(|t| vec![t]).map_err(kernel_error)
-}
+use crate::shape;
 
 fn outs(t: tensorcast_core::Result<Vec<Tensor>>) -> Result<Vec<Tensor>> {
     t.map_err(kernel_error)
@@ -55,12 +41,8 @@ fn entry(
     shape: super::ShapeFn,
     kernel: super::KernelFn,
 ) -> Entry {
-    Entry {
-        def,
-        shape,
-        kernel: Some(kernel),
-        fold: true,
-    }
+    // Data movement is cheap: small integer results fold at graph time.
+    kernel_entry(def, shape, kernel, true)
 }
 
 pub(super) fn entries() -> Vec<Entry> {

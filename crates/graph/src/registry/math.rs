@@ -2,20 +2,14 @@
 //! `tensorcast_kernels::reduce`): each an entry of its OpDef, its shape function and its
 //! kernel.
 
-use tensorcast_core::Tensor;
 use tensorcast_kernels::math::{self, UnaryOp};
 use tensorcast_kernels::reduce::{self, Reduction};
 use tensorcast_kernels::unary as select;
 
-use super::{defs, kernel_error, same_as_input0, shape_error, Entry, KernelFn, ShapeCtx};
+use super::{defs, kernel_entry, one, out, same_as_input0, Entry, KernelFn, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::opdef::OpDef;
-use crate::shape::{self, PShape};
-
-fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
-    t.map(|t| vec![t]).map_err(kernel_error)
-}
+use crate::shape::PShape;
 
 macro_rules! unary_kernel {
     ($op:expr) => {
@@ -34,23 +28,12 @@ macro_rules! reduce_kernel {
 
 fn reduce_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
     let keep = attr::get_bool(c.attrs, "keep_dims").unwrap_or(false);
-    reduce::reduce_shape(&c.partial(0), c.value(1), keep)
-        .map(|s| vec![shape::from_partial(&s)])
-        .map_err(shape_error)
-}
-
-fn entry(def: &'static OpDef, shape: super::ShapeFn, kernel: KernelFn, fold: bool) -> Entry {
-    Entry {
-        def,
-        shape,
-        kernel: Some(kernel),
-        fold,
-    }
+    one(reduce::reduce_shape(&c.partial(0), c.value(1), keep))
 }
 
 pub(super) fn entries() -> Vec<Entry> {
-    let u = |def, k| entry(def, same_as_input0, k, false);
-    let r = |def, k| entry(def, reduce_shape, k, true);
+    let u = |def, k| kernel_entry(def, same_as_input0, k, false);
+    let r = |def, k| kernel_entry(def, reduce_shape, k, true);
     vec![
         u(&defs::RELU, unary_kernel!(UnaryOp::Relu)),
         u(&defs::RELU6, unary_kernel!(UnaryOp::Relu6)),
@@ -71,25 +54,25 @@ pub(super) fn entries() -> Vec<Entry> {
         u(&defs::ROUND, unary_kernel!(UnaryOp::Round)),
         u(&defs::RECIPROCAL, unary_kernel!(UnaryOp::Reciprocal)),
         // Integer-valued ones fold at graph time (shape arithmetic).
-        entry(
+        kernel_entry(
             &defs::SQUARE,
             same_as_input0,
             unary_kernel!(UnaryOp::Square),
             true,
         ),
-        entry(
+        kernel_entry(
             &defs::NEG,
             same_as_input0,
             unary_kernel!(UnaryOp::Neg),
             true,
         ),
-        entry(
+        kernel_entry(
             &defs::ABS,
             same_as_input0,
             unary_kernel!(UnaryOp::Abs),
             true,
         ),
-        entry(
+        kernel_entry(
             &defs::SIGN,
             same_as_input0,
             unary_kernel!(UnaryOp::Sign),
@@ -101,22 +84,26 @@ pub(super) fn entries() -> Vec<Entry> {
         }),
         u(&defs::SOFTMAX, |_, x| out(math::softmax(&x[0]))),
         u(&defs::LOG_SOFTMAX, |_, x| out(math::log_softmax(&x[0]))),
-        entry(
+        kernel_entry(
             &defs::SELECT,
             |c| {
-                select::select_shape(&c.partial(0), &c.partial(1), &c.partial(2))
-                    .map(|s| vec![shape::from_partial(&s)])
-                    .map_err(shape_error)
+                one(select::select_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    &c.partial(2),
+                ))
             },
             |_, x| out(select::select(&x[0], &x[1], &x[2])),
             true,
         ),
-        entry(
+        kernel_entry(
             &defs::SELECT_V2,
             |c| {
-                select::select_v2_shape(&c.partial(0), &c.partial(1), &c.partial(2))
-                    .map(|s| vec![shape::from_partial(&s)])
-                    .map_err(shape_error)
+                one(select::select_v2_shape(
+                    &c.partial(0),
+                    &c.partial(1),
+                    &c.partial(2),
+                ))
             },
             |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),
             true,

@@ -195,6 +195,38 @@ pub(crate) fn shape_error(e: tensorcast_core::Error) -> Error {
     Error::InvalidInput(e.to_string())
 }
 
+/// A registry entry with a kernel.
+pub(crate) fn kernel_entry(
+    def: &'static OpDef,
+    shape: ShapeFn,
+    kernel: KernelFn,
+    fold: bool,
+) -> Entry {
+    Entry {
+        def,
+        shape,
+        kernel: Some(kernel),
+        fold,
+    }
+}
+
+/// A kernels-crate shape function's single result as the registry's.
+pub(crate) fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
+    s.map(|s| vec![shape::from_partial(&s)])
+        .map_err(shape_error)
+}
+
+/// A kernels-crate shape function's several results as the registry's.
+pub(crate) fn many(s: tensorcast_core::Result<Vec<PartialTensorShape>>) -> Result<Vec<PShape>> {
+    s.map(|v| v.iter().map(shape::from_partial).collect())
+        .map_err(shape_error)
+}
+
+/// A kernels-crate op's single output as a kernel's outputs.
+pub(crate) fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
+    t.map(|t| vec![t]).map_err(kernel_error)
+}
+
 /// Shape function of ops whose output shapes are not inferred here: all unknown.
 pub(crate) fn unknown_shapes(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
     Ok(vec![None; c.out_types.len()])

@@ -1,23 +1,14 @@
 //! Linear algebra, convolution, pooling and normalisation (`tensorcast_kernels::linalg`,
 //! `tensorcast_kernels::nn`): each an entry of its OpDef, its shape function and its kernel.
 
-use tensorcast_core::{Code, PartialTensorShape, Tensor};
+use tensorcast_core::Code;
 use tensorcast_kernels::linalg;
 use tensorcast_kernels::nn::{self, Padding};
 
-use super::{defs, kernel_error, shape_error, Entry, ShapeCtx};
+use super::{defs, kernel_entry, kernel_error, one, out, shape_error, Entry, ShapeCtx};
 use crate::attr::{self, Attrs};
 use crate::error::Result;
 use crate::shape::{self, PShape};
-
-fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
-    s.map(|s| vec![shape::from_partial(&s)])
-        .map_err(shape_error)
-}
-
-fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
-    t.map(|t| vec![t]).map_err(kernel_error)
-}
 
 fn ints<'a>(a: &'a Attrs, name: &str) -> &'a [i64] {
     attr::get_ints(a, name).unwrap_or_default()
@@ -62,12 +53,17 @@ fn entry(
     shape: super::ShapeFn,
     kernel: super::KernelFn,
 ) -> Entry {
-    Entry {
-        def,
-        shape,
-        kernel: Some(kernel),
-        fold: false,
-    }
+    kernel_entry(def, shape, kernel, false)
+}
+
+/// A convolution's window attrs: strides, padding, explicit paddings, dilations.
+fn conv_attrs(a: &Attrs) -> (&[i64], Padding, &[i64], &[i64]) {
+    (
+        ints(a, "strides"),
+        padding(a),
+        ints(a, "explicit_paddings"),
+        ints(a, "dilations"),
+    )
 }
 
 fn bool_attr(a: &Attrs, name: &str) -> bool {
@@ -129,48 +125,40 @@ pub(super) fn entries() -> Vec<Entry> {
         entry(
             &defs::CONV2D,
             |c| {
+                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::conv2d_shape(
                     &c.partial(0),
                     &c.partial(1),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                    ints(c.attrs, "explicit_paddings"),
-                    ints(c.attrs, "dilations"),
+                    st,
+                    pad,
+                    explicit,
+                    dil,
                 ))
             },
             |c, x| {
                 conv_format("Conv2D", c.attrs)?;
-                out(nn::conv2d(
-                    &x[0],
-                    &x[1],
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                    ints(c.attrs, "explicit_paddings"),
-                    ints(c.attrs, "dilations"),
-                ))
+                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
+                out(nn::conv2d(&x[0], &x[1], st, pad, explicit, dil))
             },
         ),
         entry(
             &defs::DEPTHWISE_CONV2D_NATIVE,
             |c| {
+                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::depthwise_conv2d_native_shape(
                     &c.partial(0),
                     &c.partial(1),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                    ints(c.attrs, "explicit_paddings"),
-                    ints(c.attrs, "dilations"),
+                    st,
+                    pad,
+                    explicit,
+                    dil,
                 ))
             },
             |c, x| {
                 conv_format("DepthwiseConv2dNative", c.attrs)?;
+                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 out(nn::depthwise_conv2d_native(
-                    &x[0],
-                    &x[1],
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                    ints(c.attrs, "explicit_paddings"),
-                    ints(c.attrs, "dilations"),
+                    &x[0], &x[1], st, pad, explicit, dil,
                 ))
             },
         ),
