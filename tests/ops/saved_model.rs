@@ -98,13 +98,21 @@ fn check(rec: &Value) -> Result<(), String> {
     let sm = SavedModel::open(dir.path(), &ReadOptions::default())
         .map_err(|e| format!("{name}: open: {e}"))?;
 
-    // Nothing lost: re-encoding the decoded saved_model.pb gives TensorFlow's bytes back.
-    let pb = hex_decode(rec["files"]["saved_model.pb"].as_str().unwrap_or(""))?;
+    // Nothing lost: re-encoding the decoded saved_model.pb gives TensorFlow's bytes back; for
+    // a saved_model.pbtxt, the bytes of the message TensorFlow's reader parses the text into.
+    let pb = match rec["files"]["saved_model.pb"].as_str() {
+        Some(hex) => hex_decode(hex)?,
+        None => hex_decode(
+            rec["binary_of_text"]
+                .as_str()
+                .ok_or("record with neither saved_model.pb nor binary_of_text")?,
+        )?,
+    };
     let again = sm.proto().encode_to_vec();
     if again != pb {
         let at = again.iter().zip(&pb).position(|(a, b)| a != b);
         return Err(format!(
-            "{name}: re-encoded saved_model.pb differs (at {at:?}, {} vs {} bytes)",
+            "{name}: re-encoded saved_model differs from TensorFlow's (at {at:?}, {} vs {} bytes)",
             again.len(),
             pb.len()
         ));
@@ -250,6 +258,12 @@ fn check(rec: &Value) -> Result<(), String> {
     }
 
     // fingerprint.pb.
+    if rec["fingerprint"].is_null() {
+        return match sm.fingerprint() {
+            None => Ok(()),
+            Some(_) => Err(format!("{name}: a fingerprint TensorFlow does not see")),
+        };
+    }
     let fp = sm.fingerprint().ok_or(format!("{name}: no fingerprint"))?;
     let w = &rec["fingerprint"];
     let got = [

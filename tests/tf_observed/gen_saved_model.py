@@ -71,6 +71,8 @@ def shape_of(tsp):
 
 def variables_of(folder, sm):
     graph = sm.meta_graphs[0].object_graph_def
+    if not graph.nodes:  # a TF1 SavedModel: no object graph
+        return []
     paths = {0: ""}
     order = [0]
     for i in order:
@@ -120,16 +122,21 @@ def record(name, folder):
         views[tags] = captured(saved_model_cli._show_signature_def_map_keys, folder, tags).encode().hex()
         for k in mg.signature_def:
             views[tags + "/" + k] = captured(saved_model_cli._show_inputs_outputs, folder, tags, k).encode().hex()
-    fp = tf.saved_model.experimental.read_fingerprint(folder)
+    has_fp = os.path.exists(os.path.join(folder, "fingerprint.pb"))
+    fp = tf.saved_model.experimental.read_fingerprint(folder) if has_fp else None
     rec = {"op": "saved_model", "name": name, "files": files_of(folder),
            "show_all": show_all(folder).encode().hex(), "show": views, "ops": sorted(ops),
            "signatures": sigs, "variables": variables_of(folder, sm),
-           "fingerprint": {"saved_model_checksum": str(fp.saved_model_checksum),
-                           "graph_def_program_hash": str(fp.graph_def_program_hash),
-                           "signature_def_hash": str(fp.signature_def_hash),
-                           "saved_object_graph_hash": str(fp.saved_object_graph_hash),
-                           "checkpoint_hash": str(fp.checkpoint_hash),
-                           "singleprint": fp.singleprint()}}
+           "fingerprint": None if fp is None else {
+               "saved_model_checksum": str(fp.saved_model_checksum),
+               "graph_def_program_hash": str(fp.graph_def_program_hash),
+               "signature_def_hash": str(fp.signature_def_hash),
+               "saved_object_graph_hash": str(fp.saved_object_graph_hash),
+               "checkpoint_hash": str(fp.checkpoint_hash),
+               "singleprint": fp.singleprint()}}
+    if os.path.exists(os.path.join(folder, "saved_model.pbtxt")):
+        # What TensorFlow's reader parses the text into, deterministically encoded.
+        rec["binary_of_text"] = sm.SerializeToString(deterministic=True).hex()
     out.write(json.dumps(rec, sort_keys=True) + "\n")
 
 
@@ -184,6 +191,40 @@ def string_model():
     record("string_input", folder)
 
 
+def tf1_text_model():
+    # A TF1 SavedModel written as text (`SavedModelBuilder.save(as_text=True)`).
+    folder = os.path.join(WORK, "tf1_text")
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2], name="x")
+        w = tf.compat.v1.get_variable("w", initializer=tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+        y = tf.identity(tf.matmul(x, w) + 0.5, name="y")
+        with tf.compat.v1.Session(graph=g) as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            b = tf.compat.v1.saved_model.Builder(folder)
+            sig = tf.compat.v1.saved_model.predict_signature_def({"x": x}, {"y": y})
+            b.add_meta_graph_and_variables(sess, ["serve"], signature_def_map={"serving_default": sig})
+            b.save(as_text=True)
+    record("tf1_builder_as_text", folder)
+
+
+def tf2_as_text_model():
+    # A TF2 SavedModel's saved_model.pb rewritten as text with protobuf's text_format (object
+    # graph, structured values, function library), the .pb removed.
+    from google.protobuf import text_format
+    src = os.path.join(WORK, "module")
+    folder = os.path.join(WORK, "module_text")
+    import shutil
+    shutil.copytree(src, folder)
+    sm = saved_model_utils.read_saved_model(folder)
+    os.remove(os.path.join(folder, "saved_model.pb"))
+    with open(os.path.join(folder, "saved_model.pbtxt"), "w") as fh:
+        fh.write(text_format.MessageToString(sm))
+    record("module_two_signatures_as_text", folder)
+
+
 module_model()
 keras_model()
 string_model()
+tf1_text_model()
+tf2_as_text_model()

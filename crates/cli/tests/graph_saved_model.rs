@@ -120,3 +120,43 @@ fn graph_inspect_reads_a_saved_models_graph() {
     assert!(text.contains("StatefulPartitionedCall"), "{text}");
     assert!(text.contains("VarHandleOp"), "{text}");
 }
+
+/// The `affine` SavedModel with its `saved_model.pb` rewritten as `saved_model.pbtxt` (by
+/// tensorcast's text printer), variables and fingerprint copied.
+fn affine_as_text(dir: &std::path::Path) -> String {
+    let src = PathBuf::from(model("affine"));
+    let dst = dir.join("affine_text");
+    std::fs::create_dir_all(dst.join("variables")).unwrap();
+    for f in [
+        "variables/variables.index",
+        "variables/variables.data-00000-of-00001",
+        "fingerprint.pb",
+    ] {
+        std::fs::copy(src.join(f), dst.join(f)).unwrap();
+    }
+    let pb = std::fs::read(src.join("saved_model.pb")).unwrap();
+    let text = tensorcast::proto::saved_model_binary_to_text(&pb).unwrap();
+    std::fs::write(dst.join("saved_model.pbtxt"), text).unwrap();
+    dst.display().to_string()
+}
+
+#[test]
+fn a_text_saved_model_runs_and_shows_as_the_binary_one() {
+    let dir = temp_dir("graph_saved_model_text");
+    let x = x_npy(&dir);
+    let text = affine_as_text(&dir);
+    let input = format!("x={x}");
+    let binary_run = run(&["graph", "run", &model("affine"), "--input", &input]);
+    let text_run = run(&["graph", "run", &text, "--input", &input]);
+    assert!(text_run.status.success(), "{}", stderr(&text_run));
+    assert_eq!(text_run.stdout, binary_run.stdout);
+    let binary_show = run(&["saved-model", "show", &model("affine"), "--all"]);
+    let text_show = run(&["saved-model", "show", &text, "--all"]);
+    assert!(text_show.status.success(), "{}", stderr(&text_show));
+    assert_eq!(
+        String::from_utf8_lossy(&text_show.stdout).replace(&text, "D"),
+        String::from_utf8_lossy(&binary_show.stdout).replace(&model("affine"), "D")
+    );
+    let inspect = run(&["graph", "inspect", &text]);
+    assert!(inspect.status.success(), "{}", stderr(&inspect));
+}

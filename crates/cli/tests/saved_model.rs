@@ -75,6 +75,11 @@ fn saved_model_show_all_tf_models_match_saved_model_cli() {
             "{name}:\n{out}\n--- TensorFlow:\n{want}"
         );
         let vars = &out[want.len()..];
+        if rec["variables"].as_array().unwrap().is_empty() {
+            // A TF1 SavedModel: no object graph, so no variables by path.
+            assert!(!vars.contains("Variables:"), "{name}: {vars}");
+            continue;
+        }
         assert!(vars.starts_with("\nVariables:\n"), "{name}: {vars}");
         // Then the fingerprint, where the folder has one.
         let (vars, fingerprint) = vars.split_once("\nFingerprint:\n").unwrap_or((vars, ""));

@@ -4,9 +4,11 @@
 //! # Design
 //! - **What is read.** [`SavedModel::open`] decodes `saved_model.pb` (a
 //!   [`tensorcast_proto::SavedModel`]), `fingerprint.pb` when present, and opens the variables
-//!   bundle `variables/variables` as a lazy [`Checkpoint`] (its index only). The text form
-//!   `saved_model.pbtxt` and the chunked `saved_model.cpb` are recognised and refused with an
-//!   error that says so: they are not read yet.
+//!   bundle `variables/variables` as a lazy [`Checkpoint`] (its index only). Without a
+//!   `saved_model.pb`, the text form `saved_model.pbtxt` is read (as TensorFlow's loader does),
+//!   through the text-format tables generated from TensorFlow's own message descriptors. The
+//!   chunked `saved_model.cpb` (models over 2 GiB) is recognised and refused with an error that
+//!   says so: it is not read yet.
 //! - **Variables by object path.** A TF2 SavedModel's `SavedObjectGraph` lists its objects;
 //!   a variable's path is its first path breadth-first from the root, children in order (as
 //!   TensorFlow names objects), and its bundle key is the one the checkpoint's own object graph
@@ -157,6 +159,19 @@ fn dims(shape: Option<&TensorShapeProto>) -> Option<Vec<i64>> {
     }
 }
 
+/// True when `path` is a SavedModel folder (it holds `saved_model.pb` or `saved_model.pbtxt`,
+/// the two forms [`SavedModel::open`] reads) or names one of those two files.
+pub fn is_saved_model(path: &Path) -> bool {
+    let is_graph_file = |p: &Path| {
+        p.is_file()
+            && p.file_name()
+                .is_some_and(|n| n == SAVED_MODEL_FILENAME_PB || n == SAVED_MODEL_FILENAME_PBTXT)
+    };
+    is_graph_file(path)
+        || is_graph_file(&path.join(SAVED_MODEL_FILENAME_PB))
+        || is_graph_file(&path.join(SAVED_MODEL_FILENAME_PBTXT))
+}
+
 fn not_found(what: String) -> IoError {
     IoError::new(ErrorKind::Io, what)
 }
@@ -168,8 +183,8 @@ impl SavedModel {
     ///
     /// # Errors
     /// [`ErrorKind::Io`] when the folder has no `saved_model.pb` or a file cannot be read;
-    /// [`ErrorKind::Unsupported`] for a folder holding only `saved_model.pbtxt` or
-    /// `saved_model.cpb` (not read yet); [`ErrorKind::TooLarge`] for a `saved_model.pb` larger
+    /// [`ErrorKind::Unsupported`] for a folder holding only `saved_model.cpb` (not read
+    /// yet); [`ErrorKind::TooLarge`] for a `saved_model.pb` larger
     /// than [`ReadOptions::max_memory`]; [`ErrorKind::Corrupt`] when `saved_model.pb` or
     /// `fingerprint.pb` does not decode; the checkpoint's errors
     /// ([`Checkpoint::open`]) for a damaged variables index.
@@ -180,23 +195,32 @@ impl SavedModel {
             dir.to_path_buf()
         };
         let pb = dir.join(SAVED_MODEL_FILENAME_PB);
-        if !pb.is_file() {
-            for other in [SAVED_MODEL_FILENAME_PBTXT, SAVED_MODEL_FILENAME_CPB] {
-                if dir.join(other).is_file() {
-                    return Err(IoError::unsupported(format!(
-                        "{}: a SavedModel stored as {other} is not read yet (only {SAVED_MODEL_FILENAME_PB}); \
-                         re-save it with tf.saved_model.save",
-                        dir.display()
-                    )));
-                }
+        let pbtxt = dir.join(SAVED_MODEL_FILENAME_PBTXT);
+        let mut sm = if pb.is_file() {
+            let bytes = read_bounded(&pb, options.max_memory)?;
+            Self::from_bytes(&bytes).map_err(|e| e.context(pb.display()))?
+        } else if pbtxt.is_file() {
+            let bytes = read_bounded(&pbtxt, options.max_memory)?;
+            let text = std::str::from_utf8(&bytes).map_err(|e| {
+                IoError::new(
+                    ErrorKind::Corrupt,
+                    format!("{}: not UTF-8 text: {e}", pbtxt.display()),
+                )
+            })?;
+            Self::from_text(text).map_err(|e| e.context(pbtxt.display()))?
+        } else {
+            if dir.join(SAVED_MODEL_FILENAME_CPB).is_file() {
+                return Err(IoError::unsupported(format!(
+                    "{}: a SavedModel stored as {SAVED_MODEL_FILENAME_CPB} (chunked, for models over 2 GiB) \
+                     is not read yet (only {SAVED_MODEL_FILENAME_PB} and {SAVED_MODEL_FILENAME_PBTXT})",
+                    dir.display()
+                )));
             }
             return Err(not_found(format!(
                 "SavedModel file does not exist at: {}/{{{SAVED_MODEL_FILENAME_PBTXT}|{SAVED_MODEL_FILENAME_PB}}}",
                 dir.display()
             )));
-        }
-        let bytes = read_bounded(&pb, options.max_memory)?;
-        let mut sm = Self::from_bytes(&bytes).map_err(|e| e.context(pb.display()))?;
+        };
         sm.dir = Some(dir.clone());
         let fp = dir.join(FINGERPRINT_FILENAME);
         if fp.is_file() {
@@ -213,6 +237,18 @@ impl SavedModel {
             sm.variables = Some(Checkpoint::open(&prefix, options)?);
         }
         Ok(sm)
+    }
+
+    /// Parses the text of a `saved_model.pbtxt` (the protobuf text format of the same
+    /// `SavedModel` message; no fingerprint, no variables).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Corrupt`] naming the line and column of what does not parse, or when the
+    /// parsed message is not a valid `SavedModel`.
+    pub fn from_text(text: &str) -> Result<Self> {
+        let bytes = tensorcast_proto::saved_model_text_to_binary(text)
+            .map_err(|e| IoError::new(ErrorKind::Corrupt, format!("not a text SavedModel: {e}")))?;
+        Self::from_bytes(&bytes)
     }
 
     /// Decodes the bytes of a `saved_model.pb` (no fingerprint, no variables).

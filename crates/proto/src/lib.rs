@@ -134,7 +134,7 @@ pub use shape::{
 };
 pub use text::{
     graph_def_binary_to_text, graph_def_from_text, graph_def_text_to_binary, graph_def_to_text,
-    looks_like_graph_def_text,
+    looks_like_graph_def_text, saved_model_binary_to_text, saved_model_text_to_binary,
 };
 
 pub use messages::{

@@ -42,6 +42,8 @@ enum Kind {
     DType,
     Int32,
     Int64,
+    /// `sint64`: zigzag-encoded.
+    SInt64,
     UInt32,
     UInt64,
     Fixed64,
@@ -107,7 +109,9 @@ const fn entry(name: &'static str, fields: &'static [Field]) -> Schema {
     }
 }
 
-use Kind::{Bool, Bytes as B, Double, Fixed64, Float, Int32, Int64, Msg, Str, UInt32, UInt64};
+use Kind::{
+    Bool, Bytes as B, Double, Fixed64, Float, Int32, Int64, Msg, SInt64, Str, UInt32, UInt64,
+};
 
 /// `DataType`'s value names (`DT_FLOAT`...), from tensorcast's dtype table.
 static DATA_TYPES: std::sync::LazyLock<Vec<(&'static str, i32)>> = std::sync::LazyLock::new(|| {
@@ -120,44 +124,6 @@ static DATA_TYPES: std::sync::LazyLock<Vec<(&'static str, i32)>> = std::sync::La
     v
 });
 
-/// `FullTypeId`'s value names (full_type.proto).
-const FULL_TYPE_IDS: &[(&str, i32)] = &[
-    ("TFT_UNSET", 0),
-    ("TFT_VAR", 1),
-    ("TFT_ANY", 2),
-    ("TFT_PRODUCT", 3),
-    ("TFT_NAMED", 4),
-    ("TFT_FOR_EACH", 20),
-    ("TFT_CALLABLE", 100),
-    ("TFT_TENSOR", 1000),
-    ("TFT_ARRAY", 1001),
-    ("TFT_OPTIONAL", 1002),
-    ("TFT_LITERAL", 1003),
-    ("TFT_ENCODED", 1004),
-    ("TFT_SHAPE_TENSOR", 1005),
-    ("TFT_BOOL", 200),
-    ("TFT_UINT8", 201),
-    ("TFT_UINT16", 202),
-    ("TFT_UINT32", 203),
-    ("TFT_UINT64", 204),
-    ("TFT_INT8", 205),
-    ("TFT_INT16", 206),
-    ("TFT_INT32", 207),
-    ("TFT_INT64", 208),
-    ("TFT_HALF", 209),
-    ("TFT_FLOAT", 210),
-    ("TFT_DOUBLE", 211),
-    ("TFT_BFLOAT16", 215),
-    ("TFT_COMPLEX64", 212),
-    ("TFT_COMPLEX128", 213),
-    ("TFT_STRING", 214),
-    ("TFT_DATASET", 10102),
-    ("TFT_RAGGED", 10103),
-    ("TFT_ITERATOR", 10104),
-    ("TFT_MUTEX_LOCK", 10202),
-    ("TFT_LEGACY_VARIANT", 10203),
-];
-
 fn dtype_kind() -> Kind {
     Kind::Enum(DATA_TYPES.as_slice())
 }
@@ -165,271 +131,9 @@ fn dtype_kind() -> Kind {
 // The schemas.
 const DT: Kind = Kind::DType;
 
-static DIM: Schema = msg(
-    "TensorShapeProto.Dim",
-    &[f("size", 1, Int64), f("name", 2, Str)],
-);
-static SHAPE: Schema = msg(
-    "TensorShapeProto",
-    &[r("dim", 2, Msg(&DIM)), f("unknown_rank", 3, Bool)],
-);
-static DTYPE_AND_SHAPE: Schema = msg(
-    "DtypeAndShape",
-    &[f("dtype", 1, DT), f("shape", 2, Msg(&SHAPE))],
-);
-static RESOURCE_HANDLE: Schema = msg(
-    "ResourceHandleProto",
-    &[
-        f("device", 1, Str),
-        f("container", 2, Str),
-        f("name", 3, Str),
-        f("hash_code", 4, UInt64),
-        f("maybe_type_name", 5, Str),
-        r("dtypes_and_shapes", 6, Msg(&DTYPE_AND_SHAPE)),
-    ],
-);
-static VARIANT: Schema = msg(
-    "VariantTensorDataProto",
-    &[
-        f("type_name", 1, Str),
-        f("metadata", 2, B),
-        r("tensors", 3, Msg(&TENSOR)),
-    ],
-);
-static TENSOR: Schema = msg(
-    "TensorProto",
-    &[
-        f("dtype", 1, DT),
-        f("tensor_shape", 2, Msg(&SHAPE)),
-        f("version_number", 3, Int32),
-        f("tensor_content", 4, B),
-        r("float_val", 5, Float),
-        r("double_val", 6, Double),
-        r("int_val", 7, Int32),
-        r("string_val", 8, B),
-        r("scomplex_val", 9, Float),
-        r("int64_val", 10, Int64),
-        r("bool_val", 11, Bool),
-        r("dcomplex_val", 12, Double),
-        r("half_val", 13, Int32),
-        r("resource_handle_val", 14, Msg(&RESOURCE_HANDLE)),
-        r("variant_val", 15, Msg(&VARIANT)),
-        r("uint32_val", 16, UInt32),
-        r("uint64_val", 17, UInt64),
-        f("float8_val", 18, B),
-    ],
-);
-static FULL_TYPE: Schema = msg(
-    "FullTypeDef",
-    &[
-        f("type_id", 1, Kind::Enum(FULL_TYPE_IDS)),
-        r("args", 2, Msg(&FULL_TYPE)),
-        f("s", 3, Str),
-        f("i", 4, Int64),
-    ],
-);
-static LIST: Schema = msg(
-    "AttrValue.ListValue",
-    &[
-        r("s", 2, B),
-        r("i", 3, Int64),
-        r("f", 4, Float),
-        r("b", 5, Bool),
-        r("type", 6, DT),
-        r("shape", 7, Msg(&SHAPE)),
-        r("tensor", 8, Msg(&TENSOR)),
-        r("func", 9, Msg(&NAME_ATTR_LIST)),
-    ],
-);
-static ATTR_VALUE: Schema = msg(
-    "AttrValue",
-    &[
-        f("list", 1, Msg(&LIST)),
-        f("s", 2, B),
-        f("i", 3, Int64),
-        f("f", 4, Float),
-        f("b", 5, Bool),
-        f("type", 6, DT),
-        f("shape", 7, Msg(&SHAPE)),
-        f("tensor", 8, Msg(&TENSOR)),
-        f("placeholder", 9, Str),
-        f("func", 10, Msg(&NAME_ATTR_LIST)),
-    ],
-);
-static ATTR_ENTRY: Schema = entry(
-    "AttrEntry",
-    &[f("key", 1, Str), f("value", 2, Msg(&ATTR_VALUE))],
-);
-static NAME_ATTR_LIST: Schema = msg(
-    "NameAttrList",
-    &[f("name", 1, Str), r("attr", 2, Msg(&ATTR_ENTRY))],
-);
-static DEBUG_INFO: Schema = msg(
-    "NodeDef.ExperimentalDebugInfo",
-    &[
-        r("original_node_names", 1, Str),
-        r("original_func_names", 2, Str),
-    ],
-);
-static NODE: Schema = msg(
-    "NodeDef",
-    &[
-        f("name", 1, Str),
-        f("op", 2, Str),
-        r("input", 3, Str),
-        f("device", 4, Str),
-        r("attr", 5, Msg(&ATTR_ENTRY)),
-        f("experimental_debug_info", 6, Msg(&DEBUG_INFO)),
-        f("experimental_type", 7, Msg(&FULL_TYPE)),
-    ],
-);
-static VERSIONS: Schema = msg(
-    "VersionDef",
-    &[
-        f("producer", 1, Int32),
-        f("min_consumer", 2, Int32),
-        r("bad_consumers", 3, Int32),
-    ],
-);
-static ARG_DEF: Schema = msg(
-    "OpDef.ArgDef",
-    &[
-        f("name", 1, Str),
-        f("description", 2, Str),
-        f("type", 3, DT),
-        f("type_attr", 4, Str),
-        f("number_attr", 5, Str),
-        f("type_list_attr", 6, Str),
-        r("handle_data", 7, Msg(&DTYPE_AND_SHAPE)),
-        f("is_ref", 16, Bool),
-        f("experimental_full_type", 17, Msg(&FULL_TYPE)),
-    ],
-);
-static ATTR_DEF: Schema = msg(
-    "OpDef.AttrDef",
-    &[
-        f("name", 1, Str),
-        f("type", 2, Str),
-        f("default_value", 3, Msg(&ATTR_VALUE)),
-        f("description", 4, Str),
-        f("has_minimum", 5, Bool),
-        f("minimum", 6, Int64),
-        f("allowed_values", 7, Msg(&ATTR_VALUE)),
-    ],
-);
-static DEPRECATION: Schema = msg(
-    "OpDeprecation",
-    &[f("version", 1, Int32), f("explanation", 2, Str)],
-);
-static OP_DEF: Schema = msg(
-    "OpDef",
-    &[
-        f("name", 1, Str),
-        r("input_arg", 2, Msg(&ARG_DEF)),
-        r("output_arg", 3, Msg(&ARG_DEF)),
-        r("attr", 4, Msg(&ATTR_DEF)),
-        f("summary", 5, Str),
-        f("description", 6, Str),
-        f("deprecation", 8, Msg(&DEPRECATION)),
-        f("is_aggregate", 16, Bool),
-        f("is_stateful", 17, Bool),
-        f("is_commutative", 18, Bool),
-        f("allows_uninitialized_input", 19, Bool),
-        r("control_output", 20, Str),
-        f("is_distributed_communication", 21, Bool),
-    ],
-);
-static STRING_ENTRY: Schema = entry("StringEntry", &[f("key", 1, Str), f("value", 2, Str)]);
-static ARG_ATTRS: Schema = msg("FunctionDef.ArgAttrs", &[r("attr", 1, Msg(&ATTR_ENTRY))]);
-static ARG_ATTR_ENTRY: Schema = entry(
-    "ArgAttrEntry",
-    &[f("key", 1, UInt32), f("value", 2, Msg(&ARG_ATTRS))],
-);
-static UNIQUE_ID_ENTRY: Schema = entry(
-    "ResourceArgUniqueIdEntry",
-    &[f("key", 1, UInt32), f("value", 2, UInt32)],
-);
-static FUNCTION: Schema = msg(
-    "FunctionDef",
-    &[
-        f("signature", 1, Msg(&OP_DEF)),
-        r("node_def", 3, Msg(&NODE)),
-        r("ret", 4, Msg(&STRING_ENTRY)),
-        r("attr", 5, Msg(&ATTR_ENTRY)),
-        r("control_ret", 6, Msg(&STRING_ENTRY)),
-        r("arg_attr", 7, Msg(&ARG_ATTR_ENTRY)),
-        r("resource_arg_unique_id", 8, Msg(&UNIQUE_ID_ENTRY)),
-    ],
-);
-static GRADIENT: Schema = msg(
-    "GradientDef",
-    &[f("function_name", 1, Str), f("gradient_func", 2, Str)],
-);
-static REGISTERED_GRADIENT: Schema = msg(
-    "RegisteredGradient",
-    &[f("gradient_func", 1, Str), f("registered_op_type", 2, Str)],
-);
-static LIBRARY: Schema = msg(
-    "FunctionDefLibrary",
-    &[
-        r("function", 1, Msg(&FUNCTION)),
-        r("gradient", 2, Msg(&GRADIENT)),
-        r("registered_gradients", 3, Msg(&REGISTERED_GRADIENT)),
-    ],
-);
-static FILE_LINE_COL: Schema = msg(
-    "GraphDebugInfo.FileLineCol",
-    &[
-        f("file_index", 1, Int32),
-        f("line", 2, Int32),
-        f("col", 3, Int32),
-        f("func", 4, Str),
-        f("code", 5, Str),
-    ],
-);
-static STACK_TRACE: Schema = msg(
-    "GraphDebugInfo.StackTrace",
-    &[
-        r("file_line_cols", 1, Msg(&FILE_LINE_COL)),
-        r("frame_id", 2, Fixed64),
-    ],
-);
-static TRACE_ENTRY: Schema = entry(
-    "TracesEntry",
-    &[f("key", 1, Str), f("value", 2, Msg(&STACK_TRACE))],
-);
-static FRAME_ENTRY: Schema = entry(
-    "FramesByIdEntry",
-    &[f("key", 1, Fixed64), f("value", 2, Msg(&FILE_LINE_COL))],
-);
-static TRACE_BY_ID_ENTRY: Schema = entry(
-    "TracesByIdEntry",
-    &[f("key", 1, Fixed64), f("value", 2, Msg(&STACK_TRACE))],
-);
-static NAME_TO_TRACE_ENTRY: Schema = entry(
-    "NameToTraceIdEntry",
-    &[f("key", 1, Str), f("value", 2, Fixed64)],
-);
-static GRAPH_DEBUG_INFO: Schema = msg(
-    "GraphDebugInfo",
-    &[
-        r("files", 1, Str),
-        r("traces", 2, Msg(&TRACE_ENTRY)),
-        r("frames_by_id", 4, Msg(&FRAME_ENTRY)),
-        r("name_to_trace_id", 5, Msg(&NAME_TO_TRACE_ENTRY)),
-        r("traces_by_id", 6, Msg(&TRACE_BY_ID_ENTRY)),
-    ],
-);
-static GRAPH: Schema = msg(
-    "GraphDef",
-    &[
-        r("node", 1, Msg(&NODE)),
-        f("library", 2, Msg(&LIBRARY)),
-        f("version", 3, Int32),
-        f("versions", 4, Msg(&VERSIONS)),
-        f("debug_info", 5, Msg(&GRAPH_DEBUG_INFO)),
-    ],
-);
+#[path = "text_schema.rs"]
+mod schema;
+use schema::{GRAPH, SAVED_MODEL};
 
 /// The kind a field really has (`DT` resolved to the dtype table).
 fn kind_of(field: &Field) -> Kind {
@@ -642,9 +346,10 @@ struct Encoded {
     bytes: Vec<u8>,
 }
 
-/// A map entry's key as TensorFlow's deterministic serialization orders it: numbers by value,
-/// strings by their common prefix with the longer one first when one is a prefix of the other
-/// (the order `attr_map.rs` documents).
+/// A map entry's key as TensorFlow's deterministic serialization (Python's, upb, which writes
+/// `saved_model.pb` and the GraphDefs of `as_graph_def`) orders it: numbers from the largest
+/// down (upb encodes back to front), strings by their common prefix with the longer one first
+/// when one is a prefix of the other (the order `attr_map.rs` documents).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 enum MapKey {
     #[default]
@@ -656,7 +361,7 @@ enum MapKey {
 impl MapKey {
     fn cmp(&self, other: &MapKey) -> std::cmp::Ordering {
         match (self, other) {
-            (MapKey::Num(a), MapKey::Num(b)) => a.cmp(b),
+            (MapKey::Num(a), MapKey::Num(b)) => b.cmp(a),
             (MapKey::Str(a), MapKey::Str(b)) => {
                 let n = a.len().min(b.len());
                 a[..n].cmp(&b[..n]).then(b.len().cmp(&a.len()))
@@ -693,14 +398,14 @@ fn scalar_value(lx: &Lexer<'_>, kind: Kind, tok: Tok) -> Result<Scalar, ProtoErr
         t.parse().ok().or_else(|| int(s).map(|v| v as f64))
     };
     Ok(match kind {
-        Int32 | Int64 | UInt32 | UInt64 | Fixed64 => {
+        Int32 | Int64 | SInt64 | UInt32 | UInt64 | Fixed64 => {
             let Tok::Num(s) = &tok else {
                 return Err(bad("an integer"));
             };
             let v = int(s).ok_or_else(|| bad("an integer"))?;
             let ok = match kind {
                 Int32 => i32::try_from(v).is_ok(),
-                Int64 => i64::try_from(v).is_ok(),
+                Int64 | SInt64 => i64::try_from(v).is_ok(),
                 UInt32 => u32::try_from(v).is_ok(),
                 _ => u64::try_from(v).is_ok(),
             };
@@ -758,6 +463,10 @@ fn encode_scalar(kind: Kind, v: &Scalar, out: &mut Vec<u8>) {
         (Float, Scalar::Float(x)) => out.extend_from_slice(&(*x as f32).to_le_bytes()),
         (Double, Scalar::Float(x)) => out.extend_from_slice(&x.to_le_bytes()),
         (Fixed64, Scalar::Int(x)) => out.extend_from_slice(&(*x as u64).to_le_bytes()),
+        (SInt64, Scalar::Int(x)) => {
+            let v = *x as i64;
+            put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+        }
         (_, Scalar::Int(x)) => put_varint(out, *x as i64 as u64),
         (_, Scalar::Bytes(b)) => {
             put_varint(out, b.len() as u64);
@@ -982,7 +691,7 @@ pub fn graph_def_from_text(text: &str) -> Result<GraphDef, ProtoError> {
 /// As [`graph_def_from_text`], without the decode.
 pub fn graph_def_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
     let mut lx = Lexer::new(text);
-    parse_message(&mut lx, &GRAPH, None, 0)
+    parse_message(&mut lx, GRAPH, None, 0)
 }
 
 // ---- the printer --------------------------------------------------------------------------
@@ -1091,6 +800,7 @@ fn scalar_text(kind: Kind, w: &Wire<'_>) -> Option<String> {
         (Bool, Wire::Varint(v)) => (*v != 0).to_string(),
         (Int32, Wire::Varint(v)) => (*v as i32).to_string(),
         (Int64, Wire::Varint(v)) => (*v as i64).to_string(),
+        (SInt64, Wire::Varint(v)) => ((*v >> 1) as i64 ^ -((*v & 1) as i64)).to_string(),
         (UInt32, Wire::Varint(v)) => (*v as u32).to_string(),
         (UInt64, Wire::Varint(v)) => v.to_string(),
         (Kind::Enum(table), Wire::Varint(v)) => {
@@ -1181,7 +891,32 @@ pub fn graph_def_to_text(gd: &GraphDef) -> Result<String, ProtoError> {
 /// [`ProtoError::Text`] for bytes that do not decode as a `GraphDef`.
 pub fn graph_def_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
     let mut out = String::new();
-    print_message(bytes, &GRAPH, 0, &mut out, 0)?;
+    print_message(bytes, GRAPH, 0, &mut out, 0)?;
+    Ok(out)
+}
+
+/// Parses a text-format `SavedModel` (`saved_model.pbtxt`, as TensorFlow's
+/// `SavedModelBuilder.save(as_text=True)` writes it) into binary wire bytes, which decode as
+/// the binary `saved_model.pb` does. Every message a SavedModel holds (meta graphs, their
+/// GraphDefs and function libraries, signatures, collections, saver, the object graph and its
+/// structured values) is known, so nothing in the file is dropped.
+///
+/// # Errors
+/// [`ProtoError::Text`] naming the line and column of what does not parse, as
+/// [`graph_def_from_text`].
+pub fn saved_model_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
+    let mut lx = Lexer::new(text);
+    parse_message(&mut lx, SAVED_MODEL, None, 0)
+}
+
+/// Binary `SavedModel` wire bytes in the text format, which TensorFlow's `text_format.Parse`
+/// reads back to the same message.
+///
+/// # Errors
+/// [`ProtoError::Text`] for bytes that do not decode as a `SavedModel`.
+pub fn saved_model_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
+    let mut out = String::new();
+    print_message(bytes, SAVED_MODEL, 0, &mut out, 0)?;
     Ok(out)
 }
 

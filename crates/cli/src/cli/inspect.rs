@@ -392,7 +392,7 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
     for entry in entries {
         let path = entry.with_context(|| dir.display().to_string())?.path();
         if path.is_dir()
-            && path.join("saved_model.pb").is_file()
+            && tensorcast::io::saved_model::is_saved_model(&path)
             && super::checkpoint::is_checkpoint(&path)
         {
             // A SavedModel folder: its variables.

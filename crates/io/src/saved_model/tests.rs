@@ -56,12 +56,41 @@ fn open_missing_folder_names_tensorflow_paths() {
 }
 
 #[test]
-fn open_pbtxt_only_says_not_read_yet() {
+fn open_pbtxt_reads_the_text_form() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("saved_model.pbtxt"), "meta_graphs {}").unwrap();
+    std::fs::write(
+        dir.path().join("saved_model.pbtxt"),
+        "saved_model_schema_version: 1\nmeta_graphs { meta_info_def { tags: \"serve\" } }\n",
+    )
+    .unwrap();
+    let sm = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap();
+    assert_eq!(sm.tag_sets(), vec![vec!["serve".to_string()]]);
+}
+
+#[test]
+fn open_bad_pbtxt_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("saved_model.pbtxt"),
+        "meta_graphs {\n  bogus: 1 }",
+    )
+    .unwrap();
+    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Corrupt);
+    let text = e.to_string();
+    assert!(
+        text.contains("saved_model.pbtxt") && text.contains("2:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn open_cpb_only_says_not_read_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("saved_model.cpb"), b"x").unwrap();
     let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Unsupported);
-    assert!(e.to_string().contains("saved_model.pbtxt is not read yet"));
+    assert!(e.to_string().contains("saved_model.cpb"), "{e}");
 }
 
 #[test]

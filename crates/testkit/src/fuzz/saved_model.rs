@@ -3,7 +3,8 @@
 //! `-malloc_limit_mb`); what decodes must list its tag sets, signatures, ops and variables and
 //! print `saved_model_cli show --all`'s text (object references out of range, cycles, unknown
 //! dtypes, undecodable function libraries included), and re-encode to bytes that decode to
-//! the same encoding.
+//! the same encoding. Input that is UTF-8 is also read as a `saved_model.pbtxt`: what parses
+//! goes through the same checks, and its text as tensorcast prints it parses again.
 
 use tensorcast_io::saved_model::{show_signature, SavedModel};
 use tensorcast_proto::{FingerprintDef, Message};
@@ -13,6 +14,19 @@ pub fn run(data: &[u8]) {
     if let Ok(fp) = FingerprintDef::decode(data) {
         let _ = fp.singleprint();
     }
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(bytes) = tensorcast_proto::saved_model_text_to_binary(text) {
+            if let Ok(printed) = tensorcast_proto::saved_model_binary_to_text(&bytes) {
+                tensorcast_proto::saved_model_text_to_binary(&printed)
+                    .expect("the text tensorcast prints parses");
+            }
+            check(&bytes);
+        }
+    }
+    check(data);
+}
+
+fn check(data: &[u8]) {
     let Ok(sm) = SavedModel::from_bytes(data) else {
         return;
     };

@@ -86,12 +86,6 @@ pub(crate) fn load_graph_def_bytes(path: &Path) -> Result<GraphDefBytes> {
     Ok(GraphDefBytes::Binary(bytes))
 }
 
-/// True when `path` is a SavedModel: a folder holding `saved_model.pb`, or that file itself.
-pub(crate) fn is_saved_model(path: &Path) -> bool {
-    path.join("saved_model.pb").is_file()
-        || (path.file_name().is_some_and(|n| n == "saved_model.pb") && path.is_file())
-}
-
 /// The folder of a SavedModel path (the folder itself, or the folder of its `saved_model.pb`).
 pub(crate) fn saved_model_dir(path: &Path) -> PathBuf {
     if path.is_file() {
@@ -105,7 +99,7 @@ pub(crate) fn saved_model_dir(path: &Path) -> PathBuf {
 /// the file. A SavedModel (folder or `saved_model.pb`) gives the graph of its meta graph tagged
 /// `serve` (or its only meta graph), function library included.
 pub(crate) fn load(path: &Path) -> Result<Graph> {
-    if is_saved_model(path) {
+    if tensorcast::io::saved_model::is_saved_model(path) {
         let dir = saved_model_dir(path);
         let sm = tensorcast::io::saved_model::SavedModel::open(
             &dir,

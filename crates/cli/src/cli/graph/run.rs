@@ -90,7 +90,7 @@ fn member_name(fetch: &str) -> Result<String> {
 
 /// Runs `graph run`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    if super::is_saved_model(&args.file) {
+    if tensorcast::io::saved_model::is_saved_model(&args.file) {
         return run_saved_model(args);
     }
     if !args.input.is_empty() {
