@@ -3,7 +3,7 @@
 
 use tensorcast_core::{Code, TString, Tensor};
 
-use super::{defs, kernel_error, unknown_shapes, Entry, KernelCtx};
+use super::{defs, kernel_error, unknown_shapes, Entry};
 #[cfg(feature = "saved-model")]
 use crate::attr;
 use crate::error::{Error, Result};
@@ -29,7 +29,7 @@ fn strings(t: &Tensor, what: &str) -> Result<Vec<String>> {
 }
 
 #[cfg(feature = "saved-model")]
-fn restore(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+fn restore(c: &super::KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     use tensorcast_io::{checkpoint::Checkpoint, ReadOptions};
     let prefix = strings(&inputs[0], "prefix")?;
     let names = strings(&inputs[1], "tensor_names")?;

@@ -15,6 +15,7 @@ mod defs;
 mod graph_ops;
 mod math;
 mod nn;
+mod parse_example;
 mod variables;
 
 pub(crate) use variables::Resources;
@@ -60,6 +61,7 @@ fn entries() -> &'static [Entry] {
         v.extend(math::entries());
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
+        v.extend(parse_example::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.
