@@ -160,3 +160,53 @@ fn a_text_saved_model_runs_and_shows_as_the_binary_one() {
     let inspect = run(&["graph", "inspect", &text]);
     assert!(inspect.status.success(), "{}", stderr(&inspect));
 }
+
+#[test]
+fn graph_bench_times_a_saved_model_and_a_graph_def() {
+    let dir = temp_dir("graph_bench");
+    let x = x_npy(&dir);
+    let input = format!("x={x}");
+    let o = run(&[
+        "graph",
+        "bench",
+        &model("affine"),
+        "--input",
+        &input,
+        "--runs",
+        "7",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["runs"], 7);
+    let (min, med, max) = (
+        v["min_s"].as_f64().unwrap(),
+        v["median_s"].as_f64().unwrap(),
+        v["max_s"].as_f64().unwrap(),
+    );
+    assert!(0.0 < min && min <= med && med <= max, "{v}");
+    // A GraphDef: x -> Identity.
+    let gd = dir.join("g.pbtxt");
+    std::fs::write(
+        &gd,
+        "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n\
+         node { name: \"y\" op: \"Neg\" input: \"x\" attr { key: \"T\" value { type: DT_FLOAT } } }\n",
+    )
+    .unwrap();
+    let gd = gd.display().to_string();
+    let o = run(&[
+        "graph", "bench", &gd, "--feed", &input, "--fetch", "y", "--runs", "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("runs: 3  min: "), "{text}");
+    // Errors: no fetch; a failing run names the problem.
+    let o = run(&["graph", "bench", &gd, "--feed", &input]);
+    assert!(
+        stderr(&o).contains("needs at least one --fetch"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["graph", "bench", &gd, "--fetch", "y"]);
+    assert!(!o.status.success());
+}

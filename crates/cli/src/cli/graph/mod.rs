@@ -1,11 +1,12 @@
-//! `tensorcast graph inspect|run|optimize|dot FILE.pb`: GraphDefs (as `tf.io.write_graph`
-//! writes them) looked at, run on tensorcast's kernels, optimized, drawn.
+//! `tensorcast graph inspect|run|optimize|dot|bench FILE.pb`: GraphDefs (as `tf.io.write_graph`
+//! writes them) looked at, run on tensorcast's kernels, optimized, drawn, timed.
 //!
 //! Every subcommand reads its GraphDef through the CLI's one input layer (`-` for standard
 //! input, pipes and FIFOs bounded by `--max-stream`, `--mmap`) and writes through its one
 //! atomic output layer; every string that comes from the GraphDef is escaped before it reaches
 //! the terminal (or, in `graph dot`, the DOT text).
 
+pub(crate) mod bench;
 pub(crate) mod dot;
 pub(crate) mod inspect;
 pub(crate) mod optimize;
@@ -36,6 +37,9 @@ pub(crate) enum Command {
     Optimize(optimize::Args),
     /// Print the graph as Graphviz dot text.
     Dot(dot::Args),
+    /// Time `Session::run` (or a SavedModel signature): min, median and max latency over
+    /// --runs runs after a warm-up.
+    Bench(bench::Args),
 }
 
 /// Runs `graph`.
@@ -45,6 +49,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         Command::Run(a) => run::run(a),
         Command::Optimize(a) => optimize::run(a),
         Command::Dot(a) => dot::run(a),
+        Command::Bench(a) => bench::run(a),
     }
 }
 

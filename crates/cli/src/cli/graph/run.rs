@@ -46,7 +46,7 @@ pub(crate) struct Args {
     pub no_optimize: bool,
 }
 
-fn load_feed(spec: &str) -> Result<(String, Tensor)> {
+pub(super) fn load_feed(spec: &str) -> Result<(String, Tensor)> {
     let (name, file) = spec
         .split_once('=')
         .ok_or_else(|| anyhow!("--feed {spec}: expected NAME=FILE"))?;

@@ -1,0 +1,146 @@
+//! `tensorcast graph bench GRAPH_OR_SAVED_MODEL --feed NAME=FILE ... --fetch NAME ... [--runs N]
+//! [--json]`: the latency of `Session::run` (or of a SavedModel signature), as TensorFlow's
+//! `benchmark_model` and `tract ... bench` report it for a user's own model.
+//!
+//! The graph is loaded and the session made once; `--warmup` runs (default 3) are not timed;
+//! then each of `--runs` runs (default 100) is timed alone with a monotonic clock, feeds
+//! included as `Session::run` takes them (shared, not copied). Printed: runs, min, median,
+//! max (and mean); `--json` prints one object
+//! `{"runs": N, "min_s": .., "median_s": .., "max_s": .., "mean_s": ..}`.
+
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use tensorcast::graph::{Session, SessionOptions};
+use tensorcast::Tensor;
+
+use super::FileArg;
+use crate::cli::EXIT_OK;
+
+/// Arguments of `graph bench`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The GraphDef file (binary or text), or a SavedModel folder.
+    pub file: FileArg,
+    /// `NAME=FILE`: feed tensor NAME from FILE (as `graph run --feed`; for a SavedModel, a
+    /// signature input key).
+    #[arg(long, value_name = "NAME=FILE")]
+    pub feed: Vec<String>,
+    /// `KEY=FILE`: a SavedModel signature's input (as --feed).
+    #[arg(long, value_name = "KEY=FILE")]
+    pub input: Vec<String>,
+    /// A tensor to fetch (`y` or `y:0`), repeatable; required for a GraphDef. A SavedModel
+    /// signature computes all its outputs.
+    #[arg(long, value_name = "NAME")]
+    pub fetch: Vec<String>,
+    /// The SavedModel signature to run.
+    #[arg(long, value_name = "KEY", default_value = "serving_default")]
+    pub signature: String,
+    /// The SavedModel meta graph's tags, comma-separated.
+    #[arg(long, value_name = "TAGS", default_value = "serve")]
+    pub tag_set: String,
+    /// Timed runs.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub runs: u32,
+    /// Untimed runs first.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: u32,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Run without the optimization pass.
+    #[arg(long)]
+    pub no_optimize: bool,
+}
+
+/// Times `f` `runs` times after `warmup` untimed calls: the sorted durations in seconds.
+fn time_runs(warmup: u32, runs: u32, mut f: impl FnMut() -> Result<()>) -> Result<Vec<f64>> {
+    for _ in 0..warmup {
+        f()?;
+    }
+    let mut times = Vec::with_capacity(runs as usize);
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        f()?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times)
+}
+
+/// Runs `graph bench`.
+pub(crate) fn run(args: &Args) -> Result<i32> {
+    let feeds: Vec<(String, Tensor)> = args
+        .feed
+        .iter()
+        .chain(&args.input)
+        .map(|f| super::run::load_feed(f))
+        .collect::<Result<_>>()?;
+    let refs: Vec<(&str, Tensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    let times = if tensorcast::io::saved_model::is_saved_model(&args.file) {
+        let dir = super::saved_model_dir(&args.file);
+        let name = super::shown(&dir);
+        let tags: Vec<&str> = args
+            .tag_set
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
+        let model = tensorcast::graph::SavedModel::load(&dir, &tags)
+            .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
+            .with_context(|| name.clone())?;
+        time_runs(args.warmup, args.runs, || {
+            model
+                .run(&args.signature, &refs)
+                .map(drop)
+                .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
+        })
+        .with_context(|| name)?
+    } else {
+        if args.fetch.is_empty() {
+            bail!("graph bench on a GraphDef needs at least one --fetch NAME");
+        }
+        let graph = super::load(&args.file)?;
+        let name = super::shown(&args.file);
+        let session = Session::with_options(
+            &graph,
+            SessionOptions {
+                optimize: !args.no_optimize,
+                max_constant_bytes: crate::cli::source::read_options().max_memory,
+                ..SessionOptions::default()
+            },
+        );
+        let fetch: Vec<&str> = args.fetch.iter().map(String::as_str).collect();
+        time_runs(args.warmup, args.runs, || {
+            session
+                .run(&refs, &fetch, &[])
+                .map(drop)
+                .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
+        })
+        .with_context(|| name)?
+    };
+    let n = times.len();
+    let (min, max) = (times[0], times[n - 1]);
+    let median = if n % 2 == 1 {
+        times[n / 2]
+    } else {
+        (times[n / 2 - 1] + times[n / 2]) / 2.0
+    };
+    let mean = times.iter().sum::<f64>() / n as f64;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({"runs": n, "min_s": min, "median_s": median, "max_s": max, "mean_s": mean})
+        );
+    } else {
+        let ms = |s: f64| format!("{:.3} ms", s * 1e3);
+        println!(
+            "runs: {n}  min: {}  median: {}  max: {}  mean: {}",
+            ms(min),
+            ms(median),
+            ms(max),
+            ms(mean)
+        );
+    }
+    Ok(EXIT_OK)
+}
