@@ -311,6 +311,9 @@ fn spec_arg(spec: &Bound<'_, PyTuple>) -> PyResult<(String, FeatureSpec)> {
                     "row_lengths" => Partition::RowLengths(value.extract()?),
                     "row_splits" => Partition::RowSplits(value.extract()?),
                     "uniform_row_length" => Partition::UniformRowLength(value.extract()?),
+                    "row_starts" => Partition::RowStarts(value.extract()?),
+                    "row_limits" => Partition::RowLimits(value.extract()?),
+                    "value_rowids" => Partition::ValueRowIds(value.extract()?),
                     other => return Err(invalid(format!("Unknown partition {other}"))),
                 });
             }

@@ -63,10 +63,30 @@ class FixedLenSequenceFeature(
 class RaggedFeature(
     collections.namedtuple("RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])
 ):
-    """``tf.io.RaggedFeature``: a ragged result (``RaggedTensorValue``)."""
+    """``tf.io.RaggedFeature``: a ragged result (``RaggedTensorValue``).
+
+    ``partitions`` (outermost first) split the values into more ragged dimensions, each read
+    from a feature of the same example as TensorFlow spells them: ``RowSplits(key)``,
+    ``RowLengths(key)``, ``RowStarts(key)``, ``RowLimits(key)``, ``ValueRowIds(key)``, or
+    ``UniformRowLength(length)``. As in TensorFlow the partitions are not validated
+    (``validate`` is accepted and ignored).
+
+    >>> import tensorcast as tc
+    >>> from tensorcast._testing import example_of
+    >>> ex = example_of({"tok": [1, 2, 3, 4, 5], "rowids": [0, 0, 2, 2, 2]})
+    >>> spec = {"r": tc.io.RaggedFeature("int64", "tok", [tc.io.RaggedFeature.ValueRowIds("rowids")])}
+    >>> tc.io.parse_example([ex], spec)["r"].to_list()
+    [[[1, 2], [], [3, 4, 5]]]
+    >>> spec = {"r": tc.io.RaggedFeature("int64", "tok", [tc.io.RaggedFeature.RowStarts("starts")])}
+    >>> tc.io.parse_example([example_of({"tok": [1, 2, 3], "starts": [0, 1]})], spec)["r"].to_list()
+    [[[1], [2, 3]]]
+    """
 
     RowSplits = collections.namedtuple("RowSplits", ["key"])
     RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
     UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype="int32", validate=False):
@@ -106,6 +126,16 @@ class RaggedTensorValue:
         return f"RaggedTensorValue(flat_values={self.flat_values!r}, row_splits={self.nested_row_splits!r})"
 
 
+# TensorFlow's partition class names (its classes are accepted too) and the native names.
+_PARTITION_KINDS = {
+    "RowSplits": "row_splits",
+    "RowLengths": "row_lengths",
+    "RowStarts": "row_starts",
+    "RowLimits": "row_limits",
+    "ValueRowIds": "value_rowids",
+}
+
+
 def _spec_tuple(name, spec):
     if isinstance(spec, FixedLenFeature):
         return ("fixed", name, [int(d) for d in spec.shape], _dtype_name(spec.dtype), spec.default_value)
@@ -124,10 +154,8 @@ def _spec_tuple(name, spec):
         parts = []
         for p in spec.partitions:
             kind = type(p).__name__
-            if kind == "RowSplits":
-                parts.append(("row_splits", p.key))
-            elif kind == "RowLengths":
-                parts.append(("row_lengths", p.key))
+            if kind in _PARTITION_KINDS:
+                parts.append((_PARTITION_KINDS[kind], p.key))
             elif kind == "UniformRowLength":
                 parts.append(("uniform_row_length", int(p.length)))
             else:
