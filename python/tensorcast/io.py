@@ -197,23 +197,51 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     array([b't0', b't0', b't1'], dtype=object)
     """
     del name
-    specs = [_spec_tuple(k, features[k]) for k in sorted(features)]
+    if output not in ("numpy", "arrow"):
+        raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
+    specs = _spec_tuples(features)
     names = None if example_names is None else [str(n) for n in example_names]
-    parsed = _parse_example_native(serialized, specs, names)
     if output == "arrow":
-        return _to_arrow_native(parsed, len(serialized))
+        return _to_arrow_native(_parse_example_native(serialized, specs, names), len(serialized))
+    # The native side makes the numpy arrays (views of the parsed tensors' memory).
     out = {}
-    for item in parsed:
+    for item in _parse_example_native(serialized, specs, names, True):
         key, kind = item[0], item[1]
         if kind == "dense":
-            out[key] = item[2].numpy()
+            out[key] = item[2]
         elif kind == "sparse":
-            out[key] = SparseTensorValue(item[2].numpy(), item[3].numpy(), item[4].numpy())
+            out[key] = SparseTensorValue(item[2], item[3], item[4])
         else:
-            out[key] = RaggedTensorValue(item[2].numpy(), [s.numpy() for s in item[3]])
-    if output == "numpy":
-        return out
-    raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
+            out[key] = RaggedTensorValue(item[2], item[3])
+    return out
+
+
+_SPEC_CACHE = {}
+
+
+def _freeze(v):
+    """A hashable key of a spec: lists become tuples, every value keeps its type (an array
+    raises TypeError)."""
+    if isinstance(v, (list, tuple)):
+        return (type(v), tuple(_freeze(x) for x in v))
+    hash(v)
+    return (type(v), v)
+
+
+def _spec_tuples(features):
+    """The native specs of a features dict, sorted by key; remembered for hashable specs (a
+    loop parsing batch after batch with one dict converts it once)."""
+    try:
+        key = tuple((k, _freeze(features[k])) for k in sorted(features))
+        cached = _SPEC_CACHE.get(key)
+    except TypeError:  # a default value that is an array
+        return [_spec_tuple(k, features[k]) for k in sorted(features)]
+    if cached is None:
+        cached = [_spec_tuple(k, features[k]) for k in sorted(features)]
+        if len(_SPEC_CACHE) > 64:
+            _SPEC_CACHE.clear()
+        _SPEC_CACHE[key] = cached
+    return cached
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):
