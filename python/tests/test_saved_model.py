@@ -41,6 +41,7 @@ def tf_model(tf, tmp_path_factory):
             self.w = tf.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
             self.b = tf.Variable(rng.standard_normal(3).astype(np.float32), name="b")
             self.k = tf.Variable([[1, 5, -2]], dtype=tf.int32, name="k")
+            self.h = tf.Variable((rng.standard_normal((256, 256)) / 16).astype(np.float32), name="h")
 
         @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32, name="x")])
         def dense(self, x):
@@ -54,9 +55,17 @@ def tf_model(tf, tmp_path_factory):
             m = tf.maximum(a, self.k)
             return {"max": m, "eq": tf.equal(m, a), "scaled": tf.cast(m * s, tf.float32)}
 
+        @tf.function(input_signature=[tf.TensorSpec([None, 256], tf.float32, name="x")])
+        def heavy(self, x):
+            # Long enough to watch another Python thread run meanwhile.
+            y = x
+            for _ in range(24):
+                y = tf.nn.relu(tf.matmul(y, self.h)) + x
+            return {"y": y}
+
     m = Model()
     path = str(tmp_path_factory.mktemp("sm") / "model")
-    tf.saved_model.save(m, path, signatures={"serving_default": m.dense, "ints": m.ints})
+    tf.saved_model.save(m, path, signatures={"serving_default": m.dense, "ints": m.ints, "heavy": m.heavy})
     return path, tf.saved_model.load(path)
 
 
@@ -184,3 +193,39 @@ def test_signatures_run_in_parallel_threads(tf_model):
         t.join()
     for i, x in enumerate(xs):
         np.testing.assert_allclose(results[i], theirs.signatures["serving_default"](x=x)["logits"].numpy(), rtol=1e-6)
+
+
+def test_the_gil_is_released_while_a_signature_runs(tf_model):
+    # While one thread runs a long signature, a pure-Python loop in this thread keeps going:
+    # with the GIL held it could not run at all until the call returned.
+    import time
+
+    path, theirs = tf_model
+    f = tc.saved_model.load(path).signatures["heavy"]
+    x = np.random.default_rng(3).standard_normal((1024, 256)).astype(np.float32)
+    done = threading.Event()
+    out = {}
+
+    def work():
+        start = time.perf_counter()
+        out["y"] = f(x=x)["y"]
+        out["seconds"] = time.perf_counter() - start
+        done.set()
+
+    # How fast the loop runs alone, to compare with how fast it runs during the call.
+    probe = threading.Event()
+    alone, start = 0, time.perf_counter()
+    while time.perf_counter() - start < 0.2 and not probe.is_set():
+        alone += 1
+    rate = alone / (time.perf_counter() - start)
+    count = 0
+    t = threading.Thread(target=work)
+    t.start()
+    while not done.is_set():
+        count += 1
+    t.join()
+    # With the GIL held for the call, the loop would run only for the interpreter's switch
+    # interval (5 ms) before the call took the GIL: a few percent of the call at most. Released,
+    # it runs through the call (slower: the kernels use both cores).
+    assert count > 0.2 * rate * out["seconds"], (count, rate, out["seconds"])
+    np.testing.assert_allclose(out["y"], theirs.signatures["heavy"](x=x)["y"].numpy(), rtol=1e-4, atol=1e-4)
