@@ -6,7 +6,8 @@ imports (import times are printed apart).
     python python/benchmarks/bench.py                  # everything (writes ~2.2 GiB to --dir)
     python python/benchmarks/bench.py --only numpy,examples --ckpt-mib 256
 
-Prints one line per measurement and a JSON summary at the end.
+Prints one line per measurement (with the 1-minute load average at that moment) and a JSON
+summary at the end.
 """
 
 import argparse
@@ -42,6 +43,8 @@ def child(mode, *args):
 
 
 def report(name, value, unit="s", **extra):
+    # The machine's 1-minute load average when the figure was taken (the machine is shared).
+    extra["load"] = round(os.getloadavg()[0], 1)
     RESULTS[name] = dict(value=value, unit=unit, **extra)
     shown = f"{value * 1e6:.2f} us" if unit == "s" and value < 1e-3 else (f"{value * 1e3:.1f} ms" if unit == "s" else f"{value} {unit}")
     more = "  ".join(f"{k}={v}" for k, v in extra.items())

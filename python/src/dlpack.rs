@@ -198,10 +198,23 @@ pub(crate) fn export<'py>(
     versioned: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let dtype = dl_dtype(tensor.dtype()).ok_or_else(|| {
-        PyBufferError::new_err(format!(
-            "DLPack has no type for {}",
-            crate::dtypes::py_name(tensor.dtype())
-        ))
+        let name = crate::dtypes::py_name(tensor.dtype());
+        PyBufferError::new_err(
+            if matches!(
+                tensor.dtype(),
+                DataType::INT4 | DataType::UINT4 | DataType::INT2 | DataType::UINT2
+            ) {
+                // DLPack's sub-byte integers are packed (two 4-bit values a byte); TensorFlow's and
+                // ml_dtypes' hold one value a byte, so the memory cannot be shared as DLPack.
+                format!(
+                "DLPack has no type for {name}: DLPack packs sub-byte integers, TensorFlow and \
+                 ml_dtypes store one {name} value per byte; use numpy.asarray(tensor) (an \
+                 ml_dtypes.{name} view of the same memory) instead"
+            )
+            } else {
+                format!("DLPack has no type for {name}")
+            },
+        )
     })?;
     let mut ctx = Box::new(Context {
         _tensor: tensor.clone(),
@@ -328,8 +341,15 @@ pub(crate) fn import(obj: &Bound<'_, PyAny>) -> PyResult<(Tensor, bool)> {
             )));
         }
         let dtype = from_dl_dtype(dl.dtype).ok_or_else(|| {
+            let packed = if dl.dtype.bits < 8 && dl.dtype.code <= 1 {
+                " (DLPack packs sub-byte integers; TensorFlow's int4/uint4/int2/uint2 hold one \
+                 value per byte, so such memory cannot be adopted: hand over an ml_dtypes array \
+                 through numpy instead)"
+            } else {
+                ""
+            };
             PyBufferError::new_err(format!(
-                "unsupported DLPack dtype (code {}, bits {}, lanes {})",
+                "unsupported DLPack dtype (code {}, bits {}, lanes {}){packed}",
                 dl.dtype.code, dl.dtype.bits, dl.dtype.lanes
             ))
         })?;

@@ -1,5 +1,5 @@
 //! `tensorcast.Session`: runs a TensorFlow GraphDef (binary or text) with the graph crate's
-//! `Session`. SavedModel signatures are not bound yet.
+//! `Session`. SavedModel signatures are in `saved_model.rs`.
 
 use std::path::PathBuf;
 

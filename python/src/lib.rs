@@ -9,7 +9,8 @@
 //!   buffer, and to any DLPack consumer as managed tensors (`dlpack.rs`). Those two files are
 //!   the binding's only `unsafe` code.
 //! - **The GIL is released** (`Python::detach`) around every call that touches data in bulk:
-//!   ops, file reads and writes, checkpoint reads, record reads and example parsing.
+//!   ops, file reads and writes, checkpoint reads, record reads, example parsing, SavedModel
+//!   loads and signature runs.
 //! - **TensorFlow's errors.** Every library error becomes the `tensorcast.errors` class
 //!   TensorFlow raises for its status code, with the library's (TensorFlow's) text.
 
@@ -22,6 +23,7 @@ mod foreign;
 mod graph;
 mod ops;
 mod records;
+mod saved_model;
 mod tensor;
 
 use pyo3::prelude::*;
@@ -51,5 +53,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::tf_record_iterator, m)?)?;
     m.add_function(wrap_pyfunction!(records::parse_example_native, m)?)?;
     m.add_class::<graph::PySession>()?;
+    m.add_class::<saved_model::NativeSavedModel>()?;
+    m.add_function(wrap_pyfunction!(saved_model::load_saved_model, m)?)?;
+    m.add_function(wrap_pyfunction!(saved_model::saved_model_tag_sets, m)?)?;
     Ok(())
 }

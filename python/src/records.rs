@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use pyo3::exceptions::{PyIndexError, PyValueError};
@@ -52,47 +52,87 @@ impl Gathered {
 }
 
 /// Serialized records held in Rust (one block of memory): parsed without becoming Python
-/// `bytes`, or handed out one by one.
+/// `bytes`, or handed out one by one. Slices share the list (no copy of it).
 #[pyclass(module = "tensorcast.io", name = "RecordBatch", frozen)]
 pub(crate) struct RecordBatch {
-    pub(crate) records: Vec<Bytes>,
+    all: Arc<Vec<Bytes>>,
+    range: std::ops::Range<usize>,
+}
+
+impl RecordBatch {
+    fn new(records: Vec<Bytes>) -> Self {
+        let n = records.len();
+        Self {
+            all: Arc::new(records),
+            range: 0..n,
+        }
+    }
+
+    /// The records of this batch.
+    pub(crate) fn records(&self) -> &[Bytes] {
+        &self.all[self.range.clone()]
+    }
 }
 
 #[pymethods]
 impl RecordBatch {
     fn __len__(&self) -> usize {
-        self.records.len()
+        self.range.len()
     }
 
     fn __getitem__<'py>(&self, py: Python<'py>, i: isize) -> PyResult<Bound<'py, PyBytes>> {
-        let n = self.records.len() as isize;
+        let records = self.records();
+        let n = records.len() as isize;
         let j = if i < 0 { i + n } else { i };
         if j < 0 || j >= n {
             return Err(PyIndexError::new_err("record index out of range"));
         }
-        Ok(PyBytes::new(py, &self.records[j as usize]))
+        Ok(PyBytes::new(py, &records[j as usize]))
     }
 
     /// Records `[start, stop)` (clamped), sharing this batch's memory.
     fn slice(&self, start: usize, stop: usize) -> RecordBatch {
-        let stop = stop.min(self.records.len());
+        let stop = stop.min(self.range.len());
         let start = start.min(stop);
         RecordBatch {
-            records: self.records[start..stop].to_vec(),
+            all: Arc::clone(&self.all),
+            range: self.range.start + start..self.range.start + stop,
         }
     }
 
     /// The records as a list of `bytes`.
     fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.records.iter().map(|r| PyBytes::new(py, r)))
+        PyList::new(py, self.records().iter().map(|r| PyBytes::new(py, r)))
     }
+}
+
+/// A mapped file's memory, owned by the `Bytes` its records are slices of.
+struct Mapped(tensorcast_buffer::Buffer);
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+/// A whole file's bytes: memory-mapped (`mmap`: no copy, pages come from the page cache as
+/// they are touched) or read; `None` when it cannot be opened.
+fn whole_file(path: &std::path::Path, mmap: bool) -> Option<Bytes> {
+    if mmap {
+        let file = File::open(path).ok()?;
+        let map = tensorcast_buffer::Buffer::map_file(&file).ok()?;
+        return Some(Bytes::from_owner(Mapped(map)));
+    }
+    std::fs::read(path).ok().map(Bytes::from)
 }
 
 /// Reads records `[0, count)` from `offset` (the start of a record: 0, or an offset from
 /// `record_offsets`) of the file at `path`; `count=None` reads to the end. Compressed files
-/// can only be read from offset 0.
+/// can only be read from offset 0. A whole uncompressed file is memory-mapped (`mmap=True`,
+/// the default: its records share the mapping, as `load_checkpoint` shares its file's), so it
+/// must not be truncated while its records are in use; `mmap=False` reads it into memory.
 #[pyfunction]
-#[pyo3(signature = (path, compression_type=None, offset=0, count=None, verify_checksums=true))]
+#[pyo3(signature = (path, compression_type=None, offset=0, count=None, verify_checksums=true, *, mmap=true))]
 pub(crate) fn read_records(
     py: Python<'_>,
     path: PathBuf,
@@ -100,6 +140,7 @@ pub(crate) fn read_records(
     offset: u64,
     count: Option<usize>,
     verify_checksums: bool,
+    mmap: bool,
 ) -> PyResult<RecordBatch> {
     let compression = compression_arg(compression_type)?;
     let options = ReaderOptions {
@@ -109,10 +150,11 @@ pub(crate) fn read_records(
     let records = py
         .detach(|| -> tensorcast_records::Result<Vec<Bytes>> {
             if offset == 0 && count.is_none() && compression == Compression::None {
-                // A whole uncompressed file: read once, records are slices of it (no copy each).
-                // A file that cannot be read falls through to the reader, which says why.
-                if let Ok(data) = std::fs::read(&path) {
-                    return tensorcast_records::slice_records(&Bytes::from(data), verify_checksums);
+                // A whole uncompressed file: mapped (or read) once, records are slices of it
+                // (no copy each). A file that cannot be opened falls through to the reader,
+                // which says why.
+                if let Some(data) = whole_file(&path, mmap) {
+                    return tensorcast_records::slice_records(&data, verify_checksums);
                 }
             }
             let mut reader = if offset == 0 {
@@ -132,7 +174,7 @@ pub(crate) fn read_records(
             Ok(out.into_records())
         })
         .py()?;
-    Ok(RecordBatch { records })
+    Ok(RecordBatch::new(records))
 }
 
 /// The offset of every record of an uncompressed TFRecord file and its end (headers read
@@ -311,6 +353,9 @@ fn spec_arg(spec: &Bound<'_, PyTuple>) -> PyResult<(String, FeatureSpec)> {
                     "row_lengths" => Partition::RowLengths(value.extract()?),
                     "row_splits" => Partition::RowSplits(value.extract()?),
                     "uniform_row_length" => Partition::UniformRowLength(value.extract()?),
+                    "row_starts" => Partition::RowStarts(value.extract()?),
+                    "row_limits" => Partition::RowLimits(value.extract()?),
+                    "value_rowids" => Partition::ValueRowIds(value.extract()?),
                     other => return Err(invalid(format!("Unknown partition {other}"))),
                 });
             }
@@ -326,12 +371,30 @@ fn spec_arg(spec: &Bound<'_, PyTuple>) -> PyResult<(String, FeatureSpec)> {
     Ok((name, spec))
 }
 
-/// The serialized examples: a `RecordBatch` (shared, no copy) or a sequence of `bytes`
+/// The serialized examples: a `RecordBatch`'s (shared, no copy) or a sequence of `bytes`
 /// (gathered into one block).
-fn serialized_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<Bytes>> {
-    if let Ok(batch) = value.cast::<RecordBatch>() {
-        return Ok(batch.get().records.clone());
+enum Serialized {
+    Batch(Py<RecordBatch>),
+    Owned(Vec<Bytes>),
+}
+
+impl Serialized {
+    fn records(&self) -> &[Bytes] {
+        match self {
+            Serialized::Batch(b) => b.get().records(),
+            Serialized::Owned(v) => v,
+        }
     }
+}
+
+fn serialized_arg(value: &Bound<'_, PyAny>) -> PyResult<Serialized> {
+    if let Ok(batch) = value.cast::<RecordBatch>() {
+        return Ok(Serialized::Batch(batch.clone().unbind()));
+    }
+    Ok(Serialized::Owned(serialized_vec(value)?))
+}
+
+fn serialized_vec(value: &Bound<'_, PyAny>) -> PyResult<Vec<Bytes>> {
     if let Ok(b) = value.cast::<PyBytes>() {
         return Ok(vec![Bytes::copy_from_slice(b.as_bytes())]);
     }
@@ -352,14 +415,17 @@ fn serialized_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<Bytes>> {
 
 /// The native `parse_example(serialized, specs)`: a list of `(name, kind, parts...)`
 /// (`("dense", t)`, `("sparse", indices, values, dense_shape)`, `("ragged", flat_values,
-/// [row_splits...])`); `tensorcast.io.parse_example` builds TensorFlow's result from it.
+/// [row_splits...])`); `tensorcast.io.parse_example` builds TensorFlow's result from it. The
+/// parts are `Tensor`s, or numpy arrays with `as_numpy` (views of the tensors' memory; strings
+/// as `object` arrays of `bytes`).
 #[pyfunction]
-#[pyo3(signature = (serialized, specs, names=None))]
+#[pyo3(signature = (serialized, specs, names=None, as_numpy=false))]
 pub(crate) fn parse_example_native<'py>(
     py: Python<'py>,
     serialized: &Bound<'py, PyAny>,
     specs: &Bound<'py, PyList>,
     names: Option<Vec<String>>,
+    as_numpy: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let records = serialized_arg(serialized)?;
     let mut parsed_specs = Vec::with_capacity(specs.len());
@@ -367,8 +433,17 @@ pub(crate) fn parse_example_native<'py>(
         parsed_specs.push(spec_arg(s.cast::<PyTuple>()?)?);
     }
     let parsed = py
-        .detach(|| tensorcast_records::parse_example(&records, names.as_deref(), &parsed_specs))
+        .detach(|| {
+            tensorcast_records::parse_example(records.records(), names.as_deref(), &parsed_specs)
+        })
         .py()?;
+    let out_of = |t: Tensor| -> PyResult<Bound<'py, PyAny>> {
+        if as_numpy {
+            crate::tensor::to_numpy(py, &t)
+        } else {
+            Ok(Py::new(py, PyTensor::new(t))?.into_bound(py).into_any())
+        }
+    };
     let out = PyList::empty(py);
     for (name, p) in parsed {
         let item = match p {
@@ -377,7 +452,7 @@ pub(crate) fn parse_example_native<'py>(
                 [
                     name.into_pyobject(py)?.into_any(),
                     "dense".into_pyobject(py)?.into_any(),
-                    Py::new(py, PyTensor::new(t))?.into_bound(py).into_any(),
+                    out_of(t)?,
                 ],
             )?,
             Parsed::Sparse {
@@ -389,15 +464,9 @@ pub(crate) fn parse_example_native<'py>(
                 [
                     name.into_pyobject(py)?.into_any(),
                     "sparse".into_pyobject(py)?.into_any(),
-                    Py::new(py, PyTensor::new(indices))?
-                        .into_bound(py)
-                        .into_any(),
-                    Py::new(py, PyTensor::new(values))?
-                        .into_bound(py)
-                        .into_any(),
-                    Py::new(py, PyTensor::new(dense_shape))?
-                        .into_bound(py)
-                        .into_any(),
+                    out_of(indices)?,
+                    out_of(values)?,
+                    out_of(dense_shape)?,
                 ],
             )?,
             Parsed::Ragged {
@@ -406,16 +475,14 @@ pub(crate) fn parse_example_native<'py>(
             } => {
                 let splits = PyList::empty(py);
                 for s in row_splits {
-                    splits.append(Py::new(py, PyTensor::new(s))?)?;
+                    splits.append(out_of(s)?)?;
                 }
                 PyTuple::new(
                     py,
                     [
                         name.into_pyobject(py)?.into_any(),
                         "ragged".into_pyobject(py)?.into_any(),
-                        Py::new(py, PyTensor::new(flat_values))?
-                            .into_bound(py)
-                            .into_any(),
+                        out_of(flat_values)?,
                         splits.into_any(),
                     ],
                 )?

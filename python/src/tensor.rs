@@ -76,10 +76,9 @@ pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
     let shape = PyTuple::new(py, t.shape().dim_sizes())?;
     if dtype == DataType::STRING {
         let strings = t.as_slice::<TString>().py()?;
-        let list = PyList::empty(py);
-        for s in strings {
-            list.append(PyBytes::new(py, s.as_ref()))?;
-        }
+        // One `bytes` per element (TensorFlow's `.numpy()` gives the same), in a list made
+        // at its final size.
+        let list = PyList::new(py, strings.iter().map(|s| PyBytes::new(py, s.as_ref())))?;
         let kwargs = PyDict::new(py);
         kwargs.set_item("dtype", "object")?;
         let arr = np.getattr("array")?.call((list,), Some(&kwargs))?;

@@ -3,9 +3,9 @@
 Tensors share memory with numpy (both ways), ml_dtypes (bfloat16, float8, int4...) and any
 DLPack consumer (numpy 2, JAX, PyTorch); the functions behave as TensorFlow 2.21's and raise
 ``tensorcast.errors`` exceptions with TensorFlow's text. ``tensorcast.io`` reads and writes
-TFRecords and parses Examples, ``tensorcast.train`` reads and writes checkpoints, and
-``tensorcast.ray`` reads them in parallel on a Ray cluster. Importing the package imports
-neither numpy nor TensorFlow.
+TFRecords and parses Examples, ``tensorcast.train`` reads and writes checkpoints,
+``tensorcast.saved_model`` runs SavedModel signatures, and ``tensorcast.ray`` reads files in
+parallel on a Ray cluster. Importing the package imports neither numpy nor TensorFlow.
 
 >>> import numpy as np, tensorcast as tc
 >>> x = tc.Tensor(np.array([0.0, 1.0, 1.0], np.float32))
@@ -38,7 +38,7 @@ from tensorcast._native import (
     save,
     subtract,
 )
-from tensorcast import io, train
+from tensorcast import io, saved_model, train
 
 __version__ = "0.1.0"
 
@@ -64,6 +64,7 @@ __all__ = [
     "not_equal",
     "reinterpret_cast_to",
     "save",
+    "saved_model",
     "subtract",
     "train",
 ]

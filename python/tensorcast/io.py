@@ -63,10 +63,30 @@ class FixedLenSequenceFeature(
 class RaggedFeature(
     collections.namedtuple("RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])
 ):
-    """``tf.io.RaggedFeature``: a ragged result (``RaggedTensorValue``)."""
+    """``tf.io.RaggedFeature``: a ragged result (``RaggedTensorValue``).
+
+    ``partitions`` (outermost first) split the values into more ragged dimensions, each read
+    from a feature of the same example as TensorFlow spells them: ``RowSplits(key)``,
+    ``RowLengths(key)``, ``RowStarts(key)``, ``RowLimits(key)``, ``ValueRowIds(key)``, or
+    ``UniformRowLength(length)``. As in TensorFlow the partitions are not validated
+    (``validate`` is accepted and ignored).
+
+    >>> import tensorcast as tc
+    >>> from tensorcast._testing import example_of
+    >>> ex = example_of({"tok": [1, 2, 3, 4, 5], "rowids": [0, 0, 2, 2, 2]})
+    >>> spec = {"r": tc.io.RaggedFeature("int64", "tok", [tc.io.RaggedFeature.ValueRowIds("rowids")])}
+    >>> tc.io.parse_example([ex], spec)["r"].to_list()
+    [[[1, 2], [], [3, 4, 5]]]
+    >>> spec = {"r": tc.io.RaggedFeature("int64", "tok", [tc.io.RaggedFeature.RowStarts("starts")])}
+    >>> tc.io.parse_example([example_of({"tok": [1, 2, 3], "starts": [0, 1]})], spec)["r"].to_list()
+    [[[1], [2, 3]]]
+    """
 
     RowSplits = collections.namedtuple("RowSplits", ["key"])
     RowLengths = collections.namedtuple("RowLengths", ["key"])
+    RowStarts = collections.namedtuple("RowStarts", ["key"])
+    RowLimits = collections.namedtuple("RowLimits", ["key"])
+    ValueRowIds = collections.namedtuple("ValueRowIds", ["key"])
     UniformRowLength = collections.namedtuple("UniformRowLength", ["length"])
 
     def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype="int32", validate=False):
@@ -106,6 +126,16 @@ class RaggedTensorValue:
         return f"RaggedTensorValue(flat_values={self.flat_values!r}, row_splits={self.nested_row_splits!r})"
 
 
+# TensorFlow's partition class names (its classes are accepted too) and the native names.
+_PARTITION_KINDS = {
+    "RowSplits": "row_splits",
+    "RowLengths": "row_lengths",
+    "RowStarts": "row_starts",
+    "RowLimits": "row_limits",
+    "ValueRowIds": "value_rowids",
+}
+
+
 def _spec_tuple(name, spec):
     if isinstance(spec, FixedLenFeature):
         return ("fixed", name, [int(d) for d in spec.shape], _dtype_name(spec.dtype), spec.default_value)
@@ -124,10 +154,8 @@ def _spec_tuple(name, spec):
         parts = []
         for p in spec.partitions:
             kind = type(p).__name__
-            if kind == "RowSplits":
-                parts.append(("row_splits", p.key))
-            elif kind == "RowLengths":
-                parts.append(("row_lengths", p.key))
+            if kind in _PARTITION_KINDS:
+                parts.append((_PARTITION_KINDS[kind], p.key))
             elif kind == "UniformRowLength":
                 parts.append(("uniform_row_length", int(p.length)))
             else:
@@ -169,23 +197,51 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     array([b't0', b't0', b't1'], dtype=object)
     """
     del name
-    specs = [_spec_tuple(k, features[k]) for k in sorted(features)]
+    if output not in ("numpy", "arrow"):
+        raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
+    specs = _spec_tuples(features)
     names = None if example_names is None else [str(n) for n in example_names]
-    parsed = _parse_example_native(serialized, specs, names)
     if output == "arrow":
-        return _to_arrow_native(parsed, len(serialized))
+        return _to_arrow_native(_parse_example_native(serialized, specs, names), len(serialized))
+    # The native side makes the numpy arrays (views of the parsed tensors' memory).
     out = {}
-    for item in parsed:
+    for item in _parse_example_native(serialized, specs, names, True):
         key, kind = item[0], item[1]
         if kind == "dense":
-            out[key] = item[2].numpy()
+            out[key] = item[2]
         elif kind == "sparse":
-            out[key] = SparseTensorValue(item[2].numpy(), item[3].numpy(), item[4].numpy())
+            out[key] = SparseTensorValue(item[2], item[3], item[4])
         else:
-            out[key] = RaggedTensorValue(item[2].numpy(), [s.numpy() for s in item[3]])
-    if output == "numpy":
-        return out
-    raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
+            out[key] = RaggedTensorValue(item[2], item[3])
+    return out
+
+
+_SPEC_CACHE = {}
+
+
+def _freeze(v):
+    """A hashable key of a spec: lists become tuples, every value keeps its type (an array
+    raises TypeError)."""
+    if isinstance(v, (list, tuple)):
+        return (type(v), tuple(_freeze(x) for x in v))
+    hash(v)
+    return (type(v), v)
+
+
+def _spec_tuples(features):
+    """The native specs of a features dict, sorted by key; remembered for hashable specs (a
+    loop parsing batch after batch with one dict converts it once)."""
+    try:
+        key = tuple((k, _freeze(features[k])) for k in sorted(features))
+        cached = _SPEC_CACHE.get(key)
+    except TypeError:  # a default value that is an array
+        return [_spec_tuple(k, features[k]) for k in sorted(features)]
+    if cached is None:
+        cached = [_spec_tuple(k, features[k]) for k in sorted(features)]
+        if len(_SPEC_CACHE) > 64:
+            _SPEC_CACHE.clear()
+        _SPEC_CACHE[key] = cached
+    return cached
 
 
 def parse_single_example(serialized, features, example_names=None, name=None):

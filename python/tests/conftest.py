@@ -13,6 +13,8 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+# Where tensorcast._testing.saved_model_dir finds the recorded SavedModels (docstring examples).
+os.environ.setdefault("TENSORCAST_TEST_DATA", str(REPO / "tests" / "tf_observed"))
 
 
 @pytest.fixture(scope="session")

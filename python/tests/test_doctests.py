@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-MODULES = ["tensorcast", "tensorcast.errors", "tensorcast.io", "tensorcast.train", "tensorcast._native"]
+MODULES = ["tensorcast", "tensorcast.errors", "tensorcast.io", "tensorcast.train", "tensorcast.saved_model", "tensorcast._native"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -210,3 +210,35 @@ def test_dlpack_refusals_are_clear():
         tc.from_dlpack(3)
     with pytest.raises(BufferError, match="CPU"):
         tc.Tensor(np.zeros(2)).__dlpack__(dl_device=(2, 0))
+
+
+@pytest.mark.parametrize("name", ["int4", "uint4", "int2", "uint2"])
+def test_sub_byte_integers_refuse_dlpack_clearly_and_go_through_numpy(name):
+    # DLPack's 4-bit (and 2-bit) integers are packed two (four) to a byte; TensorFlow's and
+    # ml_dtypes' hold one value a byte. Sharing that memory as DLPack would be wrong, so the
+    # export refuses, and says to use numpy (an ml_dtypes view of the same memory).
+    import ml_dtypes
+
+    dtype = getattr(ml_dtypes, name)
+    a = np.array([1, 0, 1, 1], dtype)
+    t = tc.Tensor(a)
+    with pytest.raises(BufferError, match=f"DLPack packs sub-byte integers.*numpy.asarray"):
+        t.__dlpack__()
+    with pytest.raises(BufferError, match=f"DLPack has no type for {name}"):
+        np.from_dlpack(t)
+    v = np.asarray(t)
+    assert v.dtype == dtype and np.shares_memory(v, a) and v.tolist() == a.tolist()
+
+
+def test_jax_int4_does_not_cross_dlpack_either():
+    # The peers agree: JAX has no DLPack spelling for its int4 either, so nothing can be
+    # adopted from it; its numpy form (ml_dtypes.int4) can.
+    import jax.numpy as jnp
+    import ml_dtypes
+
+    x = jnp.array([1, -2, 3], jnp.int4)
+    with pytest.raises(Exception, match="no DLPack equivalent"):
+        tc.from_dlpack(x)
+    t = tc.Tensor(np.asarray(x))
+    assert t.dtype == "int4" and np.asarray(t).tolist() == [1, -2, 3]
+    assert np.asarray(t).dtype == ml_dtypes.int4

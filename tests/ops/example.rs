@@ -201,6 +201,15 @@ fn spec_of(s: &Value) -> Result<FeatureSpec, String> {
                     Some("RowSplits") => {
                         Ok(Partition::RowSplits(p["key"].as_str().unwrap_or("").into()))
                     }
+                    Some("RowStarts") => {
+                        Ok(Partition::RowStarts(p["key"].as_str().unwrap_or("").into()))
+                    }
+                    Some("RowLimits") => {
+                        Ok(Partition::RowLimits(p["key"].as_str().unwrap_or("").into()))
+                    }
+                    Some("ValueRowIds") => Ok(Partition::ValueRowIds(
+                        p["key"].as_str().unwrap_or("").into(),
+                    )),
                     Some("UniformRowLength") => Ok(Partition::UniformRowLength(
                         p["length"].as_i64().unwrap_or(0),
                     )),

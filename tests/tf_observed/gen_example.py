@@ -389,3 +389,56 @@ seq_cases = [
 ]
 for name, c, s, ser in seq_cases:
     case_seq(name, c, s, ser)
+
+# ----- RaggedFeature partitions as row starts, row limits and value row ids (appended last so
+# the ids above stay put) ------------------------------------------------------------------------
+e_p = example({"tok": [1, 2, 3, 4, 5], "starts": [0, 2, 2], "limits": [2, 2, 5], "rowids": [0, 0, 2, 2, 2],
+               "lens": [2, 0, 3], "fl": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "frowids": [0, 2, 2]})
+e_p2 = example({"tok": [6, 7], "starts": [0, 1], "limits": [1, 2], "rowids": [0, 1], "lens": [1, 1],
+                "fl": [7.0, 8.0], "frowids": [0]})
+e_p_none = example({})
+# Two levels: 6 values in 4 inner rows (value row ids), the inner rows in 2 outer rows.
+e_n = example({"tok": [1, 2, 3, 4, 5, 6], "rowids": [0, 0, 1, 2, 2, 3], "olens": [1, 3], "ostarts": [0, 1],
+               "olimits": [1, 4], "osplits": [0, 1, 4]})
+e_n2 = example({"tok": [7], "rowids": [0], "olens": [1], "ostarts": [0], "olimits": [1], "osplits": [0, 1]})
+e_gap = example({"tok": [1, 2], "rowids": [1, 3]})  # leading and inner empty rows
+e_bad_starts = example({"tok": [1, 2, 3], "starts": [1, 2]})  # not starting at 0 (validate=False)
+e_bad_limits = example({"tok": [1, 2, 3], "limits": [2, 5]})  # past the values
+e_bad_ids = example({"tok": [1, 2, 3], "rowids": [2, 0, 1]})  # not sorted
+e_neg_ids = example({"tok": [1, 2], "rowids": [-1, 0]})
+P = lambda t, k: {"type": t, "key": k}
+part_cases = [
+    ("ragged row starts", {"r": R("int64", "tok", [P("RowStarts", "starts")])}, [e_p, e_p2]),
+    ("ragged row limits", {"r": R("int64", "tok", [P("RowLimits", "limits")])}, [e_p, e_p2]),
+    ("ragged value row ids", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")])}, [e_p, e_p2]),
+    ("ragged row starts int32", {"r": R("int64", "tok", [P("RowStarts", "starts")], "int32")}, [e_p, e_p2]),
+    ("ragged value row ids int32", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")], "int32")}, [e_p, e_p2]),
+    ("ragged row limits string", {"r": R("string", "tok_s", [P("RowLimits", "limits")])},
+     [example({"tok_s": [b"a", b"b", b"c"], "limits": [1, 3]}), example({"tok_s": [b"d"], "limits": [0, 1]})]),
+    ("ragged partitions missing in some examples", {"r": R("int64", "tok", [P("RowStarts", "starts")]),
+                                                    "q": R("int64", "tok", [P("ValueRowIds", "rowids")]),
+                                                    "l": R("int64", "tok", [P("RowLimits", "limits")])},
+     [e_p, e_p_none, e_p2]),
+    ("ragged value row ids with empty rows", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")])}, [e_gap, e_p2]),
+    ("ragged value row ids float", {"r": R("float32", "fl", [P("ValueRowIds", "frowids"), {"type": "UniformRowLength", "length": 2}])}, [e_p, e_p2]),
+    ("ragged nested lengths and row ids", {"r": R("int64", "tok", [P("RowLengths", "olens"), P("ValueRowIds", "rowids")])}, [e_n, e_n2]),
+    ("ragged nested starts and row ids", {"r": R("int64", "tok", [P("RowStarts", "ostarts"), P("ValueRowIds", "rowids")])}, [e_n, e_n2]),
+    ("ragged nested limits and row ids", {"r": R("int64", "tok", [P("RowLimits", "olimits"), P("ValueRowIds", "rowids")])}, [e_n, e_n2]),
+    ("ragged nested splits and row ids", {"r": R("int64", "tok", [P("RowSplits", "osplits"), P("ValueRowIds", "rowids")])}, [e_n, e_n2]),
+    ("ragged nested row ids and uniform", {"r": R("int64", "tok", [P("ValueRowIds", "rowids"), {"type": "UniformRowLength", "length": 2}])}, [e_n]),
+    ("ragged row starts not from zero", {"r": R("int64", "tok", [P("RowStarts", "starts")])}, [e_bad_starts]),
+    ("ragged row limits past the values", {"r": R("int64", "tok", [P("RowLimits", "limits")])}, [e_bad_limits]),
+    ("ragged value row ids unsorted", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")])}, [e_bad_ids]),
+    ("ragged value row ids negative", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")])}, [e_neg_ids]),
+    ("ragged row starts missing key", {"r": R("int64", "tok", [P("RowStarts", "nope")])}, [e_p]),
+    ("ragged value row ids wrong type", {"r": R("int64", "tok", [P("ValueRowIds", "fl")])}, [e_p]),
+]
+for name, spec, ser in part_cases:
+    case_parse(name, spec, ser)
+single_parts = [
+    ("single ragged row starts", {"r": R("int64", "tok", [P("RowStarts", "starts")])}, e_p),
+    ("single ragged value row ids", {"r": R("int64", "tok", [P("ValueRowIds", "rowids")])}, e_gap),
+    ("single ragged row limits", {"r": R("int64", "tok", [P("RowLimits", "limits")])}, e_p),
+]
+for name, spec, ser in single_parts:
+    case_parse(name, spec, ser, single=True)

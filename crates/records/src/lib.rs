@@ -102,7 +102,10 @@ pub use crc::masked_crc32c;
 pub use detect::detect_compression;
 pub use error::{Code, RecordsError, Result};
 pub use index::RecordIndex;
-pub use parse::{by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition};
+pub use parse::{
+    by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition,
+    MAX_VALUE_ROWID_ROWS,
+};
 pub use reader::{
     read_records, slice_records, ReaderOptions, RecordReader, Records, DEFAULT_MAX_RECORD_BYTES,
     FOOTER_BYTES, HEADER_BYTES,

@@ -19,7 +19,33 @@ pub enum Partition {
     RowSplits(String),
     /// `UniformRowLength(length)`: rows of `length` values each.
     UniformRowLength(i64),
+    /// `RowStarts(key)`: the feature `key` holds where each row starts.
+    RowStarts(String),
+    /// `RowLimits(key)`: the feature `key` holds where each row ends.
+    RowLimits(String),
+    /// `ValueRowIds(key)`: the feature `key` holds the row of each value (sorted; a row past
+    /// the last id cannot be expressed). At most [`MAX_VALUE_ROWID_ROWS`] rows in a batch.
+    ValueRowIds(String),
 }
+
+impl Partition {
+    /// The feature key holding the partition (`None` for `UniformRowLength`).
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Partition::RowLengths(k)
+            | Partition::RowSplits(k)
+            | Partition::RowStarts(k)
+            | Partition::RowLimits(k)
+            | Partition::ValueRowIds(k) => Some(k),
+            Partition::UniformRowLength(_) => None,
+        }
+    }
+}
+
+/// The most rows a batch's `ValueRowIds` partition may imply (its last id + 1): ids are
+/// numbers, so one id can ask for any count of empty rows; past this bound the parse fails
+/// instead of allocating the row splits.
+pub const MAX_VALUE_ROWID_ROWS: i64 = 1 << 24;
 
 /// A feature's spec, as `tf.io`'s classes.
 #[derive(Debug, Clone, PartialEq)]
@@ -325,11 +351,8 @@ impl<'a> Plan<'a> {
                     ..
                 } => {
                     add(value_key.as_deref().unwrap_or(name), &mut keys);
-                    for p in partitions {
-                        match p {
-                            Partition::RowLengths(k) | Partition::RowSplits(k) => add(k, &mut keys),
-                            Partition::UniformRowLength(_) => {}
-                        }
+                    for k in partitions.iter().filter_map(Partition::key) {
+                        add(k, &mut keys);
                     }
                 }
                 _ => add(name, &mut keys),
@@ -496,10 +519,8 @@ fn parse_dense_fast(
                 ..
             } => {
                 uses[plan.slot(value_key.as_deref().unwrap_or(name))] += 1;
-                for p in partitions {
-                    if let Partition::RowLengths(k) | Partition::RowSplits(k) = p {
-                        uses[plan.slot(k)] += 1;
-                    }
+                for k in partitions.iter().filter_map(Partition::key) {
+                    uses[plan.slot(k)] += 1;
                 }
             }
             _ => uses[plan.slot(name)] += 1,
@@ -939,7 +960,6 @@ fn build_ragged(
     rows: &dyn Columns,
     names: Option<&[String]>,
 ) -> Result<Parsed> {
-    let _ = name;
     let kind = kind_of(dtype)?;
     if splits_dtype != DataType::INT32 && splits_dtype != DataType::INT64 {
         return Err(RecordsError::invalid(
@@ -954,94 +974,147 @@ fn build_ragged(
         names,
         type_mismatch_var,
     )?;
-    // Per example: the nested row splits (outermost first) over its own values, and the
-    // uniform inner dimension of its flat values.
+    // As TensorFlow builds the ragged tensor: the values of every example in one list, then
+    // each partition applied from the innermost out over the whole batch. `outer[i]` is where
+    // example `i`'s items of the current level start; `levels` the splits below it.
     let mut flat = empty_values(kind);
-    let mut inner_dim: Option<i64> = None;
-    let mut per_example: Vec<Vec<Vec<i64>>> = Vec::with_capacity(rows.rows());
-    for (i, v) in col.iter().enumerate() {
+    let mut outer: Vec<i64> = Vec::with_capacity(rows.rows() + 1);
+    outer.push(0);
+    for v in &col {
         let n = v.map_or(0, |v| v.len());
         if let Some(v) = v {
             extend(&mut flat, *v, 0..n);
         }
-        let mut levels: Vec<Vec<i64>> = Vec::new();
-        let mut items = n as i64;
-        for p in partitions.iter().rev() {
-            let splits = match p {
-                Partition::UniformRowLength(k) => {
-                    let k = *k;
-                    if k <= 0 {
-                        return Err(RecordsError::invalid("UniformRowLength must be positive"));
-                    }
-                    if levels.is_empty()
-                        && inner_dim.is_none_or(|d| d == k)
-                        && partitions.len() == 1
-                    {
-                        if items % k != 0 {
-                            return Err(RecordsError::invalid(format!(
-                                "Input to reshape is a tensor with {items} values, but the requested shape requires a multiple of {k}"
-                            )));
-                        }
-                        inner_dim = Some(k);
-                        items /= k;
-                        continue;
-                    }
-                    if items % k != 0 {
-                        return Err(RecordsError::invalid(format!(
-                            "Input to reshape is a tensor with {items} values, but the requested shape requires a multiple of {k}"
-                        )));
-                    }
-                    (0..=items / k).map(|r| r * k).collect::<Vec<i64>>()
-                }
-                Partition::RowLengths(key) | Partition::RowSplits(key) => {
-                    let pc = column(
-                        rows,
-                        plan.slot(key),
-                        key,
-                        Kind::Int64,
-                        names,
-                        type_mismatch_var,
-                    )?;
-                    let vals: &[i64] = match pc[i] {
-                        Some(VRef::Int64(v)) => v,
-                        _ => &[],
-                    };
-                    let lengths: Vec<i64> = if matches!(p, Partition::RowLengths(_)) {
-                        vals.to_vec()
-                    } else {
-                        vals.windows(2).map(|w| w[1].wrapping_sub(w[0])).collect()
-                    };
-                    let mut s = Vec::with_capacity(lengths.len() + 1);
-                    let mut acc = 0i64;
-                    s.push(0);
-                    for l in lengths {
-                        acc = acc.wrapping_add(l);
-                        s.push(acc);
-                    }
-                    s
-                }
-            };
-            items = splits.len() as i64 - 1;
-            levels.insert(0, splits);
-        }
-        // The batch level: this example is one row of `items` items.
-        levels.insert(0, vec![0, items]);
-        per_example.push(levels);
+        outer.push(outer[outer.len() - 1].wrapping_add(n as i64));
     }
-    let depth = partitions
-        .iter()
-        .filter(|p| !(matches!(p, Partition::UniformRowLength(_)) && partitions.len() == 1))
-        .count()
-        + 1;
-    let mut row_splits = Vec::with_capacity(depth);
-    for level in 0..depth {
-        let mut s = vec![0i64];
-        for ex in &per_example {
-            let base = *s.last().unwrap_or(&0);
-            if let Some(sp) = ex.get(level) {
-                s.extend(sp[1..].iter().map(|x| base.wrapping_add(*x)));
+    let mut inner_dims: Vec<i64> = Vec::new();
+    let mut levels: Vec<Vec<i64>> = Vec::new();
+    for p in partitions.iter().rev() {
+        let total = outer[outer.len() - 1];
+        let Some(key) = p.key() else {
+            let Partition::UniformRowLength(k) = p else {
+                unreachable!("only UniformRowLength has no key")
+            };
+            let k = *k;
+            if k <= 0 {
+                return Err(RecordsError::invalid("UniformRowLength must be positive"));
             }
+            if levels.is_empty() {
+                // The flat values become `[-1, k, inner...]`.
+                let inner: i64 = inner_dims.iter().product();
+                if total % k != 0 {
+                    return Err(RecordsError::invalid(format!(
+                        "Input to reshape is a tensor with {} values, but the requested shape requires a multiple of {}",
+                        total.wrapping_mul(inner),
+                        k.wrapping_mul(inner)
+                    )));
+                }
+                inner_dims.insert(0, k);
+            } else {
+                levels.insert(0, (0..=total / k).map(|r| r * k).collect());
+            }
+            for o in &mut outer {
+                *o /= k;
+            }
+            continue;
+        };
+        let pc = column(
+            rows,
+            plan.slot(key),
+            key,
+            Kind::Int64,
+            names,
+            type_mismatch_var,
+        )?;
+        let vals = |i: usize| -> &[i64] {
+            match pc[i] {
+                Some(VRef::Int64(v)) => v,
+                _ => &[],
+            }
+        };
+        let mut next: Vec<i64> = Vec::with_capacity(outer.len());
+        next.push(0);
+        let mut level: Vec<i64> = Vec::new();
+        match p {
+            Partition::RowLengths(_) => {
+                level.push(0);
+                let mut acc = 0i64;
+                for i in 0..pc.len() {
+                    for l in vals(i) {
+                        acc = acc.wrapping_add(*l);
+                        level.push(acc);
+                    }
+                    next.push(next[i].wrapping_add(vals(i).len() as i64));
+                }
+            }
+            Partition::RowSplits(_) | Partition::RowLimits(_) => {
+                // Limits (splits without their first entry), moved by where the example's
+                // items start.
+                level.push(0);
+                for i in 0..pc.len() {
+                    let v = vals(i);
+                    let limits = if matches!(p, Partition::RowSplits(_)) {
+                        v.get(1..).unwrap_or(&[])
+                    } else {
+                        v
+                    };
+                    level.extend(limits.iter().map(|x| x.wrapping_add(outer[i])));
+                    next.push(next[i].wrapping_add(limits.len() as i64));
+                }
+            }
+            Partition::RowStarts(_) => {
+                for i in 0..pc.len() {
+                    level.extend(vals(i).iter().map(|x| x.wrapping_add(outer[i])));
+                    next.push(next[i].wrapping_add(vals(i).len() as i64));
+                }
+                level.push(total);
+            }
+            Partition::ValueRowIds(_) => {
+                // Each example has (its largest id + 1) rows; its ids move past the rows of
+                // the examples before it. The rows of the batch are counted up to the last id.
+                let mut ids: Vec<i64> = Vec::new();
+                let mut offset = 0i64;
+                for i in 0..pc.len() {
+                    let v = vals(i);
+                    let n = v
+                        .iter()
+                        .map(|x| x.wrapping_add(1))
+                        .max()
+                        .map_or(0, |m| m.max(0));
+                    ids.extend(v.iter().map(|x| x.wrapping_add(offset)));
+                    offset = offset.wrapping_add(n);
+                    next.push(next[i].wrapping_add(n));
+                }
+                if ids.iter().any(|x| *x < 0) {
+                    return Err(RecordsError::invalid("Input arr must be non-negative!"));
+                }
+                let nrows = ids.last().map_or(0, |x| x.wrapping_add(1));
+                if !(0..=MAX_VALUE_ROWID_ROWS).contains(&nrows) {
+                    return Err(RecordsError::invalid(format!(
+                        "Feature {name}: value row ids ask for {nrows} rows, more than the {MAX_VALUE_ROWID_ROWS} tensorcast allows"
+                    )));
+                }
+                let mut counts = vec![0i64; nrows as usize];
+                for x in ids {
+                    if let Some(c) = counts.get_mut(x as usize) {
+                        *c += 1;
+                    }
+                }
+                level.push(0);
+                let mut acc = 0i64;
+                for c in counts {
+                    acc += c;
+                    level.push(acc);
+                }
+            }
+            Partition::UniformRowLength(_) => unreachable!("handled above"),
         }
+        levels.insert(0, level);
+        outer = next;
+    }
+    levels.insert(0, outer);
+    let mut row_splits = Vec::with_capacity(levels.len());
+    for s in levels {
         let len = s.len() as i64;
         let t = if splits_dtype == DataType::INT32 {
             Tensor::from_vec(
@@ -1054,10 +1127,10 @@ fn build_ragged(
         row_splits.push(t.map_err(|e| RecordsError::invalid(e.to_string()))?);
     }
     let count = flat.len() as i64;
-    let flat_values = match inner_dim {
-        Some(k) => to_tensor(flat, &[count / k, k])?,
-        None => to_tensor(flat, &[count])?,
-    };
+    let inner: i64 = inner_dims.iter().product();
+    let mut shape = vec![count / inner];
+    shape.extend(inner_dims);
+    let flat_values = to_tensor(flat, &shape)?;
     Ok(Parsed::Ragged {
         flat_values,
         row_splits,

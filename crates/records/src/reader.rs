@@ -451,6 +451,9 @@ pub fn read_records(data: &[u8], options: ReaderOptions) -> Result<Vec<Bytes>> {
 /// # Errors
 /// As [`RecordReader::next_record`].
 pub fn slice_records(data: &Bytes, verify_checksums: bool) -> Result<Vec<Bytes>> {
+    // One pass in file order: each record's data is checksummed right after its header is
+    // read, while both are in cache (a second, parallel pass over the data measured slower:
+    // it reads the file from memory twice).
     let mut out = Vec::new();
     let mut offset = 0usize;
     while data.len() - offset >= HEADER_BYTES {

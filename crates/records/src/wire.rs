@@ -234,11 +234,7 @@ pub(crate) fn decode_feature_into(
                             if !packed.len().is_multiple_of(4) {
                                 return Err(WireError);
                             }
-                            col.floats.extend(
-                                packed
-                                    .chunks_exact(4)
-                                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                            );
+                            extend_f32_le(&mut col.floats, packed);
                         }
                         (1, 5) => {
                             let c4 = lc.fixed(4)?;
@@ -352,12 +348,7 @@ pub(crate) fn decode_feature(whole: &Bytes, range: (usize, usize)) -> WireResult
                             if !packed.len().is_multiple_of(4) {
                                 return Err(WireError);
                             }
-                            v.reserve(packed.len() / 4);
-                            v.extend(
-                                packed
-                                    .chunks_exact(4)
-                                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-                            );
+                            extend_f32_le(&mut v, packed);
                         }
                         (1, 5) => {
                             let c4 = lc.fixed(4)?;
@@ -449,4 +440,21 @@ pub(crate) fn walk_example(data: &[u8], found: &mut OnFeature<'_>) -> WireResult
         }
     }
     Ok(())
+}
+
+/// Appends the little-endian `f32`s of `packed` (a multiple of 4 bytes long): one copy of the
+/// bytes on a little-endian machine, where they are already the floats' memory.
+fn extend_f32_le(dst: &mut Vec<f32>, packed: &[u8]) {
+    let n = packed.len() / 4;
+    if cfg!(target_endian = "little") {
+        let start = dst.len();
+        dst.resize(start + n, 0.0);
+        bytemuck::cast_slice_mut::<f32, u8>(&mut dst[start..]).copy_from_slice(&packed[..n * 4]);
+    } else {
+        dst.extend(
+            packed
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+        );
+    }
 }

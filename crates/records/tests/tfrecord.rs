@@ -298,3 +298,56 @@ fn dropping_a_prefetching_reader_early_stops_its_thread() {
         drop(r); // joins the read-ahead thread, which is blocked on a full channel
     }
 }
+
+/// `slice_records`' error is the first a record-by-record reader meets: a damaged record
+/// before a damaged header wins, and the other way round.
+#[test]
+fn slice_records_reports_the_first_damage_in_file_order() {
+    let records: Vec<Vec<u8>> = (0..5000u32)
+        .map(|i| i.to_le_bytes().repeat((i % 7) as usize))
+        .collect();
+    let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let file = file_of(&refs, Compression::None);
+    let whole = bytes::Bytes::from(file.clone());
+    let got = slice_records(&whole, true).unwrap();
+    assert_eq!(got.len(), records.len());
+    assert!(got
+        .iter()
+        .zip(&records)
+        .all(|(a, b)| a.as_ref() == b.as_slice()));
+    // Where record i starts (its header) and its data.
+    let mut starts = Vec::new();
+    let mut at = 0usize;
+    for r in &records {
+        starts.push(at);
+        at += 12 + r.len() + 4;
+    }
+    let damage_data = |f: &mut Vec<u8>, i: usize| f[starts[i] + 12] ^= 1; // a record with data
+    let damage_header = |f: &mut Vec<u8>, i: usize| f[starts[i]] ^= 1;
+    // Data damaged in records 4001 and 4500, a header in 4800: the first data error wins.
+    let mut f = file.clone();
+    damage_data(&mut f, 4001);
+    damage_data(&mut f, 4500);
+    damage_header(&mut f, 4800);
+    let e = slice_records(&bytes::Bytes::from(f), true).unwrap_err();
+    assert!(
+        matches!(e, RecordsError::CorruptedData { offset } if offset == (starts[4001] + 12) as u64),
+        "{e:?}"
+    );
+    // A header damaged before the damaged data: the header's error.
+    let mut f = file.clone();
+    damage_header(&mut f, 3000);
+    damage_data(&mut f, 4001);
+    let e = slice_records(&bytes::Bytes::from(f), true).unwrap_err();
+    assert!(
+        matches!(e, RecordsError::CorruptedLength { offset } if offset == starts[3000] as u64),
+        "{e:?}"
+    );
+    // Without checksums nothing is checked.
+    let mut f = file;
+    damage_data(&mut f, 10);
+    assert_eq!(
+        slice_records(&bytes::Bytes::from(f), false).unwrap().len(),
+        5000
+    );
+}

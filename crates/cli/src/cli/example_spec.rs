@@ -197,14 +197,17 @@ fn partition(v: &Value) -> Result<Partition> {
     Ok(match ty {
         "RowLengths" => Partition::RowLengths(key()?),
         "RowSplits" => Partition::RowSplits(key()?),
+        "RowStarts" => Partition::RowStarts(key()?),
+        "RowLimits" => Partition::RowLimits(key()?),
+        "ValueRowIds" => Partition::ValueRowIds(key()?),
         "UniformRowLength" => Partition::UniformRowLength(
             v.get("length")
                 .and_then(Value::as_i64)
                 .ok_or_else(|| anyhow!("partition {v} needs an integer \"length\""))?,
         ),
         _ => bail!(
-            "partition {v}: the type must be RowLengths, RowSplits or UniformRowLength \
-             (ValueRowIds, RowStarts and RowLimits are not supported yet)"
+            "partition {v}: the type must be RowLengths, RowSplits, RowStarts, RowLimits, \
+             ValueRowIds or UniformRowLength"
         ),
     })
 }
