@@ -11,12 +11,14 @@
 
 mod array;
 mod checkpoint;
+mod control_flow;
 mod defs;
 mod graph_ops;
 mod math;
 mod nn;
 mod variables;
 
+pub(crate) use control_flow::Flow;
 pub(crate) use variables::Resources;
 
 use std::collections::HashMap;
@@ -60,6 +62,7 @@ fn entries() -> &'static [Entry] {
         v.extend(math::entries());
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
+        v.extend(control_flow::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.

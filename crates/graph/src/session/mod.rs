@@ -14,6 +14,7 @@
 //! error carries its node ([`Error::node`]) and TensorFlow's node-context text
 //! ([`Error::full_message`]).
 
+mod dataflow;
 mod executor;
 pub(crate) mod kernels;
 mod parallel;
