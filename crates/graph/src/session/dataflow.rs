@@ -464,6 +464,9 @@ struct Run<'a> {
     ready: Vec<(u32, u32, u64, bool)>,
     fetched: Vec<Fetched>,
     nodes_run: usize,
+    /// Freed iterations, by static frame, reused by the next iteration of that frame (a loop
+    /// allocates nothing per iteration once it runs).
+    pool: Vec<Vec<Iter>>,
 }
 
 /// Runs `plan`; `feeds` by feed index. Returns the fetched tensors.
@@ -483,6 +486,7 @@ pub(crate) fn run(
         ready: Vec::new(),
         fetched: plan.fetches.iter().map(|_| Fetched::Unset).collect(),
         nodes_run: 0,
+        pool: plan.frames.iter().map(|_| Vec::new()).collect(),
     };
     let root_iter = r.new_iter(ROOT);
     r.instances.push(Some(Instance {
@@ -533,8 +537,17 @@ pub(crate) fn run(
 }
 
 impl Run<'_> {
-    fn new_iter(&self, frame: u32) -> Iter {
+    fn new_iter(&mut self, frame: u32) -> Iter {
         let f = &self.plan.frames[frame as usize];
+        if let Some(mut it) = self.pool[frame as usize].pop() {
+            it.pending.copy_from_slice(&f.pending);
+            it.dead.fill(0);
+            for &(slot, feed) in &f.fed {
+                it.slots[slot as usize] = Some(Value::Dense(self.feeds[feed as usize].clone()));
+            }
+            it.outstanding = 0;
+            return it;
+        }
         let mut slots: Vec<Option<Value>> = (0..f.num_slots).map(|_| None).collect();
         for &(slot, feed) in &f.fed {
             slots[slot as usize] = Some(Value::Dense(self.feeds[feed as usize].clone()));
@@ -647,26 +660,36 @@ impl Run<'_> {
     /// Sends output values (`None`: dead) of node `l` along its edges into (`inst`, `it`), and
     /// its control edges.
     fn propagate(&mut self, l: u32, inst: u32, it: u64, outs: Vec<Option<Value>>) -> Result<()> {
-        let plan = self.plan;
-        let d = &plan.nodes[l as usize];
         let dead_node = outs.iter().all(Option::is_none);
         for (o, v) in outs.into_iter().enumerate() {
-            let Some(edges) = d.outs.get(o) else { continue };
-            let mut v = v;
-            for (k, e) in edges.iter().enumerate() {
-                let val = if k + 1 == edges.len() {
-                    v.take()
-                } else {
-                    v.clone()
-                };
-                match *e {
-                    Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, val)?,
-                    Edge::Fetch(i) => self.fetch(i, val)?,
-                }
+            self.send(l, o, inst, it, v)?;
+        }
+        self.send_controls(l, inst, it, dead_node)
+    }
+
+    /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
+    /// shared with every consumer but the last, moved to the last.
+    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
+        let plan = self.plan;
+        let Some(edges) = plan.nodes[l as usize].outs.get(o) else {
+            return Ok(());
+        };
+        let last = edges.len().saturating_sub(1);
+        for (k, e) in edges.iter().enumerate() {
+            let val = if k == last { v.take() } else { v.clone() };
+            match *e {
+                Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, val)?,
+                Edge::Fetch(i) => self.fetch(i, val)?,
             }
         }
-        for &c in &d.ctrl_outs {
-            self.deliver_control(c, inst, it, dead_node)?;
+        Ok(())
+    }
+
+    /// Sends node `l`'s control edges into (`inst`, `it`).
+    fn send_controls(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
+        let plan = self.plan;
+        for &c in &plan.nodes[l as usize].ctrl_outs {
+            self.deliver_control(c, inst, it, dead)?;
         }
         Ok(())
     }
@@ -691,76 +714,87 @@ impl Run<'_> {
         let plan = self.plan;
         let d = &plan.nodes[l as usize];
         let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
-        let mut inputs: Vec<Option<Value>> = {
+        if let (Class::Normal, false) = (d.class, dead) {
+            self.nodes_run += 1;
+            let mut vals: Vec<Value> = Vec::with_capacity(n_in);
             let iter = self.iter(inst, it)?;
-            iter.slots[base..base + n_in]
-                .iter_mut()
-                .map(Option::take)
-                .collect()
-        };
-        match d.class {
-            Class::Normal => {
-                if dead {
-                    let n = d.outs.len();
-                    self.propagate(l, inst, it, (0..n).map(|_| None).collect())?;
-                } else {
-                    self.nodes_run += 1;
-                    let mut vals: Vec<Value> = Vec::with_capacity(n_in);
-                    for v in inputs {
-                        vals.push(v.ok_or_else(|| missing(d))?);
-                    }
-                    let outs = match run_step(&d.step, &mut vals, self.res)? {
-                        Outputs::One(v) => vec![Some(v)],
-                        Outputs::Many(ts) => {
-                            ts.into_iter().map(|t| Some(Value::Dense(t))).collect()
-                        }
-                    };
+            for v in &mut iter.slots[base..base + n_in] {
+                vals.push(v.take().ok_or_else(|| missing(d))?);
+            }
+            match run_step(&d.step, &mut vals, self.res)? {
+                Outputs::One(v) => {
+                    self.send(l, 0, inst, it, Some(v))?;
+                    self.send_controls(l, inst, it, false)?;
+                }
+                Outputs::Many(ts) => {
+                    let outs = ts.into_iter().map(|t| Some(Value::Dense(t))).collect();
                     self.propagate(l, inst, it, outs)?;
                 }
             }
+            return self.done_with(inst, it);
+        }
+        // Inputs taken from the iteration's slots (the node's own, first to last).
+        let take = |run: &mut Self, k: usize| -> Result<Option<Value>> {
+            Ok(run.iter(inst, it)?.slots[base + k].take())
+        };
+        match d.class {
+            Class::Normal => {
+                // Dead (the live case returned above): every output dead.
+                for k in 0..n_in {
+                    take(self, k)?;
+                }
+                let n = d.outs.len();
+                self.propagate(l, inst, it, (0..n).map(|_| None).collect())?;
+            }
             Class::Switch => {
-                let outs = if dead {
-                    vec![None, None]
+                let data = take(self, 0)?;
+                let pred = take(self, 1)?;
+                if dead {
+                    self.propagate(l, inst, it, vec![None, None])?;
                 } else {
                     self.nodes_run += 1;
-                    let pred = inputs.pop().flatten().ok_or_else(|| missing(d))?;
-                    let data = inputs.pop().flatten().ok_or_else(|| missing(d))?;
+                    let pred = pred.ok_or_else(|| missing(d))?;
+                    let data = data.ok_or_else(|| missing(d))?;
                     let taken = switch_pred(pred).map_err(|e| e.at_node(&d.step.node))?;
-                    if taken {
-                        vec![None, Some(data)]
-                    } else {
-                        vec![Some(data), None]
-                    }
-                };
-                self.propagate(l, inst, it, outs)?;
+                    let port = usize::from(taken);
+                    self.send(l, port, inst, it, Some(data))?;
+                    self.send(l, 1 - port, inst, it, None)?;
+                    self.send_controls(l, inst, it, false)?;
+                }
             }
             Class::Merge => {
                 let local = d.local as usize;
                 self.iter(inst, it)?.pending[local] = FIRED;
-                let outs = if dead {
-                    vec![None, None]
+                let mut first = None;
+                for k in 0..n_in {
+                    let v = take(self, k)?;
+                    if first.is_none() {
+                        first = v.map(|v| (k, v));
+                    }
+                }
+                if dead {
+                    self.propagate(l, inst, it, vec![None, None])?;
                 } else {
                     self.nodes_run += 1;
-                    let (index, v) = inputs
-                        .into_iter()
-                        .enumerate()
-                        .find_map(|(i, v)| v.map(|v| (i, v)))
-                        .ok_or_else(|| missing(d))?;
-                    let index = Tensor::scalar_of(index as i32);
-                    vec![Some(v), Some(Value::Dense(index))]
-                };
-                self.propagate(l, inst, it, outs)?;
+                    let (index, v) = first.ok_or_else(|| missing(d))?;
+                    self.send(l, 0, inst, it, Some(v))?;
+                    let index = Value::Dense(Tensor::scalar_of(index as i32));
+                    self.send(l, 1, inst, it, Some(index))?;
+                    self.send_controls(l, inst, it, false)?;
+                }
             }
             Class::Enter { child, constant } => {
+                let v = take(self, 0)?;
                 let v = if dead {
                     None
                 } else {
                     self.nodes_run += 1;
-                    Some(inputs.pop().flatten().ok_or_else(|| missing(d))?)
+                    Some(v.ok_or_else(|| missing(d))?)
                 };
                 let c = self.child_instance(child, inst, it)?;
                 let ci = self.inst(c)?;
                 ci.pending_enters = ci.pending_enters.saturating_sub(1);
+                // The Enter's consumers (data and control) are in the child frame.
                 if constant {
                     ci.invariants.push((l, v.clone()));
                     let (b, len) = (ci.base, ci.iters.len() as u64);
@@ -770,10 +804,10 @@ impl Run<'_> {
                 } else {
                     self.propagate(l, c, 0, vec![v])?;
                 }
-                // Ctrl outs of an Enter are in the child frame too (handled by propagate).
                 self.maybe_finish(c)?;
             }
             Class::Exit => {
+                let v = take(self, 0)?;
                 let i = self.inst(inst)?;
                 let parent = i.parent;
                 if dead {
@@ -783,16 +817,19 @@ impl Run<'_> {
                 } else {
                     i.live_exits.push(l);
                     self.nodes_run += 1;
-                    let v = inputs.pop().flatten().ok_or_else(|| missing(d))?;
-                    self.propagate(l, parent.0, parent.1, vec![Some(v)])?;
+                    let v = v.ok_or_else(|| missing(d))?;
+                    self.send(l, 0, parent.0, parent.1, Some(v))?;
+                    self.send_controls(l, parent.0, parent.1, false)?;
                 }
             }
             Class::NextIteration => {
+                let v = take(self, 0)?;
                 if !dead {
                     self.nodes_run += 1;
-                    let v = inputs.pop().flatten().ok_or_else(|| missing(d))?;
+                    let v = v.ok_or_else(|| missing(d))?;
                     self.ensure_iteration(inst, it + 1)?;
-                    self.propagate(l, inst, it + 1, vec![Some(v)])?;
+                    self.send(l, 0, inst, it + 1, Some(v))?;
+                    self.send_controls(l, inst, it + 1, false)?;
                 }
             }
         }
@@ -871,16 +908,30 @@ impl Run<'_> {
     /// instance when it is done.
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
         self.iter(inst, it)?.outstanding -= 1;
-        let i = self.inst(inst)?;
-        i.outstanding -= 1;
+        self.inst(inst)?.outstanding -= 1;
+        self.free_iterations(inst)?;
+        self.maybe_finish(inst)
+    }
+
+    /// Frees the iterations of `inst` that are done: nothing in them outstanding, the ones
+    /// before them gone, a later one started (and, for iteration 0, every `Enter` in).
+    fn free_iterations(&mut self, inst: u32) -> Result<()> {
+        let i = self
+            .instances
+            .get_mut(inst as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| Error::Internal("frame instance gone".into()))?;
         while i.iters.len() > 1
             && i.iters[0].outstanding == 0
             && (i.base > 0 || i.pending_enters == 0)
         {
-            i.iters.pop_front();
+            if let Some(mut old) = i.iters.pop_front() {
+                old.slots.iter_mut().for_each(|s| *s = None);
+                self.pool[i.frame as usize].push(old);
+            }
             i.base += 1;
         }
-        self.maybe_finish(inst)
+        Ok(())
     }
 
     /// Ends `inst` if every `Enter` into it ran and nothing in it is outstanding: exits that
@@ -905,15 +956,8 @@ impl Run<'_> {
             }
         }
         self.iter(p, pit)?.outstanding -= 1;
-        let pi = self.inst(p)?;
-        pi.outstanding -= 1;
-        while pi.iters.len() > 1
-            && pi.iters[0].outstanding == 0
-            && (pi.base > 0 || pi.pending_enters == 0)
-        {
-            pi.iters.pop_front();
-            pi.base += 1;
-        }
+        self.inst(p)?.outstanding -= 1;
+        self.free_iterations(p)?;
         self.maybe_finish(p)
     }
 }
