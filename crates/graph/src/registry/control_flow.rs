@@ -6,9 +6,10 @@
 //! (`While`, `If`, `Case` and their stateless twins) call functions of the graph's library
 //! (`session/functions.rs`).
 
-use tensorcast_core::Tensor;
+use tensorcast_core::{Code, DataType, Tensor};
+use tensorcast_proto::attr_value::Value as AttrKind;
 
-use super::{defs, same_as_input0, Entry, KernelCtx, ShapeCtx};
+use super::{defs, kernel_error, same_as_input0, Entry, KernelCtx, ShapeCtx};
 use crate::error::{Error, Result};
 use crate::opdef::Op;
 use crate::shape::PShape;
@@ -87,6 +88,141 @@ fn merge_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
     Ok(vec![out, Some(Vec::new())])
 }
 
+/// The function a `func` attr names.
+fn func_attr<'a>(c: &'a KernelCtx<'_>, name: &str) -> Result<&'a str> {
+    match c.attrs.get(name).and_then(|v| v.value.as_ref()) {
+        Some(AttrKind::Func(f)) => Ok(f.name.as_str()),
+        _ => Err(Error::Function(format!(
+            "node '{}' has no function attr '{name}'",
+            c.node
+        ))),
+    }
+}
+
+fn op_error(op: &'static str, code: Code, message: String) -> Error {
+    kernel_error(tensorcast_core::Error::Op { op, code, message })
+}
+
+/// TensorFlow's `ToBool` of a functional op's condition: a scalar is true when not zero (a
+/// string when not empty); a tensor of another rank is true when it has elements.
+fn to_bool(op: &'static str, t: &Tensor) -> Result<bool> {
+    if t.dims() != 0 {
+        return Ok(t.num_elements() > 0);
+    }
+    let nonzero = |t: &Tensor| -> Result<bool> {
+        let d = tensorcast_core::ops::cast::cast(t, DataType::DOUBLE).map_err(kernel_error)?;
+        let v = d.as_slice::<f64>().map_err(kernel_error)?;
+        Ok(v[0] != 0.0)
+    };
+    match t.dtype() {
+        DataType::BOOL => Ok(t.as_slice::<bool>().map_err(kernel_error)?[0]),
+        DataType::FLOAT
+        | DataType::DOUBLE
+        | DataType::INT32
+        | DataType::UINT8
+        | DataType::INT16
+        | DataType::INT8
+        | DataType::INT64 => nonzero(t),
+        DataType::STRING => Ok(!t
+            .as_slice::<tensorcast_core::TString>()
+            .map_err(kernel_error)?[0]
+            .is_empty()),
+        d => Err(op_error(
+            op,
+            Code::InvalidArgument,
+            format!("{} cannot be converted to a boolean", d.name()),
+        )),
+    }
+}
+
+/// `While` / `StatelessWhile`: `body` runs while `cond` holds, on the loop variables.
+fn while_kernel(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let functions = c.resources.functions()?;
+    let (cond, body) = (func_attr(c, "cond")?, func_attr(c, "body")?);
+    let mut vars = inputs;
+    loop {
+        let r = functions.call(cond, vars.clone())?;
+        if r.len() != 1 {
+            return Err(op_error(
+                "While",
+                Code::InvalidArgument,
+                format!(
+                    "Expected a single scalar return value from WhileOp cond, got {} tensors.",
+                    r.len()
+                ),
+            ));
+        }
+        if !to_bool("While", &r[0])? {
+            return Ok(vars);
+        }
+        let next = functions.call(body, vars)?;
+        if next.len() != c.out_types.len() {
+            return Err(op_error(
+                "While",
+                Code::InvalidArgument,
+                format!(
+                    "While loop body returned {} arguments. Expected: {}",
+                    next.len(),
+                    c.out_types.len()
+                ),
+            ));
+        }
+        vars = next;
+    }
+}
+
+/// `If` / `StatelessIf`: `then_branch` or `else_branch` on the inputs after the condition.
+fn if_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let functions = c.resources.functions()?;
+    if inputs.is_empty() {
+        return Err(Error::Internal("If without a condition".into()));
+    }
+    let cond = inputs.remove(0);
+    let branch = if to_bool("If", &cond)? {
+        func_attr(c, "then_branch")?
+    } else {
+        func_attr(c, "else_branch")?
+    };
+    let out = functions.call(branch, inputs)?;
+    for (i, (t, want)) in out.iter().zip(c.out_types).enumerate() {
+        if t.dtype() != *want {
+            return Err(op_error(
+                "If",
+                Code::InvalidArgument,
+                format!(
+                    "Expect {i}-th output is of type {} but get {}",
+                    want.name(),
+                    t.dtype().name()
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `While`'s shapes: `output_shapes` when set, else the loop variables' (the shapes a loop
+/// keeps from iteration to iteration).
+fn while_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    match output_shapes(c) {
+        Some(s) => Ok(s),
+        None => Ok((0..c.out_types.len()).map(|i| c.shape(i)).collect()),
+    }
+}
+
+/// `If`'s shapes: `output_shapes` when set, else unknown.
+fn if_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok(output_shapes(c).unwrap_or_else(|| vec![None; c.out_types.len()]))
+}
+
+fn output_shapes(c: &ShapeCtx<'_>) -> Option<Vec<PShape>> {
+    match c.attrs.get("output_shapes").and_then(|v| v.value.as_ref()) {
+        Some(AttrKind::List(l)) if !l.shape.is_empty() && l.shape.len() == c.out_types.len() => {
+            Some(l.shape.iter().map(crate::shape::from_proto).collect())
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn entries() -> Vec<Entry> {
     let pass = |def| Entry {
         def,
@@ -109,6 +245,30 @@ pub(super) fn entries() -> Vec<Entry> {
             def: &defs::MERGE,
             shape: merge_shape,
             kernel: Some(dataflow_only),
+            fold: false,
+        },
+        Entry {
+            def: &defs::WHILE,
+            shape: while_shape,
+            kernel: Some(while_kernel),
+            fold: false,
+        },
+        Entry {
+            def: &defs::STATELESS_WHILE,
+            shape: while_shape,
+            kernel: Some(while_kernel),
+            fold: false,
+        },
+        Entry {
+            def: &defs::IF,
+            shape: if_shape,
+            kernel: Some(if_kernel),
+            fold: false,
+        },
+        Entry {
+            def: &defs::STATELESS_IF,
+            shape: if_shape,
+            kernel: Some(if_kernel),
             fold: false,
         },
     ]

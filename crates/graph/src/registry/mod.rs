@@ -19,7 +19,7 @@ mod nn;
 mod variables;
 
 pub(crate) use control_flow::Flow;
-pub(crate) use variables::Resources;
+pub(crate) use variables::{Functions, Resources};
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
