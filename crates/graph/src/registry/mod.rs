@@ -16,6 +16,7 @@ mod defs;
 mod graph_ops;
 mod math;
 mod nn;
+mod tensor_list;
 mod variables;
 
 pub(crate) use control_flow::Flow;
@@ -63,6 +64,7 @@ fn entries() -> &'static [Entry] {
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
         v.extend(control_flow::entries());
+        v.extend(tensor_list::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.
