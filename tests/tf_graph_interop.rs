@@ -1,6 +1,6 @@
 //! Graph interoperability with a real TensorFlow: every GraphDef tensorcast writes for the test
-//! graphs below (built through the op classes, plus the `graph_def.jsonl` graphs imported and
-//! re-exported by tensorcast) is imported by TensorFlow (`tf.compat.v1.import_graph_def`,
+//! graphs below (built through the op classes, plus the `graph_def.jsonl` and
+//! `graph_control_flow.jsonl` graphs imported and re-exported by tensorcast) is imported by TensorFlow (`tf.compat.v1.import_graph_def`,
 //! `name=""`), run in a `tf.compat.v1.Session` with the same feeds, and its outputs must equal
 //! tensorcast's session outputs byte for byte; TensorFlow's own re-export of the imported graph
 //! must equal tensorcast's bytes.
@@ -286,6 +286,61 @@ fn vector_cases() -> Vec<Case> {
     cases
 }
 
+/// The graphs of `tf_observed/graph_control_flow.jsonl` (TF1 loops and conditionals, TF2
+/// `While`/`If` with their function libraries, TensorList loops), imported and written back by
+/// tensorcast.
+fn control_flow_cases() -> Vec<Case> {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/tf_observed/graph_control_flow.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let unhex = |h: &str| -> Vec<u8> {
+        (0..h.len() / 2)
+            .map(|i| u8::from_str_radix(&h[2 * i..2 * i + 2], 16).unwrap())
+            .collect()
+    };
+    let mut cases = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let rec: Value = serde_json::from_str(line).unwrap();
+        if rec["op"] != "graph_roundtrip" {
+            continue;
+        }
+        let graph = Graph::new();
+        import_graph_def_bytes(&graph, &unhex(rec["graphdef_hex"].as_str().unwrap())).unwrap();
+        let mut feeds = Vec::new();
+        for (name, t) in rec["feeds"].as_object().cloned().unwrap_or_default() {
+            let dims: Vec<i64> = t["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_i64().unwrap())
+                .collect();
+            let shape = TensorShape::new(&dims).unwrap();
+            let dtype = match t["dtype"].as_str().unwrap() {
+                "float32" => DataType::FLOAT,
+                "float64" => DataType::DOUBLE,
+                other => DataType::from_name(other).unwrap(),
+            };
+            let buf =
+                tensorcast::buffer::Buffer::copy_from_slice(&unhex(t["hex"].as_str().unwrap()))
+                    .unwrap();
+            feeds.push((name, Tensor::from_buffer(dtype, &shape, buf).unwrap()));
+        }
+        let fetches = rec["fetches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        cases.push(Case {
+            id: format!("cf-{}", rec["id"].as_str().unwrap()),
+            graph,
+            feeds,
+            fetches,
+        });
+    }
+    cases
+}
+
 /// Random graphs of broadcasts and element-wise ops, each as built and as `graph optimize`
 /// rewrites it (`opt-<seed>-original` / `opt-<seed>-optimized`): TensorFlow must compute the
 /// same for both (and tensorcast what TensorFlow computes).
@@ -332,6 +387,7 @@ fn tensorflow_imports_and_runs_tensorcast_graphdefs_byte_identically() {
     let mut cases = built_cases();
     cases.extend(vector_cases());
     cases.extend(optimize_cases());
+    cases.extend(control_flow_cases());
     let dir = std::env::temp_dir().join(format!("tensorcast_graph_interop_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut manifest = Vec::new();

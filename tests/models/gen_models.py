@@ -68,8 +68,19 @@ def mobilenet():
     return m, [("x", [1, 96, 96, 3])]
 
 
+def lstm():
+    # Token ids -> Embedding -> LSTM -> Dense. The frozen graph's freezing lowers the LSTM's
+    # `While` into TF1 control flow (Enter/Merge/Switch/NextIteration/Exit/LoopCond); the
+    # SavedModel keeps the `While`, its functions and TensorLists.
+    inp = keras.Input([7], dtype="int32", name="x")
+    h = layers.Embedding(50, 8)(inp)
+    h = layers.LSTM(6)(h)
+    out = layers.Dense(3)(h)
+    return keras.Model(inp, out), [("x", [2, 7], "int32")]
+
+
 MODELS = {"mlp": mlp, "cnn_bn": cnn_bn, "separable": separable, "transformer": transformer,
-          "mobilenet_v3_small": mobilenet}
+          "mobilenet_v3_small": mobilenet, "embedding_lstm": lstm}
 
 
 def main():
@@ -88,7 +99,9 @@ def main():
                 v.assign(np.random.uniform(-0.5, 0.5, v.shape).astype(np.float32))
             if "moving_variance" in v.name:
                 v.assign(np.random.uniform(0.5, 2.0, v.shape).astype(np.float32))
-        specs = [tf.TensorSpec([None] + shape[1:], tf.float32, name=n) for n, shape in inputs]
+        # Inputs: (name, shape) float32, or (name, shape, dtype).
+        inputs = [(i[0], i[1], i[2] if len(i) > 2 else "float32") for i in inputs]
+        specs = [tf.TensorSpec([None] + shape[1:], dt, name=n) for n, shape, dt in inputs]
         fn = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
         concrete = fn.get_concrete_function(*specs)
         frozen = convert_variables_to_constants_v2(concrete)
@@ -96,8 +109,9 @@ def main():
         with open(os.path.join(out_dir, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString())
         rng = np.random.default_rng(11)
-        feeds = {n: rng.standard_normal(shape).astype(np.float32) for n, shape in inputs}
-        outs = frozen(*[tf.constant(feeds[n]) for n, _ in inputs])
+        feeds = {n: (rng.standard_normal(shape).astype(np.float32) if dt == "float32"
+                     else rng.integers(0, 50, shape).astype(dt)) for n, shape, dt in inputs}
+        outs = frozen(*[tf.constant(feeds[n]) for n, _, _ in inputs])
         outs = outs if isinstance(outs, (list, tuple)) else [outs]
         arrays = {f"in.{n}": v for n, v in feeds.items()}
         out_names = [t.name for t in frozen.outputs]
@@ -112,9 +126,9 @@ def main():
         ops = sorted({n.op for n in gd.node})
         manifest.append({
             "name": name,
-            "inputs": [{"name": f"{n}:0", "member": f"in.{n}"} for n, _ in inputs],
+            "inputs": [{"name": f"{n}:0", "member": f"in.{n}"} for n, _, _ in inputs],
             "outputs": [{"name": t, "member": "out." + t.replace(":", "_")} for t in out_names],
-            "saved_model_inputs": [n for n, _ in inputs],
+            "saved_model_inputs": [n for n, _, _ in inputs],
             "ops": ops,
             "nodes": len(gd.node),
         })

@@ -397,6 +397,24 @@ pub enum Error {
     /// A TensorProto could not be decoded.
     #[error("{0}")]
     Proto(#[from] tensorcast_proto::ProtoError),
+    /// Control flow that does not form valid frames (TensorFlow's `InvalidArgument` texts:
+    /// inputs from different frames, an `Exit` without its `Enter`, ...).
+    #[error("{0}")]
+    ControlFlow(String),
+    /// A fetched tensor that the run left without a value (a dead tensor: the untaken side of
+    /// a `Switch`, or anything computed from it); the index is the fetch's among the run's
+    /// fetches sorted by name, as TensorFlow's session numbers them.
+    #[error("Retval[{0}] does not have value")]
+    DeadFetch(usize),
+    /// A fetched tensor inside a loop frame, computed more than once (`node`: the
+    /// `_retval_<op>_<output>_<index>` node TensorFlow's session fetches it through).
+    #[error("Retval[{index}] has already been set.")]
+    FetchSetTwice {
+        /// The fetch's index among the run's fetches sorted by name.
+        index: usize,
+        /// The fetching node TensorFlow names.
+        node: String,
+    },
     /// A broken internal invariant (a bug in tensorcast, reported instead of a panic).
     #[error("{0}")]
     Internal(String),
@@ -410,7 +428,7 @@ impl Error {
             Error::NoKernel { .. } | Error::MissingKernels(_) => Code::NotFound,
             Error::ConstantBudget { .. } => Code::ResourceExhausted,
             Error::Kernel { source, .. } => source.code(),
-            Error::Internal(_) => Code::Internal,
+            Error::Internal(_) | Error::FetchSetTwice { .. } => Code::Internal,
             _ => Code::InvalidArgument,
         }
     }
@@ -421,7 +439,8 @@ impl Error {
             Error::Kernel { node, .. }
             | Error::NoKernel { node, .. }
             | Error::ConstTypeMismatch { node, .. }
-            | Error::MissingFeed { name: node, .. } => Some(node),
+            | Error::MissingFeed { name: node, .. }
+            | Error::FetchSetTwice { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -445,6 +464,7 @@ impl Error {
             {
                 format!("{self}\n\t [[{location}]]")
             }
+            Error::FetchSetTwice { node, .. } => format!("{self}\n\t [[{{{{node {node}}}}}]]"),
             _ => self.to_string(),
         }
     }

@@ -203,7 +203,22 @@ pub(crate) fn make_node<'a>(
     let mut infos = Vec::with_capacity(inputs.len());
     let mut infer_inputs = Vec::with_capacity(inputs.len());
     for ep in &inputs {
-        let p = lookup(ep.node).ok_or_else(|| Error::Internal(format!("no node {}", ep.node)))?;
+        // A loop's back edge (`NextIteration` into `Merge`) comes from a node imported after
+        // this one: nothing is known of it yet (checked once it exists).
+        let Some(p) = lookup(ep.node) else {
+            if mode == Mode::Import {
+                infos.push(InputInfo {
+                    dtype: None,
+                    source: String::new(),
+                });
+                infer_inputs.push(InferInput {
+                    shape: None,
+                    value: None,
+                });
+                continue;
+            }
+            return Err(Error::Internal(format!("no node {}", ep.node)));
+        };
         if p.kind.is_some() && ep.index >= p.output_types.len() {
             return Err(Error::InvalidOutput {
                 node: name,
@@ -224,7 +239,11 @@ pub(crate) fn make_node<'a>(
     }
     let mut input_names: Vec<String> = Vec::with_capacity(inputs.len() + control_inputs.len());
     for ep in &inputs {
-        let p = lookup(ep.node).map(|n| n.name.as_str()).unwrap_or("");
+        let Some(p) = lookup(ep.node).map(|n| n.name.as_str()) else {
+            // A back edge, named once its producer is built.
+            input_names.push(String::new());
+            continue;
+        };
         input_names.push(if ep.index == 0 {
             p.to_string()
         } else {

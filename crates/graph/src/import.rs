@@ -99,8 +99,10 @@ impl NodeDefs<'_> {
 }
 
 /// Imports `gd`'s nodes into `graph`, keeping their names (Python's `name=""`). Nodes may come in
-/// any order; the graph keeps the GraphDef's order, so exporting an imported graph gives the same
-/// bytes. Importing into an empty graph takes the GraphDef's versions. On error the graph is
+/// any order; the graph lists them in the order TensorFlow's importer adds them (the GraphDef's
+/// order when every node comes after its inputs, as TensorFlow's Python writes them; a loop's or
+/// a conditional's nodes otherwise), so exporting an imported graph gives TensorFlow's
+/// re-export. Importing into an empty graph takes the GraphDef's versions. On error the graph is
 /// unchanged.
 ///
 /// # Errors
@@ -181,22 +183,43 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
         data.push(d);
         control.push(c);
     }
-    // Topological order of the new nodes (Kahn's algorithm).
+    // Topological order of the new nodes (Kahn's algorithm). As in TensorFlow, the only legal
+    // cycles are loops: a `Merge`'s data input from a `NextIteration` (the back edge) does not
+    // hold the `Merge` back; any other cycle is an error.
+    let is_next = |s: &Source| match s {
+        Source::New(p) => is_next_iteration(&nodes[*p].op),
+        Source::Existing(id) => g.nodes.get(*id).is_some_and(|n| is_next_iteration(&n.op)),
+    };
+    let back: Vec<Vec<bool>> = (0..n_new)
+        .map(|i| {
+            let merge = is_merge(&nodes[i].op);
+            data[i].iter().map(|(s, _)| merge && is_next(s)).collect()
+        })
+        .collect();
     let mut pending = vec![0usize; n_new];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n_new];
     for i in 0..n_new {
-        let srcs = data[i].iter().map(|(s, _)| s).chain(control[i].iter());
-        for s in srcs {
+        let data_srcs = data[i]
+            .iter()
+            .zip(&back[i])
+            .filter(|(_, b)| !**b)
+            .map(|((s, _), _)| s);
+        for s in data_srcs.chain(control[i].iter()) {
             if let Source::New(p) = s {
                 pending[i] += 1;
                 consumers[*p].push(i);
             }
         }
     }
-    let ready: Vec<usize> = (0..n_new).rev().filter(|&i| pending[i] == 0).collect();
-    let order = crate::order::kahn(ready, pending, &consumers);
+    let order = graphdef_order(pending, &consumers);
     if order.len() < n_new {
         return Err(Error::Cycle(n_new - order.len()));
+    }
+    // Node ids follow that order (TensorFlow's importer adds nodes as it processes them, so
+    // its graph - and what it exports - lists them in this order).
+    let mut rank = vec![0usize; n_new];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
     }
     drop(index);
     drop(consumers);
@@ -206,11 +229,13 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
         g.versions.producer
     };
     let mut built: Vec<Option<Arc<Node>>> = vec![None; n_new];
+    // `Merge` nodes built before the `NextIteration` of their back edge.
+    let mut deferred: Vec<usize> = Vec::new();
     let mut budget = g.value_budget;
     for &i in &order {
         let n = defs.take(i);
         let id_of = |s: &Source| match s {
-            Source::New(p) => base + p,
+            Source::New(p) => base + rank[*p],
             Source::Existing(id) => *id,
         };
         let node_at = |id: usize| -> Option<&Node> {
@@ -221,8 +246,17 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
             }
         };
         let mut inputs = Vec::with_capacity(data[i].len());
-        for (s, k) in &data[i] {
+        for ((s, k), &is_back) in data[i].iter().zip(&back[i]) {
             let id = id_of(s);
+            if is_back && node_at(id).is_none() {
+                // Checked (and named) once the `NextIteration` is built.
+                deferred.push(rank[i]);
+                inputs.push(Endpoint {
+                    node: id,
+                    index: usize::try_from(*k).unwrap_or(usize::MAX),
+                });
+                continue;
+            }
             let p = node_at(id).ok_or_else(|| Error::Internal("import order".into()))?;
             if *k < 0 || (p.kind.is_some() && *k as usize >= p.output_types.len()) {
                 return Err(Error::InvalidOutput {
@@ -247,8 +281,19 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
             experimental_type: n.experimental_type,
             debug_info: n.experimental_debug_info,
         };
-        let node = make_node(base + i, spec, Mode::Import, producer, &mut budget, node_at)?;
-        built[i] = Some(Arc::new(node));
+        let node = make_node(
+            base + rank[i],
+            spec,
+            Mode::Import,
+            producer,
+            &mut budget,
+            node_at,
+        )?;
+        built[rank[i]] = Some(Arc::new(node));
+    }
+    deferred.dedup();
+    for r in deferred {
+        finish_back_edges(base, &mut built, r)?;
     }
     drop(data);
     drop(control);
@@ -268,6 +313,92 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
     g.library = merged(lib, library);
     let dbg = g.debug_info.take();
     g.debug_info = merged(dbg, debug_info);
+    Ok(())
+}
+
+/// The order in which TensorFlow's importer processes a GraphDef's nodes: Kahn's algorithm
+/// taking the ready node that comes first in the GraphDef (for a GraphDef already in dependency
+/// order, the GraphDef's own order). Nodes on a cycle are left out.
+fn graphdef_order(mut pending: Vec<usize>, consumers: &[Vec<usize>]) -> Vec<usize> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut ready: BinaryHeap<Reverse<usize>> = (0..pending.len())
+        .filter(|&i| pending[i] == 0)
+        .map(Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(pending.len());
+    while let Some(Reverse(i)) = ready.pop() {
+        order.push(i);
+        for &c in &consumers[i] {
+            pending[c] -= 1;
+            if pending[c] == 0 {
+                ready.push(Reverse(c));
+            }
+        }
+    }
+    order
+}
+
+/// `NextIteration` (or its ref form): the source of a loop's back edge.
+pub(crate) fn is_next_iteration(op: &str) -> bool {
+    matches!(op, "NextIteration" | "RefNextIteration")
+}
+
+/// `Merge` (or its ref form).
+pub(crate) fn is_merge(op: &str) -> bool {
+    matches!(op, "Merge" | "RefMerge")
+}
+
+/// A `Merge` built before the `NextIteration` nodes it reads: their output indices checked,
+/// dtypes checked against the `Merge`'s `T`, and its input names written.
+fn finish_back_edges(base: usize, built: &mut [Option<Arc<Node>>], i: usize) -> Result<()> {
+    let node_of = |built: &[Option<Arc<Node>>], id: usize| -> Result<Arc<Node>> {
+        id.checked_sub(base)
+            .and_then(|j| built.get(j).cloned().flatten())
+            .ok_or_else(|| Error::Internal("import order".into()))
+    };
+    let merge = node_of(built, base + i)?;
+    let mut names = merge.input_names.clone();
+    let want = merge.output_types.first().copied();
+    for (pos, ep) in merge.inputs.iter().enumerate() {
+        if !names[pos].is_empty() {
+            continue;
+        }
+        let p = if ep.node < base {
+            return Err(Error::Internal("back edge to an existing node".into()));
+        } else {
+            node_of(built, ep.node)?
+        };
+        if p.kind.is_some() && ep.index >= p.output_types.len() {
+            return Err(Error::InvalidOutput {
+                node: merge.name.clone(),
+                index: i64::try_from(ep.index).unwrap_or(i64::MAX),
+                source_node: p.name.clone(),
+                num_outputs: p.output_types.len(),
+            });
+        }
+        if let (Some(want), Some(&got)) = (want, p.output_types.get(ep.index)) {
+            if want != got {
+                return Err(Error::InputType {
+                    index: pos,
+                    node: merge.name.clone(),
+                    actual: got,
+                    source_name: format!("{}:{}", p.name, ep.index),
+                    expected: want,
+                });
+            }
+        }
+        names[pos] = if ep.index == 0 {
+            p.name.clone()
+        } else {
+            format!("{}:{}", p.name, ep.index)
+        };
+    }
+    drop(merge);
+    match built[i].as_mut().and_then(Arc::get_mut) {
+        Some(n) => n.input_names = names,
+        None => return Err(Error::Internal("merge shared during import".into())),
+    }
     Ok(())
 }
 

@@ -22,6 +22,24 @@
 //! * **Sessions** ([`Session`]) run only what the fetches need, free each value after its last
 //!   use, and keep `BroadcastTo` lazy for element-wise consumers (TensorFlow documents that a
 //!   broadcast in a graph may be fused into the operation that consumes it).
+//! * **Control flow, two ways.** A run that needs TensorFlow 1's loop and conditional ops
+//!   (`Enter`, `Exit`, `Merge`, `Switch`, `NextIteration`, `LoopCond`) goes to a *dynamic
+//!   dataflow executor* (`session/dataflow.rs`) instead of the static plan: nodes get
+//!   TensorFlow's frames at plan time, and at run time each frame has instances and numbered
+//!   iterations holding pending counts and input values; the untaken side of a `Switch` is a
+//!   dead tensor that propagates as TensorFlow's executor propagates it (a `Merge` fires on its
+//!   first live input), `is_constant` `Enter`s reach every iteration, and fetching a dead tensor
+//!   fails with TensorFlow's `Retval[i] does not have value`. The dynamic executor was chosen
+//!   over rewriting loops into `While`-style sub-plans because TF1 graphs need not be
+//!   well-structured (conds inside loops, loops inside untaken branches, exits fetched
+//!   directly), and frames reproduce TensorFlow's semantics for all of them; graphs without
+//!   those ops never see it and keep the static plan and its speed. Import accepts the cycles
+//!   loops make (a `NextIteration` into a `Merge`) and refuses any other cycle with
+//!   TensorFlow's `N nodes in a cycle`. TensorFlow 2's functional ops (`While`,
+//!   `StatelessWhile`, `If`, `StatelessIf`) call functions of the graph's library: each function
+//!   is compiled once into a session of its own (its body inlined and planned, on the caller's
+//!   variables) and that plan runs per iteration or branch (`session/calls.rs`). TensorLists are
+//!   scalar `variant` tensors encoded as TensorFlow encodes them (`registry/tensor_list.rs`).
 //!
 //! # Adding an op
 //!
@@ -33,7 +51,9 @@
 //! element-wise binary op needs no variant of its own: it is a `BinaryOp` of the core crate (its
 //! kernel and type list) plus its `binary!` row in `OPS`, and every stage handles it as
 //! `Op::Binary`. Function calls (`PartitionedCall`, `StatefulPartitionedCall`) are not ops here:
-//! a session inlines them (`functions.rs`) before it plans.
+//! a session inlines them (`functions.rs`) before it plans. Control-flow ops are registry
+//! entries too (`registry/control_flow.rs`); what `Enter` ... `Merge` do beyond their identity
+//! kernels is the dataflow executor's.
 //!
 //! # TensorFlow's C++ and Java names and ours
 //!

@@ -162,16 +162,20 @@ fn consumer_keeps_shape(c: &Node, operand: impl Fn(&Endpoint) -> PShape) -> bool
     matches!(got, Ok(g) if g == want)
 }
 
-/// The nodes' ids in an order where every node comes after its data and control inputs (an
-/// imported graph has no cycles, so every node is placed).
+/// The nodes' ids in an order where every node comes after its data and control inputs (a loop's back
+/// edge, `NextIteration` into `Merge`, does not count: every imported node is placed).
 fn dependency_order(nodes: &[std::sync::Arc<Node>]) -> Vec<usize> {
     let mut pending = vec![0usize; nodes.len()];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for n in nodes {
+        let back = |p: &usize| {
+            crate::import::is_merge(&n.op) && crate::import::is_next_iteration(&nodes[*p].op)
+        };
         for p in n
             .inputs
             .iter()
             .map(|e| e.node)
+            .filter(|p| !back(p))
             .chain(n.control_inputs.iter().copied())
         {
             pending[n.id] += 1;

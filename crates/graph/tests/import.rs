@@ -38,10 +38,14 @@ fn err(nodes: Vec<NodeDef>) -> String {
 }
 
 #[test]
-fn import_nodes_in_reverse_order_are_accepted_and_keep_their_order() {
+fn import_nodes_in_reverse_order_are_accepted_in_tensorflows_import_order() {
+    // TensorFlow's importer adds each node once its inputs are in, taking the first ready one
+    // in GraphDef order; its graph (and `as_graph_def`) lists them so. TF1 conditionals are
+    // written this way (`cond/mul` before `cond/mul/Switch`); the recorded re-exports in
+    // tests/tf_observed/graph_control_flow.jsonl check it against TensorFlow.
     let g = import(vec![add("y", "x", "x"), placeholder("x")]).unwrap();
     let names: Vec<String> = g.nodes().iter().map(|n| n.name().to_string()).collect();
-    assert_eq!(names, ["y", "x"]);
+    assert_eq!(names, ["x", "y"]);
     assert_eq!(
         g.operation_by_name("x").unwrap().node().attrs().len(),
         2,

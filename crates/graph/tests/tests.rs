@@ -1,6 +1,7 @@
 //! Integration tests of tensorcast-graph (one binary, a module per concern).
 
 mod common;
+mod control_flow;
 mod functions;
 mod hostile;
 mod import;

@@ -11,14 +11,17 @@
 
 mod array;
 mod checkpoint;
+mod control_flow;
 mod defs;
 mod graph_ops;
 mod math;
 mod nn;
 mod parse_example;
+mod tensor_list;
 mod variables;
 
-pub(crate) use variables::Resources;
+pub(crate) use control_flow::Flow;
+pub(crate) use variables::{Functions, Resources};
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -62,6 +65,8 @@ fn entries() -> &'static [Entry] {
         v.extend(variables::entries());
         v.extend(checkpoint::entries());
         v.extend(parse_example::entries());
+        v.extend(control_flow::entries());
+        v.extend(tensor_list::entries());
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.

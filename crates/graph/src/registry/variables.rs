@@ -4,7 +4,7 @@
 //! signature runs.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock, Weak};
 
 use tensorcast_core::{Code, DataType, ResourceHandle, Tensor};
 
@@ -15,9 +15,27 @@ use crate::shape::PShape;
 
 /// The variables of one session, by name (`container/shared_name` as TensorFlow keys them, the
 /// container empty for the default one).
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct Resources {
     vars: RwLock<HashMap<String, Tensor>>,
+    /// The functions of the session's graph, for the ops that call them (`While`, `If`,
+    /// `Case`). Weak: the session owns the library, whose compiled functions hold these
+    /// resources.
+    functions: RwLock<Option<Weak<dyn Functions>>>,
+}
+
+impl std::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resources")
+            .field("vars", &self.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs functions of a graph's library by name.
+pub(crate) trait Functions: Send + Sync {
+    /// Runs function `name` on `args`: its outputs, in order.
+    fn call(&self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>>;
 }
 
 impl Resources {
@@ -39,6 +57,21 @@ impl Resources {
     /// Number of variables set.
     pub(crate) fn len(&self) -> usize {
         self.vars.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+    /// Sets the functions calls run.
+    pub(crate) fn set_functions(&self, f: Weak<dyn Functions>) {
+        *self.functions.write().unwrap_or_else(|e| e.into_inner()) = Some(f);
+    }
+    /// The functions calls run (an error when the graph has no function library).
+    pub(crate) fn functions(&self) -> Result<Arc<dyn Functions>> {
+        self.functions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| {
+                crate::error::Error::Function("the graph has no function library to call".into())
+            })
     }
 }
 

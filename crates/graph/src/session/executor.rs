@@ -37,7 +37,7 @@ impl Value {
             Value::Lazy { shape, .. } => shape.num_elements(),
         }
     }
-    fn materialize(self) -> Result<Tensor> {
+    pub(super) fn materialize(self) -> Result<Tensor> {
         match self {
             Value::Dense(t) => Ok(t),
             Value::Lazy { base, shape } => {
@@ -140,6 +140,17 @@ pub(super) fn run(
 ) -> Result<Vec<Tensor>> {
     let mut slots: Vec<Option<Value>> = (0..plan.num_slots).map(|_| None).collect();
     feed(plan, feeds, &mut slots)?;
+    if let Some(d) = &plan.dynamic {
+        // Control flow: the dataflow executor, on the fed tensors in feed order.
+        let mut fed = Vec::with_capacity(plan.feeds.len());
+        for f in &plan.feeds {
+            match slots[f.slot].clone() {
+                Some(v) => fed.push(v.materialize()?),
+                None => return Err(Error::Internal("feed missing".into())),
+            }
+        }
+        return super::dataflow::run(d, &fed, res, &mut stats.nodes_run);
+    }
     match parallel {
         Some(p) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
             super::parallel::run(plan, &mut slots, res, p, stats)?

@@ -14,6 +14,8 @@
 //! error carries its node ([`Error::node`]) and TensorFlow's node-context text
 //! ([`Error::full_message`]).
 
+mod calls;
+mod dataflow;
 mod executor;
 pub(crate) mod kernels;
 mod parallel;
@@ -133,6 +135,9 @@ pub struct Session {
     lowered: Arc<Mutex<LoweredCache>>,
     /// The session's resource variables (`VarHandleOp` / `ReadVariableOp` / `AssignVariableOp`).
     resources: Arc<Resources>,
+    /// The graph's function library as `While`/`If`/`Case` call it (built when a run first
+    /// needs it; `None` in the sessions of compiled functions, which use their caller's).
+    functions: Option<Arc<Mutex<Option<Arc<calls::FunctionLibrary>>>>>,
 }
 
 /// The lowered graph of a session, for the node count it was built at (`None`: the graph
@@ -162,7 +167,50 @@ impl Session {
             plans: Arc::default(),
             lowered: Arc::default(),
             resources: Arc::default(),
+            functions: Some(Arc::default()),
         }
+    }
+
+    /// The session of a compiled function: its caller's variables and functions.
+    pub(crate) fn for_function(
+        graph: &Graph,
+        options: SessionOptions,
+        resources: Arc<Resources>,
+    ) -> Session {
+        Session {
+            graph: graph.clone(),
+            options,
+            plans: Arc::default(),
+            lowered: Arc::default(),
+            resources,
+            functions: None,
+        }
+    }
+
+    /// Makes the graph's function library the one its calls run (when it has one).
+    fn attach_functions(&self) -> Result<()> {
+        let Some(slot) = &self.functions else {
+            return Ok(());
+        };
+        let Some(bytes) = self.graph.function_library_bytes() else {
+            return Ok(());
+        };
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|l| *l.bytes() == bytes) {
+            return Ok(());
+        }
+        let lib = Arc::new(calls::FunctionLibrary::new(
+            bytes,
+            self.resources.clone(),
+            self.options,
+        )?);
+        let weak: std::sync::Weak<dyn crate::registry::Functions> = {
+            let dyn_lib: Arc<dyn crate::registry::Functions> = lib.clone();
+            Arc::downgrade(&dyn_lib)
+        };
+        self.resources.set_functions(weak);
+        *slot = Some(lib);
+        Ok(())
     }
 
     /// Sets the value of the resource variable `name` (a `VarHandleOp`'s `shared_name`, or its
@@ -236,6 +284,7 @@ impl Session {
         if let Some(p) = cache.get(feeds, fetches, targets) {
             return Ok(p);
         }
+        self.attach_functions()?;
         // A graph that calls functions runs as its lowered form (calls inlined); names of
         // call outputs are mapped to what the functions return.
         let lowered = self.lowered()?;

@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use tensorcast_core::DataType;
 
+use super::dataflow::DynPlan;
 use super::kernels::{self, Kernel};
 use crate::error::{Error, Result};
 use crate::graph::{Endpoint, Node};
 use crate::opdef::{Op, OpDef};
+use crate::registry::Flow;
 use crate::shape::PShape;
 
 /// One read of a value slot.
@@ -87,6 +89,9 @@ pub(crate) struct Plan {
     /// Two steps that are not `Const`s or placeholders can be ready at the same time: running
     /// ready steps concurrently may pay.
     pub(crate) has_parallel_branches: bool,
+    /// The run needs TF1 control flow: the dataflow executor runs it (`steps` and `fetches`
+    /// are empty; `feeds` still checks the fed tensors).
+    pub(crate) dynamic: Option<Box<DynPlan>>,
 }
 
 impl Plan {
@@ -182,6 +187,29 @@ impl Plan {
                     }
                 }
             }
+        }
+        // TF1 control flow (cycles, dead tensors): the dataflow executor's plan.
+        if nodes
+            .iter()
+            .any(|n| needed[n.id] && Flow::of(n.kind).is_some())
+        {
+            let mut fed_index: HashMap<Endpoint, usize> = HashMap::new();
+            for (i, &ep) in feeds.iter().enumerate() {
+                fed_index.entry(ep).or_insert(i);
+            }
+            let dynamic = DynPlan::build(nodes, &needed, &fed_index, fetches, |n| {
+                Kernel::resolve(n, max_constant_bytes)
+            })?;
+            let num_slots = slot_of.len();
+            return Ok(Plan {
+                feeds: plan_feeds,
+                steps: Vec::new(),
+                fetches: Vec::new(),
+                num_slots,
+                reads: vec![0; num_slots],
+                has_parallel_branches: false,
+                dynamic: Some(Box::new(dynamic)),
+            });
         }
         // Kahn's order.
         let mut pending = vec![0usize; nodes.len()];
@@ -297,6 +325,7 @@ impl Plan {
             num_slots,
             reads,
             has_parallel_branches,
+            dynamic: None,
         })
     }
 }

@@ -54,7 +54,10 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         out,
         "digraph tensorcast {{\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];"
     )?;
-    for n in graph.nodes() {
+    let nodes = graph.nodes();
+    let op_of: std::collections::HashMap<&str, &str> =
+        nodes.iter().map(|n| (n.name(), n.op_type())).collect();
+    for n in &nodes {
         let shape = n.output_shape(0).map(|s| s.to_string()).unwrap_or_default();
         let dtype = n.output_type(0).map(|d| d.name()).unwrap_or_default();
         let second = format!("{} {} {}", n.op_type(), dtype, shape);
@@ -72,9 +75,21 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                         Some((s, k)) if k.bytes().all(|b| b.is_ascii_digit()) => (s, k),
                         _ => (input.as_str(), "0"),
                     };
+                    // A loop's back edge (`NextIteration` into `Merge`): drawn dashed, in
+                    // blue, and not used to rank the nodes, so the loop reads top to bottom.
+                    let back = matches!(n.op_type(), "Merge" | "RefMerge")
+                        && matches!(
+                            op_of.get(src).copied(),
+                            Some("NextIteration" | "RefNextIteration")
+                        );
+                    let style = if back {
+                        ", style=dashed, color=blue, constraint=false"
+                    } else {
+                        ""
+                    };
                     writeln!(
                         out,
-                        "  {} -> {} [label={}];",
+                        "  {} -> {} [label={}{style}];",
                         quote(src),
                         quote(n.name()),
                         quote(index)

@@ -1,0 +1,487 @@
+//! TensorLists as TensorFlow 2's loops use them (`tf.TensorArray`, Keras' recurrent layers):
+//! `TensorListReserve`, `TensorListFromTensor`, `TensorListGetItem`, `TensorListSetItem`,
+//! `TensorListStack`, `TensorListLength`, `TensorListElementShape`.
+//!
+//! A list is what TensorFlow makes it: a scalar `variant` tensor whose value is encoded as
+//! TensorFlow encodes a `TensorList` (type name `tensorflow::TensorList`; the set elements as
+//! the nested tensors; metadata: the number of unset elements and their indices, the element
+//! dtype, `max_num_elements`, the element shape as a `TensorShapeProto`), so a list is an
+//! ordinary value: fetched, fed, or carried through a `While` like any tensor. Lists are values:
+//! every op makes a new one.
+
+use bytes::Bytes;
+use tensorcast_core::{Code, DataType, Tensor, TensorShape, Variant, VariantTensorData};
+use tensorcast_proto::{Message, TensorShapeProto};
+
+use super::{defs, kernel_error, Entry, KernelCtx, ShapeCtx};
+use crate::attr;
+use crate::error::Result;
+use crate::shape::{self, PShape};
+
+const TYPE_NAME: &str = "tensorflow::TensorList";
+
+/// A decoded list.
+struct List {
+    dtype: DataType,
+    shape: PShape,
+    max: i64,
+    items: Vec<Option<Tensor>>,
+}
+
+fn err(op: &'static str, message: String) -> crate::error::Error {
+    kernel_error(tensorcast_core::Error::Op {
+        op,
+        code: Code::InvalidArgument,
+        message,
+    })
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+impl List {
+    fn encode(self) -> Tensor {
+        let mut meta = Vec::new();
+        let unset: Vec<usize> = (0..self.items.len())
+            .filter(|&i| self.items[i].is_none())
+            .collect();
+        put_varint(&mut meta, unset.len() as u64);
+        for &i in &unset {
+            put_varint(&mut meta, i as u64);
+        }
+        put_varint(&mut meta, self.dtype.number() as u64);
+        put_varint(&mut meta, self.max as u64);
+        meta.extend_from_slice(&shape::to_proto(&self.shape).encode_to_vec());
+        let data = VariantTensorData {
+            type_name: TYPE_NAME.to_string(),
+            metadata: Bytes::from(meta),
+            tensors: self.items.into_iter().flatten().collect(),
+        };
+        Tensor::scalar_of(Variant::Encoded(data))
+    }
+
+    fn decode(op: &'static str, t: &Tensor) -> Result<List> {
+        if t.dtype() != DataType::VARIANT {
+            return Err(err(
+                op,
+                format!(
+                    "Input handle is expected to be a variant tensor but is a {} tensor",
+                    t.dtype().name()
+                ),
+            ));
+        }
+        if t.dims() != 0 {
+            return Err(err(
+                op,
+                format!("Input list must be a scalar saw: {}", t.shape()),
+            ));
+        }
+        let v = &t.as_slice::<Variant>().map_err(kernel_error)?[0];
+        let data = v.encode();
+        if data.type_name != TYPE_NAME {
+            return Err(err(
+                op,
+                format!("Input handle is not a list. Saw: '{}'", v.summarize()),
+            ));
+        }
+        let bad = || err(op, "Input handle holds a malformed TensorList".into());
+        let b = &data.metadata;
+        let mut pos = 0;
+        let n_unset = get_varint(b, &mut pos).ok_or_else(bad)? as usize;
+        if n_unset > b.len() {
+            return Err(bad());
+        }
+        let mut unset = Vec::with_capacity(n_unset);
+        for _ in 0..n_unset {
+            unset.push(get_varint(b, &mut pos).ok_or_else(bad)? as usize);
+        }
+        let dtype = DataType::from_number(get_varint(b, &mut pos).ok_or_else(bad)? as i32);
+        let max = get_varint(b, &mut pos).ok_or_else(bad)? as i64;
+        let proto = TensorShapeProto::decode(&b[pos..]).map_err(|_| bad())?;
+        let len = data.tensors.len() + n_unset;
+        let mut items: Vec<Option<Tensor>> = (0..len).map(|_| None).collect();
+        let mut set = data.tensors.into_iter();
+        for (i, slot) in items.iter_mut().enumerate() {
+            if !unset.contains(&i) {
+                *slot = set.next();
+            }
+        }
+        Ok(List {
+            dtype,
+            shape: shape::from_proto(&proto),
+            max,
+            items,
+        })
+    }
+
+    /// `element_shape` merged with the list's shape and the shapes of its set elements.
+    fn element_shape(&self, op: &'static str, given: &PShape) -> Result<PShape> {
+        let mut s = merge(op, &self.shape, given)?;
+        for t in self.items.iter().flatten() {
+            s = merge(op, &s, &Some(t.shape().dim_sizes().to_vec()))?;
+        }
+        Ok(s)
+    }
+}
+
+/// Two partial shapes merged (`PartialTensorShape::MergeWith`).
+fn merge(op: &'static str, a: &PShape, b: &PShape) -> Result<PShape> {
+    match (a, b) {
+        (None, x) | (x, None) => Ok(x.clone()),
+        (Some(x), Some(y)) => {
+            let fail = || {
+                err(
+                    op,
+                    format!(
+                        "PartialTensorShape: Incompatible shapes during merge: {} vs. {}",
+                        shape::debug(a),
+                        shape::debug(b)
+                    ),
+                )
+            };
+            if x.len() != y.len() {
+                return Err(fail());
+            }
+            x.iter()
+                .zip(y)
+                .map(|(&p, &q)| match (p, q) {
+                    (-1, q) => Ok(q),
+                    (p, -1) => Ok(p),
+                    (p, q) if p == q => Ok(p),
+                    _ => Err(fail()),
+                })
+                .collect::<Result<Vec<i64>>>()
+                .map(Some)
+        }
+    }
+}
+
+/// An `element_shape` input: scalar -1 for unknown rank, or a vector with -1 for unknown dims.
+fn shape_input(op: &'static str, t: &Tensor) -> Result<PShape> {
+    let v: Vec<i64> = match t.dtype() {
+        DataType::INT32 => t
+            .as_slice::<i32>()
+            .map_err(kernel_error)?
+            .iter()
+            .map(|&x| i64::from(x))
+            .collect(),
+        DataType::INT64 => t.as_slice::<i64>().map_err(kernel_error)?.to_vec(),
+        d => {
+            return Err(err(
+                op,
+                format!("element_shape must be int32 or int64, got {}", d.name()),
+            ))
+        }
+    };
+    if t.dims() == 0 {
+        return if v == [-1] {
+            Ok(None)
+        } else {
+            Err(err(
+                op,
+                "The only valid scalar shape tensor is the fully unknown shape specified as -1."
+                    .into(),
+            ))
+        };
+    }
+    if let Some(&d) = v.iter().find(|&&d| d < -1) {
+        return Err(err(op, format!("Dimension {d} must be >= -1")));
+    }
+    Ok(Some(v))
+}
+
+fn scalar_i32(op: &'static str, t: &Tensor, what: &str) -> Result<i64> {
+    if t.num_elements() != 1 {
+        return Err(err(
+            op,
+            format!("The {what} must be a tensor size 1, but got {}", t.shape()),
+        ));
+    }
+    Ok(i64::from(t.as_slice::<i32>().map_err(kernel_error)?[0]))
+}
+
+/// Zeros of `dtype` and fully defined `shape`.
+fn zeros(dtype: DataType, dims: &[i64]) -> Result<Tensor> {
+    let zero = tensorcast_core::ops::cast::cast(&Tensor::scalar_of(0.0f32), dtype)
+        .map_err(kernel_error)?;
+    let shape = TensorShape::new(dims).map_err(kernel_error)?;
+    tensorcast_core::ops::broadcast::broadcast_to(&zero, &shape).map_err(kernel_error)
+}
+
+fn element_dtype(c: &KernelCtx<'_>) -> DataType {
+    attr::get_type(c.attrs, "element_dtype").unwrap_or(DataType::INVALID)
+}
+
+fn reserve(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    const OP: &str = "TensorListReserve";
+    let shape = shape_input(OP, &inputs[0])?;
+    let n = scalar_i32(OP, &inputs[1], "num_elements to reserve")?;
+    if n < 0 {
+        return Err(err(
+            OP,
+            format!("The num_elements to reserve must be a non negative number, but got {n}"),
+        ));
+    }
+    let list = List {
+        dtype: element_dtype(c),
+        shape,
+        max: -1,
+        items: (0..n).map(|_| None).collect(),
+    };
+    Ok(vec![list.encode()])
+}
+
+fn from_tensor(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    const OP: &str = "TensorListFromTensor";
+    let t = &inputs[0];
+    let shape = shape_input(OP, &inputs[1])?;
+    if t.dims() == 0 {
+        return Err(err(
+            OP,
+            format!(
+                "Tensor must be at least a vector, but saw shape: {}",
+                t.shape()
+            ),
+        ));
+    }
+    let dims = t.shape().dim_sizes();
+    let elem: PShape = Some(dims[1..].to_vec());
+    if merge(OP, &shape, &elem).is_err() {
+        return Err(err(
+            OP,
+            format!(
+                "Specified a list with shape {} from a tensor with shape {}",
+                shape::debug(&shape),
+                shape::debug(&elem)
+            ),
+        ));
+    }
+    let mut items = Vec::with_capacity(dims[0] as usize);
+    for i in 0..dims[0] {
+        items.push(Some(
+            t.sub_slice(i)
+                .map_err(kernel_error)?
+                .deep_copy()
+                .map_err(kernel_error)?,
+        ));
+    }
+    let list = List {
+        dtype: element_dtype(c),
+        shape,
+        max: -1,
+        items,
+    };
+    Ok(vec![list.encode()])
+}
+
+fn check_index(op: &'static str, verb: &str, index: i64, len: usize) -> Result<usize> {
+    if index < 0 || index as usize >= len {
+        return Err(err(
+            op,
+            format!("Trying to {verb} element {index} in a list with {len} elements."),
+        ));
+    }
+    Ok(index as usize)
+}
+
+fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    const OP: &str = "TensorListGetItem";
+    let list = List::decode(OP, &inputs[0])?;
+    let dtype = element_dtype(c);
+    if dtype != list.dtype {
+        return Err(err(
+            OP,
+            format!(
+                "Invalid data types; op elements {} but list elements {}",
+                dtype.name(),
+                list.dtype.name()
+            ),
+        ));
+    }
+    let index = check_index(
+        OP,
+        "access",
+        scalar_i32(OP, &inputs[1], "index")?,
+        list.items.len(),
+    )?;
+    if let Some(t) = &list.items[index] {
+        return Ok(vec![t.clone()]);
+    }
+    let given = shape_input(OP, &inputs[2])?;
+    let s = list.element_shape(OP, &given)?;
+    match &s {
+        Some(d) if d.iter().all(|&x| x >= 0) => Ok(vec![zeros(dtype, d)?]),
+        _ => Err(err(
+            OP,
+            format!(
+                "Trying to read an uninitialized tensor but element_shape is not fully defined: {} and no list element is set.",
+                shape::debug(&s)
+            ),
+        )),
+    }
+}
+
+fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    const OP: &str = "TensorListSetItem";
+    let mut list = List::decode(OP, &inputs[0])?;
+    let item = inputs[2].clone();
+    if item.dtype() != list.dtype {
+        return Err(err(
+            OP,
+            format!(
+                "Invalid data types; op elements {} but list elements {}",
+                item.dtype().name(),
+                list.dtype.name()
+            ),
+        ));
+    }
+    let index = scalar_i32(OP, &inputs[1], "index")?;
+    if c.bool("resize_if_index_out_of_bounds") && index >= list.items.len() as i64 {
+        list.items.resize_with(index as usize + 1, || None);
+    }
+    let index = check_index(OP, "modify", index, list.items.len())?;
+    let elem: PShape = Some(item.shape().dim_sizes().to_vec());
+    if merge(OP, &list.shape, &elem).is_err() {
+        return Err(err(
+            OP,
+            format!(
+                "Tried to set a tensor with incompatible shape at a list index. Item element shape: {} list shape: {}",
+                shape::debug(&elem),
+                shape::debug(&list.shape)
+            ),
+        ));
+    }
+    list.items[index] = Some(item);
+    Ok(vec![list.encode()])
+}
+
+fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    const OP: &str = "TensorListStack";
+    let list = List::decode(OP, &inputs[0])?;
+    let dtype = element_dtype(c);
+    if dtype != list.dtype {
+        return Err(err(
+            OP,
+            format!(
+                "Invalid data types; op elements {} but list elements {}",
+                dtype.name(),
+                list.dtype.name()
+            ),
+        ));
+    }
+    let want = attr::get_int(c.attrs, "num_elements").unwrap_or(-1);
+    if want != -1 && want != list.items.len() as i64 {
+        return Err(err(
+            OP,
+            format!(
+                "Operation expected a list with {want} elements but got a list with {} elements.",
+                list.items.len()
+            ),
+        ));
+    }
+    let given = shape_input(OP, &inputs[1])?;
+    let s = list.element_shape(OP, &given)?;
+    let full = s.as_ref().filter(|d| d.iter().all(|&x| x >= 0)).cloned();
+    let mut items = Vec::with_capacity(list.items.len());
+    for t in list.items {
+        match (t, &full) {
+            (Some(t), _) => items.push(t),
+            (None, Some(d)) => items.push(zeros(dtype, d)?),
+            (None, None) => {
+                return Err(err(
+                    OP,
+                    format!(
+                        "Tried to stack list which only contains uninitialized tensors and has a non-fully-defined element_shape: {}",
+                        shape::debug(&s)
+                    ),
+                ))
+            }
+        }
+    }
+    if items.is_empty() {
+        let Some(d) = full else {
+            return Err(err(
+                OP,
+                format!(
+                    "Tried to stack elements of an empty list with non-fully-defined element_shape: {}",
+                    shape::debug(&s)
+                ),
+            ));
+        };
+        let mut dims = vec![0];
+        dims.extend(d);
+        return Ok(vec![zeros(dtype, &dims)?]);
+    }
+    let refs: Vec<&Tensor> = items.iter().collect();
+    super::out(tensorcast_kernels::array::pack(&refs, 0))
+}
+
+fn length(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let list = List::decode("TensorListLength", &inputs[0])?;
+    Ok(vec![Tensor::scalar_of(list.items.len() as i32)])
+}
+
+fn element_shape(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let list = List::decode("TensorListElementShape", &inputs[0])?;
+    let int64 = attr::get_type(c.attrs, "shape_type") == Some(DataType::INT64);
+    let dims = match &list.shape {
+        None => {
+            return Ok(vec![if int64 {
+                Tensor::scalar_of(-1i64)
+            } else {
+                Tensor::scalar_of(-1i32)
+            }])
+        }
+        Some(d) => d.clone(),
+    };
+    let t = if int64 {
+        Tensor::vector(&dims)
+    } else {
+        Tensor::vector(&dims.iter().map(|&d| d as i32).collect::<Vec<_>>())
+    };
+    Ok(vec![t])
+}
+
+fn scalar_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok(vec![Some(Vec::new()); c.out_types.len()])
+}
+
+fn unknown(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    Ok(vec![None; c.out_types.len()])
+}
+
+pub(super) fn entries() -> Vec<Entry> {
+    let e = |def, shape, kernel| Entry {
+        def,
+        shape,
+        kernel: Some(kernel),
+        fold: false,
+    };
+    vec![
+        e(&defs::TENSOR_LIST_RESERVE, scalar_shape, reserve),
+        e(&defs::TENSOR_LIST_FROM_TENSOR, scalar_shape, from_tensor),
+        e(&defs::TENSOR_LIST_GET_ITEM, unknown, get_item),
+        e(&defs::TENSOR_LIST_SET_ITEM, scalar_shape, set_item),
+        e(&defs::TENSOR_LIST_STACK, unknown, stack),
+        e(&defs::TENSOR_LIST_LENGTH, scalar_shape, length),
+        e(&defs::TENSOR_LIST_ELEMENT_SHAPE, unknown, element_shape),
+    ]
+}

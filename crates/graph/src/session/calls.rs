@@ -1,0 +1,203 @@
+//! Functions of a graph's library run as plans of their own, for the ops that call a function
+//! many times or pick one at run time (`While`, `If`, `Case`): each function is compiled once -
+//! a graph of one placeholder per argument and one call, lowered (its body inlined, nested
+//! calls too) and planned by a session of its own on the caller's variables - and that plan is
+//! run per call. (`PartitionedCall` nodes are inlined into the caller's plan instead, see
+//! `functions.rs`.)
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use tensorcast_core::Tensor;
+use tensorcast_proto::attr_value::{ListValue, Value as AttrKindValue};
+use tensorcast_proto::{
+    AttrValue, FunctionDef, FunctionDefLibrary, GraphDef, Message, NameAttrList, NodeDef,
+    VersionDef,
+};
+
+use super::{Session, SessionOptions};
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::import::import_graph_def;
+use crate::registry::{Functions, Resources};
+
+/// How deep function calls may nest at run time (a loop whose body runs the loop again).
+const MAX_DEPTH: usize = 64;
+
+/// A graph's function library, with the functions compiled so far.
+pub(crate) struct FunctionLibrary {
+    bytes: Bytes,
+    defs: HashMap<String, FunctionDef>,
+    compiled: Mutex<HashMap<String, Arc<Compiled>>>,
+    resources: Arc<Resources>,
+    options: SessionOptions,
+    depth: AtomicUsize,
+}
+
+impl std::fmt::Debug for FunctionLibrary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FunctionLibrary({} functions)", self.defs.len())
+    }
+}
+
+/// One function, ready to run.
+struct Compiled {
+    session: Session,
+    feeds: Vec<String>,
+    fetches: Vec<String>,
+}
+
+impl FunctionLibrary {
+    /// The library encoded in `bytes`, its functions run on `resources`.
+    pub(crate) fn new(
+        bytes: Bytes,
+        resources: Arc<Resources>,
+        options: SessionOptions,
+    ) -> Result<FunctionLibrary> {
+        let lib = FunctionDefLibrary::decode(bytes.clone()).map_err(|e| {
+            Error::Function(format!("the graph's function library does not decode: {e}"))
+        })?;
+        let defs = lib
+            .function
+            .into_iter()
+            .filter_map(|f| f.signature.as_ref().map(|s| (s.name.clone(), f.clone())))
+            .collect();
+        Ok(FunctionLibrary {
+            bytes,
+            defs,
+            compiled: Mutex::default(),
+            resources,
+            options,
+            depth: AtomicUsize::new(0),
+        })
+    }
+
+    /// The library's encoded bytes.
+    pub(crate) fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+}
+
+impl Functions for FunctionLibrary {
+    /// Runs function `name` on `args`: its outputs in order.
+    fn call(&self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>> {
+        let f = self.compiled_fn(name)?;
+        if args.len() != f.feeds.len() {
+            return Err(Error::Function(format!(
+                "Expects {} arguments, but {} is provided",
+                f.feeds.len(),
+                args.len()
+            )));
+        }
+        if self.depth.fetch_add(1, Ordering::Relaxed) >= MAX_DEPTH {
+            self.depth.fetch_sub(1, Ordering::Relaxed);
+            return Err(Error::Function(format!(
+                "function calls nest deeper than {MAX_DEPTH} at function '{name}'"
+            )));
+        }
+        let feeds: Vec<(&str, Tensor)> = f.feeds.iter().map(String::as_str).zip(args).collect();
+        let fetches: Vec<&str> = f.fetches.iter().map(String::as_str).collect();
+        let out = f.session.run(&feeds, &fetches, &[]);
+        self.depth.fetch_sub(1, Ordering::Relaxed);
+        out
+    }
+}
+
+impl FunctionLibrary {
+    fn compiled_fn(&self, name: &str) -> Result<Arc<Compiled>> {
+        let mut cache = self.compiled.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = cache.get(name) {
+            return Ok(c.clone());
+        }
+        let c = Arc::new(self.compile(name)?);
+        cache.insert(name.to_string(), c.clone());
+        Ok(c)
+    }
+
+    /// A graph calling `name` once on one placeholder per argument, and a session over it.
+    fn compile(&self, name: &str) -> Result<Compiled> {
+        let f = self.defs.get(name).ok_or_else(|| {
+            Error::Function(format!(
+                "Failed to find function \"{name}\" in function library"
+            ))
+        })?;
+        let sig = f.signature.clone().unwrap_or_default();
+        let types = |args: &[tensorcast_proto::ArgDefProto]| -> Result<Vec<i32>> {
+            args.iter()
+                .map(|a| {
+                    if a.r#type != 0 {
+                        Ok(a.r#type)
+                    } else {
+                        Err(Error::Function(format!(
+                            "function '{name}' has argument '{}' whose type is an attr \
+                             (polymorphic functions are not supported yet)",
+                            a.name
+                        )))
+                    }
+                })
+                .collect()
+        };
+        let tin = types(&sig.input_arg)?;
+        let tout = types(&sig.output_arg)?;
+        let list = |t: &[i32]| AttrValue {
+            value: Some(AttrKindValue::List(Box::new(ListValue {
+                r#type: t.to_vec(),
+                ..Default::default()
+            }))),
+        };
+        let mut nodes = Vec::with_capacity(tin.len() + 1);
+        let mut feeds = Vec::with_capacity(tin.len());
+        for (i, &t) in tin.iter().enumerate() {
+            let arg = format!("fn_arg{i}");
+            feeds.push(format!("{arg}:0"));
+            nodes.push(NodeDef {
+                name: arg,
+                op: "Placeholder".into(),
+                attr: [("dtype".to_string(), AttrValue::of_type(t))].into(),
+                ..Default::default()
+            });
+        }
+        nodes.push(NodeDef {
+            name: "fn_call".into(),
+            op: "PartitionedCall".into(),
+            input: (0..tin.len()).map(|i| format!("fn_arg{i}")).collect(),
+            attr: [
+                ("Tin".to_string(), list(&tin)),
+                ("Tout".to_string(), list(&tout)),
+                (
+                    "f".to_string(),
+                    AttrValue {
+                        value: Some(AttrKindValue::Func(Box::new(NameAttrList {
+                            name: name.to_string(),
+                            attr: Default::default(),
+                        }))),
+                    },
+                ),
+            ]
+            .into(),
+            ..Default::default()
+        });
+        let graph = Graph::new();
+        import_graph_def(
+            &graph,
+            &GraphDef {
+                node: nodes,
+                library: Some(self.bytes.clone()),
+                version: 0,
+                versions: Some(VersionDef {
+                    producer: crate::graph::GRAPH_DEF_VERSION,
+                    ..Default::default()
+                }),
+                debug_info: None,
+            },
+        )?;
+        let session = Session::for_function(&graph, self.options, self.resources.clone());
+        Ok(Compiled {
+            session,
+            feeds,
+            fetches: (0..tout.len()).map(|k| format!("fn_call:{k}")).collect(),
+        })
+    }
+}

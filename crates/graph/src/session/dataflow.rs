@@ -1,0 +1,1019 @@
+//! The dataflow executor: runs graphs with TensorFlow 1 control flow (`Enter`, `Exit`, `Merge`,
+//! `Switch`, `NextIteration`, `LoopCond`) with TensorFlow's frame semantics. Graphs without those
+//! ops keep the static plan (`plan.rs`), which this module does not touch.
+//!
+//! * **Frames.** At plan time every node gets a static frame, as TensorFlow's
+//!   `BuildControlFlowInfo` assigns them (breadth first from the nodes without inputs, which are
+//!   in the root frame): an `Enter`'s consumers are in the frame its `frame_name` names (a child
+//!   of the `Enter`'s frame), an `Exit`'s in its frame's parent, every other node's in its
+//!   inputs' frame. A node whose inputs come from different frames is refused with TensorFlow's
+//!   message, before anything runs.
+//! * **Instances and iterations.** At run time a frame has one instance per iteration of its
+//!   parent that enters it; an instance has iterations numbered from 0. Each iteration holds its
+//!   nodes' pending counts and input values. A live `NextIteration` in iteration `i` delivers to
+//!   iteration `i + 1` (created on demand); an `Enter` delivers to iteration 0 of its child
+//!   instance, or, with `is_constant`, to every iteration, current and future; a live `Exit`
+//!   delivers to the iteration of the parent that entered the frame. An iteration is freed once
+//!   nothing in it is running and the iterations before it are gone, so a long loop holds a few
+//!   iterations at a time.
+//! * **Dead tensors.** The untaken output of a `Switch` is dead. A node (other than `Merge`)
+//!   with a dead data input or a dead control input does not run, and its outputs are dead. A
+//!   `Merge` runs on its first live input once its control inputs are in, and is dead when
+//!   every data input it can get in that iteration is dead (in iteration 0 of a loop, the
+//!   inputs from `Enter` and other nodes; later, those from `NextIteration` and other nodes). A
+//!   dead `NextIteration` ends the loop; an `Exit` that never had a live value in a frame
+//!   instance is dead in the parent when the instance ends. Fetching a dead tensor fails with
+//!   TensorFlow's `Retval[i] does not have value`; fetching a tensor of a loop frame that was
+//!   computed twice, with `Retval[i] has already been set.`
+//! * **Scheduling.** One node at a time on the calling thread, from a stack of ready nodes
+//!   (the last made ready runs first, so a loop runs iteration after iteration with little
+//!   in flight). `parallel_iterations` is honoured in the sense TensorFlow allows - it is an
+//!   upper bound on iterations in flight, and this executor never has more than the loop's data
+//!   dependencies force.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use tensorcast_core::{Code, DataType, Tensor};
+
+use super::executor::{run_step, Outputs, Value};
+use super::kernels::Kernel;
+use super::plan::Step;
+use crate::attr;
+use crate::error::{Error, Result};
+use crate::graph::{Endpoint, Node};
+use crate::registry::{Flow, Resources};
+
+/// What a node is to the executor.
+#[derive(Debug, Clone, Copy)]
+enum Class {
+    /// Runs its kernel.
+    Normal,
+    /// `Enter` into static frame `child`.
+    Enter {
+        child: u32,
+        constant: bool,
+    },
+    Exit,
+    NextIteration,
+    Switch,
+    Merge,
+}
+
+/// Where one output goes.
+#[derive(Debug, Clone, Copy)]
+enum Edge {
+    /// Data input `slot` of node `dst`.
+    Data { dst: u32, slot: u32 },
+    /// Fetch `i`.
+    Fetch(u32),
+}
+
+#[derive(Debug)]
+struct DNode {
+    step: Step,
+    class: Class,
+    /// Its static frame.
+    frame: u32,
+    /// Its index among its frame's nodes (pending counts).
+    local: u32,
+    /// Its first input slot among its frame's slots.
+    in_base: u32,
+    /// `Merge`: data inputs it can get in iteration 0, and in later iterations.
+    merge_first: u32,
+    merge_later: u32,
+    /// Per output, where it goes.
+    outs: Vec<Vec<Edge>>,
+    /// Nodes waiting for it by control edges.
+    ctrl_outs: Vec<u32>,
+}
+
+#[derive(Debug)]
+struct StaticFrame {
+    name: String,
+    parent: u32,
+    /// Nodes of the frame.
+    num_nodes: u32,
+    /// Input slots of the frame's nodes.
+    num_slots: u32,
+    /// Initial pending counts of its nodes, by local index.
+    pending: Vec<u32>,
+    /// `Enter` nodes that feed it (an instance is complete when all have run).
+    enters: u32,
+    /// Fed tensors its nodes read: (slot, feed index).
+    fed: Vec<(u32, u32)>,
+    /// Nodes ready as soon as an iteration exists (a `Merge` with a fed input, other inputs,
+    /// and no control inputs).
+    starts: Vec<u32>,
+}
+
+/// The plan of a run with control flow.
+#[derive(Debug)]
+pub(crate) struct DynPlan {
+    nodes: Vec<DNode>,
+    frames: Vec<StaticFrame>,
+    /// Nodes of the root frame ready at the start (nothing to wait for), run first to last.
+    roots: Vec<u32>,
+    /// The fetched nodes, whether each is in the root frame, and the feed it reads if it is
+    /// a fed tensor.
+    fetches: Vec<(Arc<Node>, bool, Option<usize>)>,
+    /// Per fetch, TensorFlow's name for it in errors: its index among the fetches sorted by
+    /// name (`Retval[i]`) and the `_retval_<op>_<output>_<i>` node.
+    retvals: Vec<(usize, String)>,
+}
+
+const ROOT: u32 = 0;
+
+fn flow_error(msg: String) -> Error {
+    Error::ControlFlow(msg)
+}
+
+impl DynPlan {
+    /// The plan of `needed` nodes (graph ids) of `nodes`, `fed` endpoints (by feed index),
+    /// `fetches`. `kernel` resolves a node's kernel.
+    pub(crate) fn build(
+        nodes: &[Arc<Node>],
+        needed: &[bool],
+        fed: &HashMap<Endpoint, usize>,
+        fetches: &[Endpoint],
+        kernel: impl Fn(&Node) -> Kernel,
+    ) -> Result<DynPlan> {
+        let ids: Vec<usize> = (0..nodes.len()).filter(|&i| needed[i]).collect();
+        let mut local_of = vec![u32::MAX; nodes.len()];
+        for (l, &id) in ids.iter().enumerate() {
+            local_of[id] = l as u32;
+        }
+        let n = ids.len();
+        // Edges between needed nodes (fed endpoints are not edges).
+        let mut data_out: Vec<Vec<(usize, u32, u32)>> = vec![Vec::new(); n]; // (output, dst, slot)
+        let mut ctrl_out: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut has_inputs = vec![false; n];
+        for (l, &id) in ids.iter().enumerate() {
+            let node = &nodes[id];
+            for (slot, ep) in node.inputs.iter().enumerate() {
+                if fed.contains_key(ep) {
+                    continue;
+                }
+                let src = local_of[ep.node];
+                if src == u32::MAX {
+                    return Err(Error::Internal(format!("{} not planned", node.name)));
+                }
+                data_out[src as usize].push((ep.index, l as u32, slot as u32));
+                has_inputs[l] = true;
+            }
+            for &c in &node.control_inputs {
+                let src = local_of[c];
+                if src == u32::MAX {
+                    return Err(Error::Internal(format!("{} not planned", node.name)));
+                }
+                ctrl_out[src as usize].push(l as u32);
+                has_inputs[l] = true;
+            }
+        }
+        let flow: Vec<Option<Flow>> = ids.iter().map(|&id| Flow::of(nodes[id].kind)).collect();
+        // Static frames, breadth first from the input-less nodes (TensorFlow's order).
+        let mut frames = vec![StaticFrame {
+            name: String::new(),
+            parent: ROOT,
+            num_nodes: 0,
+            num_slots: 0,
+            pending: Vec::new(),
+            enters: 0,
+            fed: Vec::new(),
+            starts: Vec::new(),
+        }];
+        let mut frame_by_name: HashMap<String, u32> = HashMap::new();
+        let mut frame_of = vec![u32::MAX; n];
+        let mut assigned_by = vec![u32::MAX; n];
+        let mut queue: VecDeque<u32> = VecDeque::new();
+        for l in 0..n {
+            if !has_inputs[l] {
+                frame_of[l] = ROOT;
+                queue.push_back(l as u32);
+            }
+        }
+        let name_of = |l: u32| nodes[ids[l as usize]].name.as_str();
+        while let Some(src) = queue.pop_front() {
+            let s = src as usize;
+            let out_frame = match flow[s] {
+                Some(Flow::Enter) => {
+                    let node = &nodes[ids[s]];
+                    let fname = attr::get_string(&node.attrs, "frame_name")
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .unwrap_or_default();
+                    if fname.is_empty() {
+                        return Err(flow_error(format!(
+                            "The Enter {{{{node {}}}}} must have a frame name.",
+                            node.name
+                        )));
+                    }
+                    match frame_by_name.get(&fname) {
+                        Some(&f) => {
+                            if frames[f as usize].parent != frame_of[s] {
+                                return Err(flow_error(format!(
+                                    "Invalid loop structure: Mismatched parent frames for \"{fname}\": \"{}\" vs \"{}\".",
+                                    frames[frames[f as usize].parent as usize].name,
+                                    frames[frame_of[s] as usize].name
+                                )));
+                            }
+                            f
+                        }
+                        None => {
+                            let f = frames.len() as u32;
+                            frames.push(StaticFrame {
+                                name: fname.clone(),
+                                parent: frame_of[s],
+                                num_nodes: 0,
+                                num_slots: 0,
+                                pending: Vec::new(),
+                                enters: 0,
+                                fed: Vec::new(),
+                                starts: Vec::new(),
+                            });
+                            frame_by_name.insert(fname, f);
+                            f
+                        }
+                    }
+                }
+                Some(Flow::Exit) => {
+                    if frame_of[s] == ROOT {
+                        return Err(flow_error(
+                            "Invalid Exit op: Cannot find a corresponding Enter op.".into(),
+                        ));
+                    }
+                    frames[frame_of[s] as usize].parent
+                }
+                _ => frame_of[s],
+            };
+            let dsts = data_out[s]
+                .iter()
+                .map(|&(_, d, _)| d)
+                .chain(ctrl_out[s].iter().copied());
+            for d in dsts {
+                let du = d as usize;
+                if frame_of[du] == u32::MAX {
+                    frame_of[du] = out_frame;
+                    assigned_by[du] = src;
+                    queue.push_back(d);
+                } else if frame_of[du] != out_frame {
+                    return Err(flow_error(format!(
+                        "{{{{node {}}}}} has inputs from different frames. The input {{{{node {}}}}} is in frame '{}'. The input {{{{node {}}}}} is in frame '{}'.",
+                        name_of(d),
+                        name_of(src),
+                        frames[out_frame as usize].name,
+                        name_of(assigned_by[du]),
+                        frames[frame_of[du] as usize].name
+                    )));
+                }
+            }
+        }
+        // Nodes no root reaches (a loop with no way in) never run; they sit in the root frame.
+        for f in &mut frame_of {
+            if *f == u32::MAX {
+                *f = ROOT;
+            }
+        }
+        // Local indices, slots, pending counts.
+        let mut dnodes = Vec::with_capacity(n);
+        let mut roots = Vec::new();
+        for l in 0..n {
+            let node = &nodes[ids[l]];
+            let f = frame_of[l] as usize;
+            let frame = &mut frames[f];
+            let local = frame.num_nodes;
+            let in_base = frame.num_slots;
+            frame.num_nodes += 1;
+            frame.num_slots += node.inputs.len() as u32;
+            for (slot, ep) in node.inputs.iter().enumerate() {
+                if let Some(&i) = fed.get(ep) {
+                    frame.fed.push((in_base + slot as u32, i as u32));
+                }
+            }
+            let not_fed = node.inputs.iter().filter(|ep| !fed.contains_key(ep));
+            let class = match flow[l] {
+                Some(Flow::Enter) => {
+                    let fname = attr::get_string(&node.attrs, "frame_name")
+                        .map(|b| String::from_utf8_lossy(b).into_owned())
+                        .unwrap_or_default();
+                    let child = frame_by_name.get(&fname).copied().unwrap_or(ROOT);
+                    Class::Enter {
+                        child,
+                        constant: attr::get_bool(&node.attrs, "is_constant").unwrap_or(false),
+                    }
+                }
+                Some(Flow::Exit) => Class::Exit,
+                Some(Flow::NextIteration) => Class::NextIteration,
+                Some(Flow::Switch) => Class::Switch,
+                Some(Flow::Merge) => Class::Merge,
+                Some(Flow::LoopCond) | None => Class::Normal,
+            };
+            let (pending, merge_first, merge_later) = if matches!(class, Class::Merge) {
+                let (mut from_next, mut from_enter, mut other) = (0u32, 0u32, 0u32);
+                for ep in not_fed {
+                    match flow[local_of[ep.node] as usize] {
+                        Some(Flow::NextIteration) => from_next += 1,
+                        Some(Flow::Enter) => from_enter += 1,
+                        _ => other += 1,
+                    }
+                }
+                let has_fed = node.inputs.len() as u32 > from_next + from_enter + other;
+                // (One with no other input is a root already.)
+                if has_fed && node.control_inputs.is_empty() && has_inputs[l] {
+                    frame.starts.push(l as u32);
+                }
+                let (first, later) = if from_next > 0 {
+                    (from_enter + other, from_next + other)
+                } else {
+                    let all = from_enter + other;
+                    (all, all)
+                };
+                (node.control_inputs.len() as u32, first, later)
+            } else {
+                // A node whose inputs are all fed has no edges in: a root of the root frame.
+                let pending = (not_fed.count() + node.control_inputs.len()) as u32;
+                (pending, 0, 0)
+            };
+            frame.pending.push(pending);
+            if let Class::Enter { child, .. } = class {
+                frames[child as usize].enters += 1;
+            }
+            if f == ROOT as usize && !has_inputs[l] {
+                roots.push(l as u32);
+            }
+            let num_outputs = node.output_types.len().max(1);
+            let mut outs: Vec<Vec<Edge>> = vec![Vec::new(); num_outputs];
+            for &(index, dst, slot) in &data_out[l] {
+                if let Some(o) = outs.get_mut(index) {
+                    o.push(Edge::Data { dst, slot });
+                }
+            }
+            dnodes.push(DNode {
+                step: Step {
+                    node: node.clone(),
+                    kernel: kernel(node),
+                    inputs: Vec::new(),
+                    outputs: Vec::new(),
+                    may_stay_lazy: false,
+                    consumers: Vec::new(),
+                    waits_for: 0,
+                },
+                class,
+                frame: f as u32,
+                local,
+                in_base,
+                merge_first,
+                merge_later,
+                outs,
+                ctrl_outs: ctrl_out[l].clone(),
+            });
+        }
+        let mut plan_fetches = Vec::with_capacity(fetches.len());
+        for (i, ep) in fetches.iter().enumerate() {
+            let node = nodes[ep.node].clone();
+            if let Some(&f) = fed.get(ep) {
+                plan_fetches.push((node, true, Some(f)));
+                continue;
+            }
+            let l = local_of[ep.node] as usize;
+            let d = dnodes
+                .get_mut(l)
+                .ok_or_else(|| Error::Internal(format!("fetch {} not planned", node.name)))?;
+            let in_root = d.frame == ROOT;
+            match d.outs.get_mut(ep.index) {
+                Some(o) => o.push(Edge::Fetch(i as u32)),
+                None => {
+                    return Err(Error::Internal(format!(
+                        "fetch {}:{} not planned",
+                        node.name, ep.index
+                    )))
+                }
+            }
+            plan_fetches.push((node, in_root, None));
+        }
+        let names: Vec<String> = fetches
+            .iter()
+            .map(|ep| format!("{}:{}", nodes[ep.node].name, ep.index))
+            .collect();
+        let mut sorted: Vec<&String> = names.iter().collect();
+        sorted.sort();
+        sorted.dedup();
+        let retvals = fetches
+            .iter()
+            .zip(&names)
+            .map(|(ep, name)| {
+                let i = sorted.binary_search(&name).unwrap_or(0);
+                (
+                    i,
+                    format!("_retval_{}_{}_{i}", nodes[ep.node].name, ep.index),
+                )
+            })
+            .collect();
+        Ok(DynPlan {
+            retvals,
+            nodes: dnodes,
+            frames,
+            roots,
+            fetches: plan_fetches,
+        })
+    }
+}
+
+/// One iteration of a frame instance.
+struct Iter {
+    pending: Vec<u32>,
+    /// Non-`Merge`: a dead input arrived; `Merge`: dead data inputs so far.
+    dead: Vec<u32>,
+    slots: Vec<Option<Value>>,
+    /// Nodes ready or running, plus child instances entered from this iteration.
+    outstanding: u32,
+}
+
+/// A `Merge` that has fired (pending count).
+const FIRED: u32 = u32::MAX;
+
+struct Instance {
+    frame: u32,
+    parent: (u32, u64),
+    key: (u32, u32, u64),
+    iters: VecDeque<Iter>,
+    /// Iteration number of `iters[0]`.
+    base: u64,
+    pending_enters: u32,
+    /// `is_constant` `Enter`s that ran: delivered to every iteration.
+    invariants: Vec<(u32, Option<Value>)>,
+    /// Exits that were dead at least once, and those that had a live value.
+    dead_exits: Vec<u32>,
+    live_exits: Vec<u32>,
+    /// Ready or running nodes and child instances, over all iterations.
+    outstanding: u32,
+}
+
+enum Fetched {
+    Unset,
+    Dead,
+    Live(Value),
+}
+
+struct Run<'a> {
+    plan: &'a DynPlan,
+    res: &'a Resources,
+    feeds: &'a [Tensor],
+    instances: Vec<Option<Instance>>,
+    free: Vec<u32>,
+    by_key: HashMap<(u32, u32, u64), u32>,
+    ready: Vec<(u32, u32, u64, bool)>,
+    fetched: Vec<Fetched>,
+    nodes_run: usize,
+    /// Freed iterations, by static frame, reused by the next iteration of that frame (a loop
+    /// allocates nothing per iteration once it runs).
+    pool: Vec<Vec<Iter>>,
+}
+
+/// Runs `plan`; `feeds` by feed index. Returns the fetched tensors.
+pub(crate) fn run(
+    plan: &DynPlan,
+    feeds: &[Tensor],
+    res: &Resources,
+    nodes_run: &mut usize,
+) -> Result<Vec<Tensor>> {
+    let mut r = Run {
+        plan,
+        res,
+        feeds,
+        instances: Vec::new(),
+        free: Vec::new(),
+        by_key: HashMap::new(),
+        ready: Vec::new(),
+        fetched: plan.fetches.iter().map(|_| Fetched::Unset).collect(),
+        nodes_run: 0,
+        pool: plan.frames.iter().map(|_| Vec::new()).collect(),
+    };
+    let root_iter = r.new_iter(ROOT);
+    r.instances.push(Some(Instance {
+        frame: ROOT,
+        parent: (0, 0),
+        key: (ROOT, 0, 0),
+        iters: VecDeque::from([root_iter]),
+        base: 0,
+        pending_enters: 0,
+        invariants: Vec::new(),
+        dead_exits: Vec::new(),
+        live_exits: Vec::new(),
+        outstanding: 0,
+    }));
+    let starts = plan.roots.iter().chain(&plan.frames[ROOT as usize].starts);
+    for &l in starts.rev() {
+        r.make_ready(l, 0, 0, false)?;
+    }
+    while let Some((l, inst, it, dead)) = r.ready.pop() {
+        r.process(l, inst, it, dead)?;
+    }
+    *nodes_run += r.nodes_run;
+    // The first fetch without a value, in TensorFlow's (sorted) numbering.
+    let dead = r
+        .fetched
+        .iter()
+        .zip(&plan.fetches)
+        .zip(&plan.retvals)
+        .filter(|((f, p), _)| p.2.is_none() && !matches!(f, Fetched::Live(_)))
+        .map(|(_, r)| r.0)
+        .min();
+    if let Some(i) = dead {
+        return Err(Error::DeadFetch(i));
+    }
+    let mut out = Vec::with_capacity(plan.fetches.len());
+    for (i, f) in r.fetched.into_iter().enumerate() {
+        let (node, _, fed) = &plan.fetches[i];
+        out.push(match (f, fed) {
+            (_, Some(k)) => feeds[*k].clone(),
+            (Fetched::Live(v), None) => v.materialize().map_err(|e| e.at_node(node))?,
+            // Never computed (a graph that stops before reaching it) or dead.
+            (Fetched::Dead | Fetched::Unset, None) => {
+                return Err(Error::DeadFetch(plan.retvals[i].0))
+            }
+        });
+    }
+    Ok(out)
+}
+
+impl Run<'_> {
+    fn new_iter(&mut self, frame: u32) -> Iter {
+        let f = &self.plan.frames[frame as usize];
+        if let Some(mut it) = self.pool[frame as usize].pop() {
+            it.pending.copy_from_slice(&f.pending);
+            it.dead.fill(0);
+            for &(slot, feed) in &f.fed {
+                it.slots[slot as usize] = Some(Value::Dense(self.feeds[feed as usize].clone()));
+            }
+            it.outstanding = 0;
+            return it;
+        }
+        let mut slots: Vec<Option<Value>> = (0..f.num_slots).map(|_| None).collect();
+        for &(slot, feed) in &f.fed {
+            slots[slot as usize] = Some(Value::Dense(self.feeds[feed as usize].clone()));
+        }
+        Iter {
+            pending: f.pending.clone(),
+            dead: vec![0; f.num_nodes as usize],
+            slots,
+            outstanding: 0,
+        }
+    }
+
+    fn inst(&mut self, i: u32) -> Result<&mut Instance> {
+        self.instances
+            .get_mut(i as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| Error::Internal("frame instance gone".into()))
+    }
+
+    fn iter(&mut self, i: u32, it: u64) -> Result<&mut Iter> {
+        let inst = self.inst(i)?;
+        let k = it
+            .checked_sub(inst.base)
+            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
+        inst.iters
+            .get_mut(k as usize)
+            .ok_or_else(|| Error::Internal("iteration missing".into()))
+    }
+
+    fn make_ready(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
+        self.iter(inst, it)?.outstanding += 1;
+        self.inst(inst)?.outstanding += 1;
+        self.ready.push((l, inst, it, dead));
+        Ok(())
+    }
+
+    /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`).
+    fn deliver(&mut self, dst: u32, slot: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+        let d = &self.plan.nodes[dst as usize];
+        let (local, base) = (d.local as usize, d.in_base as usize);
+        let is_merge = matches!(d.class, Class::Merge);
+        let expected = if it == 0 {
+            d.merge_first
+        } else {
+            d.merge_later
+        };
+        let num_inputs = d.step.node.inputs.len();
+        let iter = self.iter(inst, it)?;
+        let ready = if is_merge {
+            if iter.pending[local] == FIRED {
+                return Ok(());
+            }
+            match v {
+                Some(v) => iter.slots[base + slot as usize] = Some(v),
+                None => iter.dead[local] += 1,
+            }
+            merge_ready(iter, local, base, num_inputs, expected)
+        } else {
+            if iter.pending[local] == 0 {
+                // A second value for an input (a malformed loop): ignored.
+                return Ok(());
+            }
+            match v {
+                Some(v) => iter.slots[base + slot as usize] = Some(v),
+                None => iter.dead[local] = 1,
+            }
+            iter.pending[local] -= 1;
+            (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
+        };
+        if let Some(dead) = ready {
+            self.make_ready(dst, inst, it, dead)?;
+        }
+        Ok(())
+    }
+
+    /// Delivers a control edge (from a dead node when `dead`).
+    fn deliver_control(&mut self, dst: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
+        let d = &self.plan.nodes[dst as usize];
+        let (local, base) = (d.local as usize, d.in_base as usize);
+        let is_merge = matches!(d.class, Class::Merge);
+        let expected = if it == 0 {
+            d.merge_first
+        } else {
+            d.merge_later
+        };
+        let num_inputs = d.step.node.inputs.len();
+        let iter = self.iter(inst, it)?;
+        let ready = if is_merge {
+            if iter.pending[local] == FIRED || iter.pending[local] == 0 {
+                return Ok(());
+            }
+            iter.pending[local] -= 1;
+            merge_ready(iter, local, base, num_inputs, expected)
+        } else {
+            if iter.pending[local] == 0 {
+                return Ok(());
+            }
+            if dead {
+                iter.dead[local] = 1;
+            }
+            iter.pending[local] -= 1;
+            (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
+        };
+        if let Some(dead) = ready {
+            self.make_ready(dst, inst, it, dead)?;
+        }
+        Ok(())
+    }
+
+    /// Sends output values (`None`: dead) of node `l` along its edges into (`inst`, `it`), and
+    /// its control edges.
+    fn propagate(&mut self, l: u32, inst: u32, it: u64, outs: Vec<Option<Value>>) -> Result<()> {
+        let dead_node = outs.iter().all(Option::is_none);
+        for (o, v) in outs.into_iter().enumerate() {
+            self.send(l, o, inst, it, v)?;
+        }
+        self.send_controls(l, inst, it, dead_node)
+    }
+
+    /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
+    /// shared with every consumer but the last, moved to the last.
+    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
+        let plan = self.plan;
+        let Some(edges) = plan.nodes[l as usize].outs.get(o) else {
+            return Ok(());
+        };
+        let last = edges.len().saturating_sub(1);
+        for (k, e) in edges.iter().enumerate() {
+            let val = if k == last { v.take() } else { v.clone() };
+            match *e {
+                Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, val)?,
+                Edge::Fetch(i) => self.fetch(i, val)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends node `l`'s control edges into (`inst`, `it`).
+    fn send_controls(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
+        let plan = self.plan;
+        for &c in &plan.nodes[l as usize].ctrl_outs {
+            self.deliver_control(c, inst, it, dead)?;
+        }
+        Ok(())
+    }
+
+    fn fetch(&mut self, i: u32, v: Option<Value>) -> Result<()> {
+        let slot = &mut self.fetched[i as usize];
+        let in_root = self.plan.fetches[i as usize].1;
+        match (&*slot, v) {
+            (Fetched::Live(_), _) if !in_root => {
+                let (index, node) = self.plan.retvals[i as usize].clone();
+                return Err(Error::FetchSetTwice { index, node });
+            }
+            (Fetched::Live(_), _) => {}
+            (_, Some(v)) => *slot = Fetched::Live(v),
+            (_, None) => *slot = Fetched::Dead,
+        }
+        Ok(())
+    }
+
+    /// Runs (or, when `dead`, skips) node `l` of (`inst`, `it`) and sends its outputs on.
+    fn process(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
+        let plan = self.plan;
+        let d = &plan.nodes[l as usize];
+        let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
+        if let (Class::Normal, false) = (d.class, dead) {
+            self.nodes_run += 1;
+            let mut vals: Vec<Value> = Vec::with_capacity(n_in);
+            let iter = self.iter(inst, it)?;
+            for v in &mut iter.slots[base..base + n_in] {
+                vals.push(v.take().ok_or_else(|| missing(d))?);
+            }
+            match run_step(&d.step, &mut vals, self.res)? {
+                Outputs::One(v) => {
+                    self.send(l, 0, inst, it, Some(v))?;
+                    self.send_controls(l, inst, it, false)?;
+                }
+                Outputs::Many(ts) => {
+                    let outs = ts.into_iter().map(|t| Some(Value::Dense(t))).collect();
+                    self.propagate(l, inst, it, outs)?;
+                }
+            }
+            return self.done_with(inst, it);
+        }
+        // Inputs taken from the iteration's slots (the node's own, first to last).
+        let take = |run: &mut Self, k: usize| -> Result<Option<Value>> {
+            Ok(run.iter(inst, it)?.slots[base + k].take())
+        };
+        match d.class {
+            Class::Normal => {
+                // Dead (the live case returned above): every output dead.
+                for k in 0..n_in {
+                    take(self, k)?;
+                }
+                let n = d.outs.len();
+                self.propagate(l, inst, it, (0..n).map(|_| None).collect())?;
+            }
+            Class::Switch => {
+                let data = take(self, 0)?;
+                let pred = take(self, 1)?;
+                if dead {
+                    self.propagate(l, inst, it, vec![None, None])?;
+                } else {
+                    self.nodes_run += 1;
+                    let pred = pred.ok_or_else(|| missing(d))?;
+                    let data = data.ok_or_else(|| missing(d))?;
+                    let taken = switch_pred(pred).map_err(|e| e.at_node(&d.step.node))?;
+                    let port = usize::from(taken);
+                    self.send(l, port, inst, it, Some(data))?;
+                    self.send(l, 1 - port, inst, it, None)?;
+                    self.send_controls(l, inst, it, false)?;
+                }
+            }
+            Class::Merge => {
+                let local = d.local as usize;
+                self.iter(inst, it)?.pending[local] = FIRED;
+                let mut first = None;
+                for k in 0..n_in {
+                    let v = take(self, k)?;
+                    if first.is_none() {
+                        first = v.map(|v| (k, v));
+                    }
+                }
+                if dead {
+                    self.propagate(l, inst, it, vec![None, None])?;
+                } else {
+                    self.nodes_run += 1;
+                    let (index, v) = first.ok_or_else(|| missing(d))?;
+                    self.send(l, 0, inst, it, Some(v))?;
+                    let index = Value::Dense(Tensor::scalar_of(index as i32));
+                    self.send(l, 1, inst, it, Some(index))?;
+                    self.send_controls(l, inst, it, false)?;
+                }
+            }
+            Class::Enter { child, constant } => {
+                let v = take(self, 0)?;
+                let v = if dead {
+                    None
+                } else {
+                    self.nodes_run += 1;
+                    Some(v.ok_or_else(|| missing(d))?)
+                };
+                let c = self.child_instance(child, inst, it)?;
+                let ci = self.inst(c)?;
+                ci.pending_enters = ci.pending_enters.saturating_sub(1);
+                // The Enter's consumers (data and control) are in the child frame.
+                if constant {
+                    ci.invariants.push((l, v.clone()));
+                    let (b, len) = (ci.base, ci.iters.len() as u64);
+                    for i in b..b + len {
+                        self.propagate(l, c, i, vec![v.clone()])?;
+                    }
+                } else {
+                    self.propagate(l, c, 0, vec![v])?;
+                }
+                self.maybe_finish(c)?;
+            }
+            Class::Exit => {
+                let v = take(self, 0)?;
+                let i = self.inst(inst)?;
+                let parent = i.parent;
+                if dead {
+                    if !i.dead_exits.contains(&l) {
+                        i.dead_exits.push(l);
+                    }
+                } else {
+                    i.live_exits.push(l);
+                    self.nodes_run += 1;
+                    let v = v.ok_or_else(|| missing(d))?;
+                    self.send(l, 0, parent.0, parent.1, Some(v))?;
+                    self.send_controls(l, parent.0, parent.1, false)?;
+                }
+            }
+            Class::NextIteration => {
+                let v = take(self, 0)?;
+                if !dead {
+                    self.nodes_run += 1;
+                    let v = v.ok_or_else(|| missing(d))?;
+                    self.ensure_iteration(inst, it + 1)?;
+                    self.send(l, 0, inst, it + 1, Some(v))?;
+                    self.send_controls(l, inst, it + 1, false)?;
+                }
+            }
+        }
+        self.done_with(inst, it)
+    }
+
+    /// The instance of static frame `frame` entered from (`inst`, `it`), created on first use.
+    fn child_instance(&mut self, frame: u32, inst: u32, it: u64) -> Result<u32> {
+        let key = (frame, inst, it);
+        if let Some(&c) = self.by_key.get(&key) {
+            return Ok(c);
+        }
+        let iter0 = self.new_iter(frame);
+        let instance = Instance {
+            frame,
+            parent: (inst, it),
+            key,
+            iters: VecDeque::from([iter0]),
+            base: 0,
+            pending_enters: self.plan.frames[frame as usize].enters,
+            invariants: Vec::new(),
+            dead_exits: Vec::new(),
+            live_exits: Vec::new(),
+            outstanding: 0,
+        };
+        let c = match self.free.pop() {
+            Some(c) => {
+                self.instances[c as usize] = Some(instance);
+                c
+            }
+            None => {
+                self.instances.push(Some(instance));
+                (self.instances.len() - 1) as u32
+            }
+        };
+        self.by_key.insert(key, c);
+        self.inst(inst)?.outstanding += 1;
+        self.iter(inst, it)?.outstanding += 1;
+        self.start(frame, c, 0)?;
+        Ok(c)
+    }
+
+    /// Makes iteration `it` of `inst` exist (with the loop invariants delivered).
+    fn ensure_iteration(&mut self, inst: u32, it: u64) -> Result<()> {
+        let frame = self.inst(inst)?.frame;
+        let next = {
+            let i = self.inst(inst)?;
+            i.base + i.iters.len() as u64
+        };
+        if it < next {
+            return Ok(());
+        }
+        if it != next {
+            return Err(Error::Internal("iteration skipped".into()));
+        }
+        let iter = self.new_iter(frame);
+        let i = self.inst(inst)?;
+        i.iters.push_back(iter);
+        let invariants: Vec<(u32, Option<Value>)> = i.invariants.clone();
+        for (l, v) in invariants {
+            self.propagate(l, inst, it, vec![v])?;
+        }
+        self.start(frame, inst, it)
+    }
+
+    /// Makes ready the nodes of a new iteration that wait for nothing.
+    fn start(&mut self, frame: u32, inst: u32, it: u64) -> Result<()> {
+        let plan = self.plan;
+        for &l in plan.frames[frame as usize].starts.iter().rev() {
+            self.make_ready(l, inst, it, false)?;
+        }
+        Ok(())
+    }
+
+    /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
+    /// instance when it is done.
+    fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
+        self.iter(inst, it)?.outstanding -= 1;
+        self.inst(inst)?.outstanding -= 1;
+        self.free_iterations(inst)?;
+        self.maybe_finish(inst)
+    }
+
+    /// Frees the iterations of `inst` that are done: nothing in them outstanding, the ones
+    /// before them gone, a later one started (and, for iteration 0, every `Enter` in).
+    fn free_iterations(&mut self, inst: u32) -> Result<()> {
+        let i = self
+            .instances
+            .get_mut(inst as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(|| Error::Internal("frame instance gone".into()))?;
+        while i.iters.len() > 1
+            && i.iters[0].outstanding == 0
+            && (i.base > 0 || i.pending_enters == 0)
+        {
+            if let Some(mut old) = i.iters.pop_front() {
+                old.slots.iter_mut().for_each(|s| *s = None);
+                self.pool[i.frame as usize].push(old);
+            }
+            i.base += 1;
+        }
+        Ok(())
+    }
+
+    /// Ends `inst` if every `Enter` into it ran and nothing in it is outstanding: exits that
+    /// never had a live value are dead in the parent.
+    fn maybe_finish(&mut self, inst: u32) -> Result<()> {
+        if inst == 0 {
+            return Ok(());
+        }
+        let i = self.inst(inst)?;
+        if i.pending_enters > 0 || i.outstanding > 0 {
+            return Ok(());
+        }
+        let Some(done) = self.instances[inst as usize].take() else {
+            return Ok(());
+        };
+        self.by_key.remove(&done.key);
+        self.free.push(inst);
+        let (p, pit) = done.parent;
+        for &x in &done.dead_exits {
+            if !done.live_exits.contains(&x) {
+                self.propagate(x, p, pit, vec![None])?;
+            }
+        }
+        self.iter(p, pit)?.outstanding -= 1;
+        self.inst(p)?.outstanding -= 1;
+        self.free_iterations(p)?;
+        self.maybe_finish(p)
+    }
+}
+
+/// Whether a `Merge` is ready (`Some(dead)`) after an arrival: control inputs all in and a
+/// live data input present (live), or every data input of the iteration dead (dead).
+fn merge_ready(
+    iter: &mut Iter,
+    local: usize,
+    base: usize,
+    num_inputs: usize,
+    expected: u32,
+) -> Option<bool> {
+    if iter.pending[local] != 0 {
+        return None;
+    }
+    if iter.slots[base..base + num_inputs]
+        .iter()
+        .any(Option::is_some)
+    {
+        iter.pending[local] = FIRED;
+        Some(false)
+    } else if iter.dead[local] >= expected {
+        iter.pending[local] = FIRED;
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// `Switch`'s predicate: a scalar bool.
+fn switch_pred(pred: Value) -> Result<bool> {
+    let t = pred.materialize()?;
+    if t.dims() != 0 {
+        return Err(Error::Kernel {
+            node: String::new(),
+            location: Box::default(),
+            source: Box::new(tensorcast_core::Error::Op {
+                op: "Switch",
+                code: Code::InvalidArgument,
+                message: format!(
+                    "The second input must be a scalar, but it has shape {}",
+                    t.shape()
+                ),
+            }),
+        });
+    }
+    if t.dtype() != DataType::BOOL {
+        return Err(Error::Internal("Switch predicate is not bool".into()));
+    }
+    let v = t
+        .as_slice::<bool>()
+        .map_err(|e| Error::Internal(e.to_string()))?;
+    Ok(v[0])
+}
+
+fn missing(d: &DNode) -> Error {
+    Error::Internal(format!("value of {} missing", d.step.node.name))
+}
