@@ -174,6 +174,7 @@ fn main() {
             }
         }
         println!("conformance {name}: {pass} passed, {fail} failed, {skip} skipped");
+        ops::finish(&name);
         if name == "graph_shape_inference.jsonl" {
             if let Some(line) = ops::graph_shape_inference::eager_report() {
                 println!("{line}");

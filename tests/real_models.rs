@@ -24,10 +24,7 @@ use tensorcast::Tensor;
 
 /// Models whose graphs need ops tensorcast has no kernel for yet, with those ops: each must
 /// fail with exactly that list (so that a kernel landing, or a new gap, updates this table).
-const KNOWN_GAPS: &[(&str, &str)] = &[(
-    "transformer",
-    "1 op this run needs has no kernel in tensorcast: Einsum (2 nodes)",
-)];
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 fn models_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TENSORCAST_MODELS_DIR")

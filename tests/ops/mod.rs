@@ -20,13 +20,21 @@ mod graph_text;
 mod ops_array;
 mod ops_binary;
 mod ops_common;
+mod ops_einsum;
 mod ops_linalg;
+mod ops_math;
 mod ops_nn;
+mod ops_reduce;
 mod parse;
 mod saved_model;
 mod saved_model_run;
 mod serialize;
 mod summarize;
+
+/// Prints what the runners measured over `file` (largest errors against TensorFlow).
+pub fn finish(file: &str) {
+    ops_common::report_worst(file);
+}
 
 /// Runs one record of `file`.
 pub fn run(file: &str, rec: &Value) -> Outcome {
@@ -44,6 +52,9 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
         "tf_observed/ops_array.jsonl" => ops_array::run(rec),
         "tf_observed/ops_linalg.jsonl" => ops_linalg::run(rec),
         "tf_observed/ops_nn.jsonl" => ops_nn::run(rec),
+        "tf_observed/ops_einsum.jsonl" => ops_einsum::run(rec),
+        "tf_observed/ops_math.jsonl" => ops_math::run(rec),
+        "tf_observed/ops_reduce.jsonl" => ops_reduce::run(rec),
         // Other files (tests/tf_observed/): dispatch on the record's op.
         _ => match rec["op"].as_str() {
             Some("bitcast") => bitcast::run(rec),

@@ -34,6 +34,7 @@ pub fn check_error(got: Result<Tensor, Error>, err: &Value) -> Result<(), String
         Some("NotFoundError") => Code::NotFound,
         Some("UnimplementedError") => Code::Unimplemented,
         Some("ResourceExhaustedError") => Code::ResourceExhausted,
+        Some("AbortedError") => Code::Aborted,
         Some(other) => return Err(format!("unknown error code {other}")),
     };
     match got {
@@ -172,6 +173,92 @@ pub fn check_close(
                 worst = worst.max(d / ((k.max(1) as f64) * e * s));
             }
         }
+    }
+    Ok(worst)
+}
+
+/// The largest error measured per (op, dtype) over a run, in the unit each runner states.
+static WORST: std::sync::Mutex<Vec<(String, DataType, f64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes an error measured for `op` on `dtype` (the runner prints the largest per file).
+pub fn note_worst(op: &str, dtype: DataType, value: f64) {
+    if let Ok(mut w) = WORST.lock() {
+        match w.iter_mut().find(|(o, d, _)| o == op && *d == dtype) {
+            Some(e) => e.2 = e.2.max(value),
+            None => w.push((op.to_string(), dtype, value)),
+        }
+    }
+}
+
+/// Prints and clears the errors noted since the last call.
+pub fn report_worst(file: &str) {
+    if let Ok(mut w) = WORST.lock() {
+        for (op, d, v) in w.drain(..) {
+            println!("  {file}: largest error measured for {op} {d}: {v:.3}");
+        }
+    }
+}
+
+/// The elements (real and imaginary parts separately) of a floating-point or complex tensor
+/// as their bit patterns mapped to an order-preserving integer, with a NaN flag.
+fn ordered_parts(t: &Tensor) -> Result<Vec<(i64, bool)>, String> {
+    let data = t.tensor_data().map_err(|e| e.to_string())?;
+    let width = match t.dtype() {
+        DataType::HALF | DataType::BFLOAT16 => 2,
+        DataType::FLOAT | DataType::COMPLEX64 => 4,
+        DataType::DOUBLE | DataType::COMPLEX128 => 8,
+        d => return Err(format!("ordered parts of {d}")),
+    };
+    let (exp_bits, frac_bits): (u32, u32) = match t.dtype() {
+        DataType::HALF => (5, 10),
+        DataType::BFLOAT16 => (8, 7),
+        DataType::FLOAT | DataType::COMPLEX64 => (8, 23),
+        _ => (11, 52),
+    };
+    let bits = 1 + exp_bits + frac_bits;
+    Ok(data
+        .chunks_exact(width)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..width].copy_from_slice(c);
+            let v = u64::from_le_bytes(b);
+            let sign = v >> (bits - 1) & 1 == 1;
+            let mag = v & ((1u64 << (bits - 1)) - 1);
+            let nan = mag > (((1u64 << exp_bits) - 1) << frac_bits);
+            // Sign-magnitude to a line: -0 and +0 both 0.
+            (if sign { -(mag as i64) } else { mag as i64 }, nan)
+        })
+        .collect())
+}
+
+/// The largest distance in units in the last place (of the result's own type) between a
+/// floating-point or complex result and TensorFlow's, part by part; a NaN must be NaN in
+/// both (its payload and sign are not compared), an infinity is one ULP from the largest
+/// finite value. Exact types compare bits (0 when equal).
+pub fn max_ulps(got: &Tensor, want: &Tensor) -> Result<u64, String> {
+    if got.dtype() != want.dtype() || got.shape() != want.shape() {
+        return Err(format!(
+            "{} {} != expected {} {}",
+            got.dtype(),
+            got.shape(),
+            want.dtype(),
+            want.shape()
+        ));
+    }
+    let (a, b) = (ordered_parts(got)?, ordered_parts(want)?);
+    let mut worst = 0u64;
+    for (i, (&(x, xn), &(y, yn))) in a.iter().zip(&b).enumerate() {
+        if xn || yn {
+            if xn != yn {
+                return Err(format!(
+                    "part {i}: NaN in only one of ours ({}) and TensorFlow's ({})",
+                    if xn { "NaN" } else { "number" },
+                    if yn { "NaN" } else { "number" }
+                ));
+            }
+            continue;
+        }
+        worst = worst.max(x.abs_diff(y));
     }
     Ok(worst)
 }

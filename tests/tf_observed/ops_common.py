@@ -83,11 +83,13 @@ class Recorder:
         """inputs: list of (arg name, dtype name, array); records expect (a list when the op
         has several outputs and `outputs` names how many to keep) or error."""
         attrs = dict(attrs or {})
+        # dtype attrs are given as names ("int32") and passed to TensorFlow as dtypes.
+        tf_attrs = {k: (tf.as_dtype(NP[v]) if k in ("output_type", "out_type") else v) for k, v in attrs.items()}
         rec = {"op": op, "kind": "eager", "inputs": [[k, enc(d, a)] for k, d, a in inputs],
                "attrs": attrs}
         try:
             with tf.device("/CPU:0"):
-                r = getattr(tf.raw_ops, op)(**{k: make(d, a) for k, d, a in inputs}, **attrs)
+                r = getattr(tf.raw_ops, op)(**{k: make(d, a) for k, d, a in inputs}, **tf_attrs)
             if isinstance(r, (list, tuple)):
                 rec["expect"] = [enc(name_of(t.dtype), t.numpy()) for t in r][: outputs or len(r)]
             else:

@@ -24,6 +24,8 @@ pub enum Code {
     FailedPrecondition,
     /// `INTERNAL`.
     Internal,
+    /// `ABORTED`.
+    Aborted,
 }
 
 impl Code {
@@ -38,6 +40,7 @@ impl Code {
             Code::Unimplemented => "UNIMPLEMENTED",
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::Internal => "INTERNAL",
+            Code::Aborted => "ABORTED",
         }
     }
 }

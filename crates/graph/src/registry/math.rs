@@ -2,8 +2,9 @@
 //! `tensorcast_kernels::reduce`): each an entry of its OpDef, its shape function and its
 //! kernel.
 
+use tensorcast_core::DataType;
 use tensorcast_kernels::math::{self, UnaryOp};
-use tensorcast_kernels::reduce::{self, Reduction};
+use tensorcast_kernels::reduce::{self, ArgOp, Reduction};
 use tensorcast_kernels::unary as select;
 
 use super::{defs, kernel_entry, one, out, same_as_input0, Entry, KernelFn, ShapeCtx};
@@ -24,6 +25,23 @@ macro_rules! reduce_kernel {
             out(reduce::reduce($op, &x[0], &x[1], keep))
         }) as KernelFn
     };
+}
+
+macro_rules! arg_kernel {
+    ($op:expr) => {
+        (|c, x| {
+            let t = attr::get_type(c.attrs, "output_type").unwrap_or(DataType::INT64);
+            out(reduce::arg_reduce($op, &x[0], &x[1], t))
+        }) as KernelFn
+    };
+}
+
+fn arg_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+    one(reduce::arg_reduce_shape(
+        &c.partial(0),
+        &c.partial(1),
+        c.value(1),
+    ))
 }
 
 fn reduce_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
@@ -115,5 +133,8 @@ pub(super) fn entries() -> Vec<Entry> {
         r(&defs::PROD, reduce_kernel!(Reduction::Prod)),
         r(&defs::ALL, reduce_kernel!(Reduction::All)),
         r(&defs::ANY, reduce_kernel!(Reduction::Any)),
+        kernel_entry(&defs::ARG_MAX, arg_shape, arg_kernel!(ArgOp::ArgMax), true),
+        kernel_entry(&defs::ARG_MIN, arg_shape, arg_kernel!(ArgOp::ArgMin), true),
+        u(&defs::LOGICAL_NOT, |_, x| out(math::logical_not(&x[0]))),
     ]
 }

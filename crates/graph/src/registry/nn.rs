@@ -118,6 +118,18 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
+            &defs::EINSUM,
+            |c| {
+                let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.partial(i)).collect();
+                let refs: Vec<_> = shapes.iter().collect();
+                one(linalg::einsum_shape(&refs, &string(c.attrs, "equation")))
+            },
+            |c, x| {
+                let refs: Vec<_> = x.iter().collect();
+                out(linalg::einsum(&refs, &string(c.attrs, "equation")))
+            },
+        ),
+        entry(
             &defs::BIAS_ADD,
             |c| one(nn::bias_add_shape(&c.partial(0), &c.partial(1))),
             |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),

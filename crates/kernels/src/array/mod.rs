@@ -46,3 +46,19 @@ pub use shape_ops::{
 };
 pub use slice::{slice, slice_shape, strided_slice, strided_slice_shape, StridedSliceMasks};
 pub use transpose::{transpose, transpose_shape};
+
+/// A copy of the strided view of `x` with `dims` and `strides` (in elements, from element 0):
+/// a transpose, a diagonal (strides summed), a broadcast (stride 0) or any mix, on the
+/// data-movement engine (shares `x`'s buffer when the view is one dense run). Every index the
+/// view reaches must be in bounds of `x`.
+pub(crate) fn strided_copy(
+    op: &'static str,
+    x: &tensorcast_core::Tensor,
+    dims: &[usize],
+    strides: &[isize],
+) -> tensorcast_core::Result<tensorcast_core::Tensor> {
+    let out: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    engine::check_output(op, x.dtype(), &out)?;
+    let shape = tensorcast_core::TensorShape::new(&out)?;
+    engine::strided(op, x, &shape, &engine::StridedView::new(dims, strides, 0))
+}

@@ -13,6 +13,7 @@ pub mod ops_bitcast;
 pub mod ops_broadcast;
 pub mod ops_cast;
 pub mod ops_elementwise;
+pub mod ops_math;
 pub mod ops_nn;
 pub mod proto_decode;
 mod reader;
@@ -37,6 +38,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_broadcast", ops_broadcast::run),
     ("ops_cast", ops_cast::run),
     ("ops_elementwise", ops_elementwise::run),
+    ("ops_math", ops_math::run),
     ("ops_nn", ops_nn::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),

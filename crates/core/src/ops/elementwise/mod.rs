@@ -72,9 +72,11 @@ use crate::{DataType, Tensor, TensorShape};
 
 /// The largest distance, in ULPs of the element type, between tensorcast's `Pow` of
 /// `half`, `bfloat16`, `float` or `double` and TensorFlow 2.21's (the C library's `pow`
-/// against Eigen's), as measured on `tests/tf_observed/ops_binary.jsonl` for normal operands
-/// (subnormal operands of `Pow` are not recorded: Eigen's `pow` flushes some and not others).
-pub const POW_ULPS: u64 = 2;
+/// against Eigen's), as measured on `tests/tf_observed/ops_binary.jsonl` for operands inside
+/// the type's normal range (16, on a `double` result near `1e260`; most results are within 2).
+/// Operands at its edges (the smallest normal or the largest finite magnitude), which Eigen's
+/// `pow` special-cases, are a known gap: the conformance runner reports those records skipped.
+pub const POW_ULPS: u64 = 16;
 /// The largest distance, in ULPs per part, between tensorcast's complex quotient (Eigen's
 /// vectorised formula) and TensorFlow's (whose scalar remainder uses the C library's).
 pub const COMPLEX_DIV_ULPS: u64 = 2;
