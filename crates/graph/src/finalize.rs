@@ -65,6 +65,7 @@ pub(crate) fn finalize(
             (AttrKind::ListFloat, Some(Value::List(l))) => list_only(l, l.f.len()),
             (AttrKind::ListString, Some(Value::List(l))) => list_only(l, l.s.len()),
             (AttrKind::ListShape, Some(Value::List(l))) => list_only(l, l.shape.len()),
+            (AttrKind::ListFunc, Some(Value::List(l))) => list_only(l, l.func.len()),
             _ => false,
         };
         if !ok {

@@ -36,7 +36,7 @@
 //!   those ops never see it and keep the static plan and its speed. Import accepts the cycles
 //!   loops make (a `NextIteration` into a `Merge`) and refuses any other cycle with
 //!   TensorFlow's `N nodes in a cycle`. TensorFlow 2's functional ops (`While`,
-//!   `StatelessWhile`, `If`, `StatelessIf`) call functions of the graph's library: each function
+//!   `StatelessWhile`, `If`, `StatelessIf`, `Case`, `StatelessCase`) call functions of the graph's library: each function
 //!   is compiled once into a session of its own (its body inlined and planned, on the caller's
 //!   variables) and that plan runs per iteration or branch (`session/calls.rs`). TensorLists are
 //!   scalar `variant` tensors encoded as TensorFlow encodes them (`registry/tensor_list.rs`).

@@ -56,6 +56,7 @@ pub(crate) enum AttrKind {
     ListFloat,
     ListString,
     ListShape,
+    ListFunc,
 }
 
 impl AttrKind {
@@ -74,6 +75,7 @@ impl AttrKind {
             AttrKind::ListFloat => "list(float)",
             AttrKind::ListString => "list(string)",
             AttrKind::ListShape => "list(shape)",
+            AttrKind::ListFunc => "list(func)",
         }
     }
 }

@@ -4,7 +4,7 @@
 //! runs every graph that contains one. Their entries here give the signatures, shape functions
 //! and the identity kernels the executor's bookkeeping wraps. TensorFlow 2's functional forms
 //! (`While`, `If`, `Case` and their stateless twins) call functions of the graph's library
-//! (`session/functions.rs`).
+//! (`session/calls.rs`).
 
 use tensorcast_core::{Code, DataType, Tensor};
 use tensorcast_proto::attr_value::Value as AttrKind;
@@ -200,6 +200,53 @@ fn if_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> 
     Ok(out)
 }
 
+/// `Case` / `StatelessCase`: branch `branch_index` (the last one when out of range, as
+/// TensorFlow's kernel does) on the inputs after the index.
+fn case_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let functions = c.resources.functions()?;
+    if inputs.is_empty() {
+        return Err(Error::Internal("Case without a branch index".into()));
+    }
+    let index = inputs.remove(0);
+    if index.dims() != 0 {
+        return Err(op_error(
+            "Case",
+            Code::InvalidArgument,
+            "branch_index must be scalar".into(),
+        ));
+    }
+    let k = index.as_slice::<i32>().map_err(kernel_error)?[0];
+    let branches: Vec<&str> = match c.attrs.get("branches").and_then(|v| v.value.as_ref()) {
+        Some(AttrKind::List(l)) => l.func.iter().map(|f| f.name.as_str()).collect(),
+        _ => Vec::new(),
+    };
+    let Some(last) = branches.len().checked_sub(1) else {
+        return Err(Error::Function(format!(
+            "node '{}' has no branches",
+            c.node
+        )));
+    };
+    let pick = usize::try_from(k)
+        .ok()
+        .filter(|&k| k <= last)
+        .unwrap_or(last);
+    let out = functions.call(branches[pick], inputs)?;
+    for (i, (t, want)) in out.iter().zip(c.out_types).enumerate() {
+        if t.dtype() != *want {
+            return Err(op_error(
+                "Case",
+                Code::InvalidArgument,
+                format!(
+                    "Expect {i}-th output is of type {} but get {}",
+                    want.name(),
+                    t.dtype().name()
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
 /// `While`'s shapes: `output_shapes` when set, else the loop variables' (the shapes a loop
 /// keeps from iteration to iteration).
 fn while_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
@@ -269,6 +316,18 @@ pub(super) fn entries() -> Vec<Entry> {
             def: &defs::STATELESS_IF,
             shape: if_shape,
             kernel: Some(if_kernel),
+            fold: false,
+        },
+        Entry {
+            def: &defs::CASE,
+            shape: if_shape,
+            kernel: Some(case_kernel),
+            fold: false,
+        },
+        Entry {
+            def: &defs::STATELESS_CASE,
+            shape: if_shape,
+            kernel: Some(case_kernel),
             fold: false,
         },
     ]

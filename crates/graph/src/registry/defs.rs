@@ -4526,6 +4526,118 @@ pub(crate) const STATELESS_IF: OpDef = OpDef {
     stateful: false,
 };
 
+/// `Case`.
+pub(crate) const CASE: OpDef = OpDef {
+    name: "Case",
+    inputs: &[
+        ArgDef {
+            name: "branch_index",
+            ty: ArgType::Fixed(DataType::INT32),
+        },
+        ArgDef {
+            name: "input",
+            ty: ArgType::TypeList("Tin"),
+        },
+    ],
+    outputs: &[ArgDef {
+        name: "output",
+        ty: ArgType::TypeList("Tout"),
+    }],
+    attrs: &[
+        AttrDef {
+            name: "Tin",
+            kind: AttrKind::ListType,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(0),
+        },
+        AttrDef {
+            name: "Tout",
+            kind: AttrKind::ListType,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(0),
+        },
+        AttrDef {
+            name: "branches",
+            kind: AttrKind::ListFunc,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(1),
+        },
+        AttrDef {
+            name: "output_shapes",
+            kind: AttrKind::ListShape,
+            default: Some(AttrDefault::ListShape),
+            allowed: None,
+            allowed_strings: None,
+            minimum: None,
+        },
+    ],
+    commutative: false,
+    aggregate: false,
+    stateful: true,
+};
+
+/// `StatelessCase`.
+pub(crate) const STATELESS_CASE: OpDef = OpDef {
+    name: "StatelessCase",
+    inputs: &[
+        ArgDef {
+            name: "branch_index",
+            ty: ArgType::Fixed(DataType::INT32),
+        },
+        ArgDef {
+            name: "input",
+            ty: ArgType::TypeList("Tin"),
+        },
+    ],
+    outputs: &[ArgDef {
+        name: "output",
+        ty: ArgType::TypeList("Tout"),
+    }],
+    attrs: &[
+        AttrDef {
+            name: "Tin",
+            kind: AttrKind::ListType,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(0),
+        },
+        AttrDef {
+            name: "Tout",
+            kind: AttrKind::ListType,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(0),
+        },
+        AttrDef {
+            name: "branches",
+            kind: AttrKind::ListFunc,
+            default: None,
+            allowed: None,
+            allowed_strings: None,
+            minimum: Some(1),
+        },
+        AttrDef {
+            name: "output_shapes",
+            kind: AttrKind::ListShape,
+            default: Some(AttrDefault::ListShape),
+            allowed: None,
+            allowed_strings: None,
+            minimum: None,
+        },
+    ],
+    commutative: false,
+    aggregate: false,
+    stateful: false,
+};
+
 /// `Enter`.
 pub(crate) const ENTER: OpDef = OpDef {
     name: "Enter",
@@ -5376,6 +5488,8 @@ pub(crate) static EVERY_OP: &[&OpDef] = &[
     &STATELESS_WHILE,
     &IF,
     &STATELESS_IF,
+    &CASE,
+    &STATELESS_CASE,
     &ENTER,
     &EXIT,
     &MERGE,

@@ -25,7 +25,7 @@ StopGradient IdentityN PlaceholderWithDefault Snapshot PreventGradient
 VarHandleOp ReadVariableOp AssignVariableOp
 AddN BatchMatMul BatchMatMulV3 FusedBatchNorm ResizeBilinear ResizeNearestNeighbor Where
 EnsureShape CheckNumerics Assert Bucketize DynamicStitch
-While StatelessWhile If StatelessIf Enter Exit Merge Switch NextIteration LoopCond
+While StatelessWhile If StatelessIf Case StatelessCase Enter Exit Merge Switch NextIteration LoopCond
 TensorListReserve TensorListSetItem TensorListGetItem TensorListStack TensorListFromTensor
 TensorListLength TensorListElementShape
 ParseExampleV2 SaveV2 RestoreV2 MergeV2Checkpoints ShardedFilename StringJoin StaticRegexFullMatch
@@ -85,7 +85,7 @@ KIND = {
     "type": "Type", "bool": "Bool", "shape": "Shape", "tensor": "Tensor", "int": "Int",
     "float": "Float", "string": "String", "func": "Func", "list(int)": "ListInt",
     "list(type)": "ListType", "list(float)": "ListFloat", "list(string)": "ListString",
-    "list(shape)": "ListShape",
+    "list(shape)": "ListShape", "list(func)": "ListFunc",
 }
 
 
