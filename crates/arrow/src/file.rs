@@ -9,7 +9,7 @@ use bytes::Bytes;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use tensorcast_io::{ErrorKind, IoError};
 
 use crate::error::{Error, Result};
@@ -84,9 +84,7 @@ pub fn write_file(
 ) -> Result<()> {
     tensorcast_io::write_file_streamed(path, |w| match kind {
         FileKind::Parquet => {
-            let props = WriterProperties::builder()
-                .set_compression(Compression::SNAPPY)
-                .build();
+            let props = parquet_properties(&schema);
             let mut writer = ArrowWriter::try_new(w, schema.clone(), Some(props))
                 .map_err(|e| io_error("cannot write Parquet", e))?;
             for b in batches {
@@ -125,6 +123,31 @@ pub fn write_file(
         }
     })?;
     Ok(())
+}
+
+/// How Parquet is written: Snappy (pyarrow's default codec), statistics per column chunk (as
+/// pyarrow writes them; no page index), and dictionary encoding where it pays: on for
+/// integers and strings (labels, ids, tags repeat), off for floating-point columns, whose
+/// dense feature values rarely repeat and whose hashing would dominate the write.
+fn parquet_properties(schema: &arrow_schema::Schema) -> WriterProperties {
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_statistics_enabled(EnabledStatistics::Chunk);
+    if let Ok(descr) = parquet::arrow::ArrowSchemaConverter::new().convert(schema) {
+        for c in descr.columns() {
+            let float = matches!(
+                c.physical_type(),
+                parquet::basic::Type::FLOAT | parquet::basic::Type::DOUBLE
+            ) || matches!(
+                c.logical_type_ref(),
+                Some(parquet::basic::LogicalType::Float16)
+            );
+            if float {
+                props = props.set_column_dictionary_enabled(c.path().clone(), false);
+            }
+        }
+    }
+    props.build()
 }
 
 /// Limits for reading files that may be hostile.

@@ -60,6 +60,11 @@ fn check_body(m: &Message<'_>, body_len: u64) -> Result<()> {
         return Err(bad("a negative row count"));
     }
     for b in rb.buffers().into_iter().flatten() {
+        // The format puts every buffer at a multiple of 8 bytes (writers pad to 8 or 64); an
+        // unaligned one is damage, and arrow-data's typed views assert alignment.
+        if b.offset() % 8 != 0 {
+            return Err(bad("a buffer is not 8-byte aligned"));
+        }
         let ok = u64::try_from(b.offset())
             .ok()
             .zip(u64::try_from(b.length()).ok())

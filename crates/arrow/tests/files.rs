@@ -361,3 +361,13 @@ fn bad_files_give_errors_not_panics() {
     }
     assert!(read_bytes(Bytes::from_static(b"not a file"), &ReadLimits::default()).is_err());
 }
+
+/// The arrow_read fuzz target's finding: an IPC stream whose offsets buffer has a length that
+/// is not a multiple of 4 makes arrow-data's validation panic (an assertion in
+/// `Buffer::typed_data`). `read_bytes` must still return an error, not take the process down.
+#[test]
+fn a_stream_that_makes_arrow_data_panic_is_an_error() {
+    let data = include_bytes!("data/ipc_stream_odd_buffer_length.arrows");
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(e.to_string().starts_with("corrupt Arrow IPC"), "{e}");
+}
