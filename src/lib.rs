@@ -6,6 +6,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+/// Tensors and parsed Examples to and from Arrow, Arrow IPC and Parquet (the optional `arrow`
+/// feature).
+#[cfg(feature = "arrow")]
+pub use tensorcast_arrow as arrow;
 pub use tensorcast_buffer as buffer;
 pub use tensorcast_core::*;
 pub use tensorcast_graph as graph;

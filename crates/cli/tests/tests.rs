@@ -1,5 +1,6 @@
 //! Integration tests of the `tensorcast` binary (one test binary, a module per concern).
 
+mod arrow;
 mod checkpoint;
 mod cli;
 mod common;

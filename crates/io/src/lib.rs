@@ -210,6 +210,29 @@ pub fn write_file_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// Writes to `path` what `write` produces, as [`write_file_bytes`] writes: atomically through
+/// a temporary file renamed into place, streamed (the bytes never sit in memory whole) except
+/// for a FIFO or character device target, which gets them buffered and then as a stream. For
+/// writers of other formats (Parquet, Arrow IPC) that should replace files the same way.
+///
+/// # Errors
+/// [`ErrorKind::Io`] when the target is a directory, block device or socket, or creating,
+/// writing, syncing or renaming fails; whatever `write` returns (the target is then left as it
+/// was and the temporary file removed).
+pub fn write_file_streamed(
+    path: &Path,
+    write: impl FnOnce(&mut (dyn std::io::Write + Send)) -> Result<()>,
+) -> Result<()> {
+    match atomic::resolve_target(path)? {
+        atomic::Target::Replace(p) => atomic::write_atomic(&p, |w| write(w)),
+        atomic::Target::Stream(p) => {
+            let mut buf = Vec::new();
+            write(&mut buf)?;
+            atomic::write_stream(&p, &buf)
+        }
+    }
+}
+
 /// Reads a whole stream (standard input, a pipe...) into a new 64-byte-aligned buffer,
 /// refusing one longer than `max_bytes`; memory grows with what arrives.
 ///

@@ -1,13 +1,20 @@
-//! Throughput of the TFRecord reader and of `parse_example`, next to the baselines measured in
-//! the same run (memcpy, `cat`, plain `read` of the same file, decompression alone).
+//! Throughput of the TFRecord reader, `parse_example` and Examples to Parquet, next to the
+//! baselines measured in the same run (memcpy, `cat`, plain `read` of the same file,
+//! decompression alone) and the peers (TensorFlow's `tf.data` and `tf.io.parse_example`,
+//! pyarrow, the `tfrecord` PyPI reader), ending with issue 21's speed table in Markdown.
 //!
 //!     cargo run --release -p tensorcast-records --example records_bench [MiB]
 //!
-//! Writes a TFRecord file of 4 KiB records (default 1024 MiB) and a GZIP one (a quarter of
-//! that) under the system temporary directory, reads each once to warm the page cache, then
-//! times each workload (best of 3). Figures are wall-clock on whatever else the machine does.
+//! Writes a TFRecord file of 4 KiB records (default 1024 MiB), a GZIP one (a quarter of that)
+//! and one of 100k Examples under the system temporary directory (or `RECORDS_BENCH_DIR`),
+//! reads each once to warm the page cache, then times each workload (best of 3). The peers run
+//! in `tf_records_bench.py` beside this file, with the interpreter `RECORDS_BENCH_PYTHON`, else
+//! the repository's `.venv` (`RECORDS_BENCH_PEERS=0` skips them). Figures are wall-clock on
+//! whatever else the machine does.
 
+use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -35,6 +42,9 @@ fn gbps(bytes: u64, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
 }
 
+/// Seconds of each workload, by key (ours and the peers').
+type Figures = BTreeMap<String, f64>;
+
 fn main() {
     let mib: u64 = std::env::args()
         .nth(1)
@@ -42,10 +52,16 @@ fn main() {
         .unwrap_or(1024);
     // RECORDS_BENCH_ONLY=parse skips the file workloads (for profiling the parser).
     let only_parse = std::env::var("RECORDS_BENCH_ONLY").is_ok_and(|v| v == "parse");
+    let (_keep, dir) = bench_dir();
+    let mut fig = Figures::new();
     if !only_parse {
-        bench_files(mib);
+        bench_files(&dir, mib, &mut fig);
     }
-    bench_parse();
+    bench_parse(&dir, &mut fig);
+    if !only_parse {
+        run_peers(&dir, &mut fig);
+        print_table(&fig);
+    }
 }
 
 /// RECORDS_BENCH_DIR=<dir> keeps the files there (for TensorFlow's side,
@@ -64,8 +80,7 @@ fn bench_dir() -> (Option<tempfile::TempDir>, std::path::PathBuf) {
     }
 }
 
-fn bench_files(mib: u64) {
-    let (_keep, dir) = bench_dir();
+fn bench_files(dir: &Path, mib: u64, fig: &mut Figures) {
     let path = dir.join("bench.tfrecord");
     let n_records = (mib << 20) / 4096;
     // Records of text-like bytes (a small alphabet from an LCG), each different, so that gzip
@@ -118,6 +133,7 @@ fn bench_files(mib: u64) {
             .expect("cat");
         assert!(s.success());
     });
+    fig.insert("cat".into(), d.as_secs_f64());
     println!(
         "cat file > /dev/null:                {:>8.1} ms  {:>6.2} GB/s",
         d.as_secs_f64() * 1e3,
@@ -144,10 +160,10 @@ fn bench_files(mib: u64) {
     );
 
     // The reader.
-    for (label, verify, prefetch) in [
-        ("checksums verified", true, false),
-        ("checksums skipped ", false, false),
-        ("verified, prefetch ", true, true),
+    for (label, key, verify, prefetch) in [
+        ("checksums verified", "read", true, false),
+        ("checksums skipped ", "read_unverified", false, false),
+        ("verified, prefetch ", "read_prefetch", true, true),
     ] {
         let (d, n) = best(3, || {
             let opts = ReaderOptions {
@@ -164,6 +180,7 @@ fn bench_files(mib: u64) {
             n
         });
         assert_eq!(n, n_records * 4096);
+        fig.insert(key.into(), d.as_secs_f64());
         println!(
             "RecordReader, {label}:   {:>8.1} ms  {:>6.2} GB/s  ({:.2}x the bandwidth of read())",
             d.as_secs_f64() * 1e3,
@@ -207,6 +224,7 @@ fn bench_files(mib: u64) {
         }
     });
     assert_eq!(n, gz_raw);
+    fig.insert("gunzip".into(), d.as_secs_f64());
     println!(
         "gunzip alone (flate2/zlib-rs):       {:>8.1} ms  {:>6.2} GB/s of output",
         d.as_secs_f64() * 1e3,
@@ -223,6 +241,7 @@ fn bench_files(mib: u64) {
         n
     });
     assert_eq!(n, (n_records / 4) * 4096);
+    fig.insert("read_gzip".into(), d.as_secs_f64());
     println!(
         "RecordReader GZIP, checksums:        {:>8.1} ms  {:>6.2} GB/s of output",
         d.as_secs_f64() * 1e3,
@@ -230,7 +249,7 @@ fn bench_files(mib: u64) {
     );
 }
 
-fn bench_parse() {
+fn bench_parse(dir: &Path, fig: &mut Figures) {
     // parse_example: 100k Examples of 128 floats, an int64 label, a variable-length bytes list.
     let examples: Vec<Bytes> = (0..100_000u32)
         .map(|i| {
@@ -258,10 +277,8 @@ fn bench_parse() {
         })
         .collect();
     let bytes: usize = examples.iter().map(Bytes::len).sum();
-    if let Some(d) = std::env::var_os("RECORDS_BENCH_DIR") {
-        let p = std::path::Path::new(&d).join("examples.tfrecord");
-        write_file(&p, Compression::None, &examples).expect("write examples");
-    }
+    let examples_path = dir.join("examples.tfrecord");
+    write_file(&examples_path, Compression::None, &examples).expect("write examples");
     let specs = vec![
         (
             "x".to_string(),
@@ -288,6 +305,7 @@ fn bench_parse() {
     ];
     let (d, out) = best(3, || parse_example(&examples, None, &specs).expect("parse"));
     assert_eq!(out.len(), 3);
+    fig.insert("parse_whole".into(), d.as_secs_f64());
     println!(
         "parse_example 100k Examples ({:.1} MiB): {:>6.1} ms  {:>6.2} M examples/s  {:>6.2} GB/s",
         bytes as f64 / 1048576.0,
@@ -300,9 +318,188 @@ fn bench_parse() {
             parse_example(chunk, None, &specs).expect("parse");
         }
     });
+    fig.insert("parse".into(), d.as_secs_f64());
     println!(
         "parse_example batched by 1024:          {:>6.1} ms  {:>6.2} M examples/s",
         d.as_secs_f64() * 1e3,
         1e5 / d.as_secs_f64() / 1e6
+    );
+
+    // Read + parse from the file (page cache), streamed as tf.data + parse_example does it:
+    // the reader (checksums verified) hands out records, 1024 of them are copied into a batch
+    // of their own (so that parsed strings do not share one reference count between threads)
+    // and parsed, with memory bounded by the batch.
+    let _ = std::fs::read(&examples_path).map(|v| v.len());
+    let (d, n) = best(3, || {
+        let mut r = RecordReader::open(&examples_path, ReaderOptions::default()).expect("open");
+        let mut batch: Vec<Bytes> = Vec::with_capacity(1024);
+        let mut n = 0;
+        loop {
+            let rec = r.next_record().expect("read");
+            if let Some(rec) = rec {
+                batch.push(Bytes::copy_from_slice(rec));
+            }
+            if batch.len() == 1024 || (rec.is_none() && !batch.is_empty()) {
+                n += parse_example(&batch, None, &specs).expect("parse").len();
+                batch.clear();
+            }
+            if rec.is_none() {
+                break n;
+            }
+        }
+    });
+    assert_eq!(n, 3 * 98);
+    fig.insert("read_parse".into(), d.as_secs_f64());
+    println!(
+        "read + parse_example from the file:     {:>6.1} ms  {:>6.2} M examples/s",
+        d.as_secs_f64() * 1e3,
+        1e5 / d.as_secs_f64() / 1e6
+    );
+
+    // Examples to Parquet: parse 1024 at a time (as the pyarrow side does), a record batch
+    // each, all written to one file (Snappy, as pyarrow).
+    let out_path = dir.join("examples.parquet");
+    let (d, ()) = best(3, || {
+        let batches: Vec<_> = examples
+            .chunks(1024)
+            .map(|c| {
+                let parsed = parse_example(c, None, &specs).expect("parse");
+                tensorcast_arrow::parsed_to_batch(&parsed).expect("batch")
+            })
+            .collect();
+        tensorcast_arrow::write_file(
+            &out_path,
+            tensorcast_arrow::FileKind::Parquet,
+            batches[0].schema(),
+            &batches,
+        )
+        .expect("write parquet");
+    });
+    fig.insert("to_parquet".into(), d.as_secs_f64());
+    println!(
+        "Examples to Parquet (parse + write):    {:>6.1} ms  {:>6.2} M examples/s  ({:.1} MiB)",
+        d.as_secs_f64() * 1e3,
+        1e5 / d.as_secs_f64() / 1e6,
+        std::fs::metadata(&out_path).map_or(0.0, |m| m.len() as f64 / 1048576.0)
+    );
+}
+
+/// The peers' interpreter: `RECORDS_BENCH_PYTHON`, else the repository's `.venv`.
+fn peers_python() -> Option<PathBuf> {
+    if std::env::var("RECORDS_BENCH_PEERS").is_ok_and(|v| v == "0") {
+        return None;
+    }
+    if let Some(p) = std::env::var_os("RECORDS_BENCH_PYTHON") {
+        return Some(p.into());
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+/// Runs `tf_records_bench.py` (TensorFlow and pyarrow; then, in a process of its own, the
+/// `tfrecord` PyPI reader) over the files in `dir`, printing its lines and collecting its
+/// `RESULT key seconds` lines.
+fn run_peers(dir: &Path, fig: &mut Figures) {
+    let Some(py) = peers_python() else {
+        println!("peers: skipped (no interpreter; set RECORDS_BENCH_PYTHON)");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/tf_records_bench.py");
+    for mode in ["tf", "pypi"] {
+        let out = std::process::Command::new(&py)
+            .arg(&script)
+            .arg(mode)
+            .env("RECORDS_BENCH_DIR", dir)
+            .env("TF_CPP_MIN_LOG_LEVEL", "3")
+            .output();
+        let out = match out {
+            Ok(o) if o.status.success() => o,
+            Ok(o) => {
+                println!(
+                    "peers ({mode}) failed: {}",
+                    String::from_utf8_lossy(&o.stderr)
+                        .lines()
+                        .last()
+                        .unwrap_or("")
+                );
+                continue;
+            }
+            Err(e) => {
+                println!("peers ({mode}): cannot run {}: {e}", py.display());
+                continue;
+            }
+        };
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            match line.strip_prefix("RESULT ") {
+                Some(r) => {
+                    let mut it = r.split_whitespace();
+                    if let (Some(k), Some(Ok(v))) = (it.next(), it.next().map(str::parse)) {
+                        fig.insert(k.to_string(), v);
+                    }
+                }
+                None => println!("{line}"),
+            }
+        }
+    }
+}
+
+/// Issue 21's speed table, as the README shows it.
+fn print_table(fig: &Figures) {
+    let get = |k: &str| fig.get(k).copied();
+    let ms = |k: &str| get(k).map_or("-".to_string(), |s| format!("{:.0} ms", s * 1e3));
+    let ratio = |a: &str, b: &str| match (get(a), get(b)) {
+        (Some(a), Some(b)) => Some(b / a),
+        _ => None,
+    };
+    let yes = |ok: Option<bool>| match ok {
+        Some(true) => "yes",
+        Some(false) => "**no**",
+        None => "-",
+    };
+    let x = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.2}x"));
+    let kex = |k: &str| get(k).map_or("-".to_string(), |s| format!("{:.2}M/s", 1e5 / s / 1e6));
+    println!();
+    println!("| workload | tensorcast | baseline, same run | target | met? | peers, same run |");
+    println!("|---|---|---|---|---|---|");
+    // Speed ratios: baseline time / our time (above 1: we are faster).
+    let vs_cat = ratio("read", "cat");
+    let vs_tf = ratio("read", "tfdata_read");
+    let vs_pypi = ratio("read", "pypi_read");
+    let met = match (vs_cat, vs_tf, vs_pypi) {
+        (Some(c), Some(t), Some(p)) => Some(c >= 0.8 && t >= 3.0 && p > 1.0),
+        _ => None,
+    };
+    println!(
+        "| read a 1 GiB TFRecord of 4 KiB records, checksums verified | {} ({} the bandwidth of `cat`; {} with the read-ahead thread) | `cat`: {} | >= 0.8x `cat`; >= 3x `tf.data` (here {}); faster than the PyPI reader (here {}) | {} | `tf.data.TFRecordDataset` batched by 1024: {}; `tfrecord` (PyPI, no checksums): {} |",
+        ms("read"), x(vs_cat), ms("read_prefetch"), ms("cat"), x(vs_tf), x(vs_pypi), yes(met),
+        ms("tfdata_read"), ms("pypi_read")
+    );
+    let gz = ratio("gunzip", "read_gzip");
+    println!(
+        "| the same, GZIP (256 MiB of records) | {} | decompression alone (flate2/zlib-rs): {} | within 1.2x of decompression alone (here {}) | {} | `tf.data`: {}; `tfrecord` (PyPI): {} |",
+        ms("read_gzip"), ms("gunzip"), x(gz), yes(gz.map(|g| g <= 1.2)),
+        ms("tfdata_gzip"), ms("pypi_gzip")
+    );
+    let p_tf = ratio("parse", "tf_parse");
+    let p_pypi = ratio("parse", "pypi_parse");
+    let met = match (p_tf, p_pypi) {
+        (Some(t), Some(p)) => Some(t >= 2.0 && p >= 20.0),
+        _ => None,
+    };
+    println!(
+        "| `parse_example` of 100k Examples (128 floats, an int64 label, a bytes list), batched by 1024 | {} ({}; {} as one batch) | `tf.io.parse_example` batched by 1024: {} ({}) | >= 2x `tf.io.parse_example` (here {}); >= 20x the PyPI reader (here {}) | {} | `tfrecord` (PyPI) loader, read + parse: {} ({}) |",
+        ms("parse"), kex("parse"), ms("parse_whole"), ms("tf_parse"), kex("tf_parse"), x(p_tf), x(p_pypi), yes(met),
+        ms("pypi_parse"), kex("pypi_parse")
+    );
+    let rp = ratio("read_parse", "tfdata_read_parse");
+    println!(
+        "| read + parse from the file, same data | {} ({}) | `tf.data` + `parse_example`, batched by 1024: {} ({}) | >= 3x (here {}) | {} | |",
+        ms("read_parse"), kex("read_parse"), ms("tfdata_read_parse"), kex("tfdata_read_parse"), x(rp),
+        yes(rp.map(|r| r >= 3.0))
+    );
+    let pq = ratio("to_parquet", "pyarrow_parquet");
+    println!(
+        "| Examples to Parquet, same data (parse, build the table, write with Snappy) | {} | pyarrow building the table from `tf.io.parse_example`'s output and writing it: {} | >= 3x (here {}) | {} | |",
+        ms("to_parquet"), ms("pyarrow_parquet"), x(pq), yes(pq.map(|r| r >= 3.0))
     );
 }

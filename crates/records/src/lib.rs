@@ -1,7 +1,8 @@
 //! TFRecord files and `tf.train.Example` parsing, exactly as TensorFlow does them.
 //!
 //! TensorBoard event files: [`events`] (a summary writer as TF2's `tf.summary`, and a reader).
-//! Not here yet (later work of the same issue): Arrow/Parquet.
+//! Parsed Examples to Arrow record batches and Parquet: the `tensorcast-arrow` crate (kept
+//! apart so that this crate does not compile arrow-rs).
 //!
 //! # TFRecord
 //!

@@ -32,8 +32,9 @@ pub(crate) struct Args {
     /// Cast every tensor to this dtype first (float32, f16, bf16, int8, DT_DOUBLE...).
     #[arg(long, value_name = "DTYPE")]
     pub cast: Option<String>,
-    /// Output format (npy, npz, safetensors, pb, tfrecord, checkpoint); default: from OUT's
-    /// extension (`.tfrecord`, `.tfrecords`, optionally with `.gz` or `.zz`, for TFRecord).
+    /// Output format (npy, npz, safetensors, pb, tfrecord, checkpoint, parquet, arrow,
+    /// arrow-stream); default: from OUT's extension (`.tfrecord`, `.tfrecords`, optionally with
+    /// `.gz` or `.zz`, for TFRecord; `.parquet`, `.arrow` / `.feather`, `.arrows`).
     #[arg(long, visible_alias = "to", value_name = "FORMAT")]
     pub format: Option<String>,
     /// A TFRecord output's compression: none, gzip or zlib; default: from a `.gz` / `.zz`
@@ -44,7 +45,8 @@ pub(crate) struct Args {
     /// feature name -> `{"type": "FixedLenFeature", "shape": [4], "dtype": "float32"}`...), as
     /// tf.io.parse_example does, and write the results: `name` for dense features,
     /// `name.indices` / `.values` / `.dense_shape` for sparse ones, `name.flat_values` /
-    /// `name.row_splits.0`... for ragged ones.
+    /// `name.row_splits.0`... for ragged ones; to Parquet or Arrow, one row per Example and one
+    /// column per feature (fixed-shape tensor columns, list columns for VarLen and ragged).
     #[arg(long, value_name = "SPEC.json")]
     pub spec: Option<PathBuf>,
     #[command(flatten)]
@@ -107,6 +109,18 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             "--spec parses a TFRecord file of tf.train.Examples, and this is not a TFRecord file"
         ))
         .context(in_name);
+    }
+    let in_arrow = super::arrow::input_kind(&args.input);
+    let out_arrow = super::arrow::output_kind(&output, args.format.as_deref());
+    if in_arrow.is_some() || out_arrow.is_some() {
+        return convert_arrow(
+            args,
+            &output,
+            in_tfrecord,
+            in_arrow,
+            out_arrow,
+            out_tfrecord,
+        );
     }
     if in_tfrecord.is_some() || out_tfrecord.is_some() {
         return convert_tfrecord(args, &output, in_tfrecord, out_tfrecord);
@@ -362,6 +376,66 @@ fn convert_tfrecord(
                     .with_context(|| escaped(&output.display().to_string()))?;
                 super::write(output, format, &tensors)?;
             }
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+/// `convert` with a Parquet or Arrow IPC file on either side: tensors (or Examples parsed with
+/// `--spec`) written as a record batch, or a record batch's columns read back as tensors.
+fn convert_arrow(
+    args: &Args,
+    output: &std::path::Path,
+    in_tfrecord: Option<tensorcast_records::Compression>,
+    in_arrow: Option<tensorcast_arrow::FileKind>,
+    out_arrow: Option<tensorcast_arrow::FileKind>,
+    out_tfrecord: Option<tensorcast_records::Compression>,
+) -> Result<i32> {
+    let in_name = || escaped(&args.input.display().to_string());
+    let dtype = args
+        .cast
+        .as_deref()
+        .map(super::parse_dtype)
+        .transpose()
+        .with_context(|| format!("{}: --cast", in_name()))?;
+    if let (Some(c), Some(spec), Some(kind)) = (in_tfrecord, &args.spec, out_arrow) {
+        if dtype.is_some() {
+            return Err(anyhow!(
+                "--cast applies to tensors, not to Examples parsed with --spec"
+            ))
+            .with_context(in_name);
+        }
+        let specs = super::example_spec::load(spec)?;
+        let parsed = tfrecord::parse_records(&args.input, c, &specs)?;
+        super::arrow::write_parsed(output, kind, &parsed)?;
+        return Ok(EXIT_OK);
+    }
+    let tensors = match (in_arrow, in_tfrecord, &args.spec) {
+        (Some(_), _, _) => super::arrow::load(&args.input)?,
+        (None, Some(c), Some(spec)) => {
+            let specs = super::example_spec::load(spec)?;
+            tfrecord::parse_file(&args.input, c, &specs)?
+        }
+        (None, Some(c), None) => tfrecord::read_tensors(&args.input, c)?,
+        (None, None, _) if checkpoint::is_checkpoint(&args.input) => {
+            checkpoint::load(&args.input, &args.select)?
+        }
+        (None, None, _) => super::load(&args.input)?.tensors,
+    };
+    let tensors = match dtype {
+        Some(d) => super::map_tensors(tensors, "casting", |t| t.cast(d)).with_context(in_name)?,
+        None => tensors,
+    };
+    match (out_arrow, out_tfrecord) {
+        (Some(kind), _) => super::arrow::write_tensors(output, kind, &tensors)?,
+        (None, Some(c)) => tfrecord::write_tensors(output, c, &tensors)?,
+        (None, None) if is_checkpoint_format(args.format.as_deref().unwrap_or("")) => {
+            write_as_checkpoint(output, tensors)?
+        }
+        (None, None) => {
+            let format = super::output_format(output, args.format.as_deref())
+                .with_context(|| escaped(&output.display().to_string()))?;
+            super::write(output, format, &tensors)?;
         }
     }
     Ok(EXIT_OK)

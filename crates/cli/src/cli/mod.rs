@@ -4,6 +4,7 @@
 //! (0, or 1 for `diff` finding a difference), `Err` for anything that went wrong, printed by
 //! `main` as one line `tensorcast: <file>: <problem>` with exit code 2.
 
+pub(crate) mod arrow;
 pub(crate) mod bench;
 pub(crate) mod bitcast;
 pub(crate) mod broadcast;
@@ -115,7 +116,7 @@ pub(crate) fn output_format(path: &Path, explicit: Option<&str>) -> Result<Forma
         None => Format::from_path(path).ok_or_else(|| {
             anyhow!(
                 "cannot tell the output format from the file name; use an extension \
-                 (.npy, .npz, .safetensors, .pb, .tfrecord) or --format"
+                 (.npy, .npz, .safetensors, .pb, .tfrecord, .parquet, .arrow) or --format"
             )
         }),
     }

@@ -284,10 +284,18 @@ pub(crate) fn parse_file(
     compression: Compression,
     specs: &[(String, FeatureSpec)],
 ) -> Result<Vec<NamedTensor>> {
+    Ok(flatten_parsed(parse_records(path, compression, specs)?))
+}
+
+/// Parses the Example records of `path` with `specs`, as `tf.io.parse_example` of the whole
+/// file as one batch.
+pub(crate) fn parse_records(
+    path: &Path,
+    compression: Compression,
+    specs: &[(String, FeatureSpec)],
+) -> Result<Vec<(String, Parsed)>> {
     let records = read_all(path, compression)?;
-    let parsed =
-        tensorcast_records::parse_example(&records, None, specs).with_context(|| shown(path))?;
-    Ok(flatten_parsed(parsed))
+    tensorcast_records::parse_example(&records, None, specs).with_context(|| shown(path))
 }
 
 /// TensorFlow's output dict of `parse_example`, flattened to named tensors.

@@ -1,6 +1,7 @@
 //! The bodies of the fuzz targets in `fuzz/`, here so that the corpora also replay as ordinary
 //! tests (`crates/testkit/tests/fuzz_corpus.rs`). Each `run` must never panic, whatever the bytes.
 
+pub mod arrow_read;
 pub mod checkpoint_index;
 pub mod event_file;
 pub mod example_parse;
@@ -26,6 +27,7 @@ pub type Body = fn(&[u8]);
 
 /// Every target: its name (the folder under `fuzz/corpus/`) and body.
 pub const TARGETS: &[(&str, Body)] = &[
+    ("arrow_read", arrow_read::run),
     ("checkpoint_index", checkpoint_index::run),
     ("event_file", event_file::run),
     ("example_parse", example_parse::run),

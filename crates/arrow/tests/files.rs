@@ -1,0 +1,373 @@
+//! Tensors and parsed Examples through Parquet and Arrow IPC files, and bad files refused.
+
+use bytes::Bytes;
+use tensorcast_arrow::arrow_schema::DataType as ArrowType;
+use tensorcast_arrow::{
+    batch_to_tensors, parsed_to_batch, read_bytes, tensors_to_batch, write_file, FileKind,
+    ReadLimits, FIXED_SHAPE_TENSOR,
+};
+use tensorcast_core::{f16, DataType, TString, Tensor};
+use tensorcast_proto::example::{feature::Kind, BytesList, Example, Feature, Features};
+use tensorcast_proto::example::{FloatList, Int64List};
+use tensorcast_proto::Message;
+use tensorcast_records::{parse_example, FeatureSpec, Partition};
+
+pub(crate) fn sample_tensors() -> Vec<(String, Tensor)> {
+    let n = 3i64;
+    vec![
+        (
+            "f32".into(),
+            Tensor::from_vec(
+                [
+                    1.5f32,
+                    -0.0,
+                    f32::NAN,
+                    f32::INFINITY,
+                    f32::MIN_POSITIVE / 2.0,
+                    7.0,
+                ]
+                .iter()
+                .cycle()
+                .take(24)
+                .copied()
+                .collect(),
+                [n, 2, 4],
+            )
+            .unwrap(),
+        ),
+        (
+            "f64".into(),
+            Tensor::from_vec(vec![0.1f64, -2.5, 1e300], [n]).unwrap(),
+        ),
+        (
+            "f16".into(),
+            Tensor::from_vec(
+                (0..6).map(|i| f16::from_f32(i as f32 * 0.3)).collect(),
+                [n, 2],
+            )
+            .unwrap(),
+        ),
+        (
+            "i8".into(),
+            Tensor::from_vec(vec![-128i8, 0, 127, 1, 2, 3], [n, 1, 2]).unwrap(),
+        ),
+        (
+            "u16".into(),
+            Tensor::from_vec(vec![65535u16, 0, 7], [n, 1]).unwrap(),
+        ),
+        (
+            "i32".into(),
+            Tensor::from_vec(vec![i32::MIN, -1, i32::MAX], [n]).unwrap(),
+        ),
+        (
+            "u64".into(),
+            Tensor::from_vec(vec![u64::MAX, 0, 1 << 63, 5, 6, 7], [n, 2]).unwrap(),
+        ),
+        (
+            "i64".into(),
+            Tensor::from_vec(vec![i64::MIN, 0, i64::MAX], [n]).unwrap(),
+        ),
+        (
+            "bool".into(),
+            Tensor::from_vec(vec![true, false, true, true, false, false], [n, 2]).unwrap(),
+        ),
+        (
+            "str".into(),
+            Tensor::from_vec(
+                vec![
+                    TString::from("a"),
+                    TString::from(&b"\x00\xff"[..]),
+                    TString::from(""),
+                    TString::from("ünï"),
+                    TString::from("x"),
+                    TString::from("yy"),
+                ],
+                [n, 2],
+            )
+            .unwrap(),
+        ),
+    ]
+}
+
+fn bits_equal(a: &Tensor, b: &Tensor) -> bool {
+    a.dtype() == b.dtype()
+        && a.shape() == b.shape()
+        && if a.dtype() == DataType::STRING {
+            a == b
+        } else {
+            a.tensor_data().unwrap() == b.tensor_data().unwrap()
+        }
+}
+
+#[test]
+fn tensors_round_trip_through_every_file_kind() {
+    let tensors = sample_tensors();
+    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let schema = batch.schema();
+    assert_eq!(batch.num_rows(), 3);
+    let f = schema.field_with_name("f32").unwrap();
+    assert_eq!(f.metadata()["ARROW:extension:name"], FIXED_SHAPE_TENSOR);
+    assert_eq!(
+        f.metadata()["ARROW:extension:metadata"],
+        r#"{"shape":[2,4]}"#
+    );
+    assert_eq!(
+        schema.field_with_name("str").unwrap().metadata()["ARROW:extension:metadata"],
+        r#"{"shape":[2]}"#
+    );
+    assert_eq!(
+        schema.field_with_name("i32").unwrap().data_type(),
+        &ArrowType::Int32
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, name) in [
+        (FileKind::Parquet, "t.parquet"),
+        (FileKind::ArrowFile, "t.arrow"),
+        (FileKind::ArrowStream, "t.arrows"),
+    ] {
+        let path = dir.path().join(name);
+        write_file(
+            &path,
+            kind,
+            schema.clone(),
+            &[batch.clone(), batch.slice(1, 2)],
+        )
+        .unwrap();
+        let bytes = Bytes::from(std::fs::read(&path).unwrap());
+        assert_eq!(FileKind::detect(&bytes), Some(kind), "{name}");
+        let (s, batches) = read_bytes(bytes, &ReadLimits::default()).unwrap();
+        assert_eq!(s.fields().len(), tensors.len());
+        let back = tensorcast_arrow::batches_to_tensors(&s, &batches).unwrap();
+        for ((n, t), (m, u)) in tensors.iter().zip(&back) {
+            assert_eq!(n, m);
+            // Five rows: the batch, then its last two rows again.
+            let twice = u.slice(0, 3).unwrap();
+            assert!(bits_equal(t, &twice), "{name}: {n}: {t:?} vs {u:?}");
+            assert!(
+                bits_equal(&t.slice(1, 3).unwrap(), &u.slice(3, 5).unwrap()),
+                "{name}: {n}"
+            );
+        }
+    }
+    // Nothing but the three files is left (atomic writes clean up).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+}
+
+#[test]
+fn tensors_that_do_not_fit_a_table_are_refused_clearly() {
+    let a = Tensor::from_vec(vec![1f32, 2.0], [2i64]).unwrap();
+    let b = Tensor::from_vec(vec![1f32, 2.0, 3.0], [3i64]).unwrap();
+    let e = tensors_to_batch([("a", &a), ("b", &b)])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'a' has 2 rows and 'b' has 3"), "{e}");
+    let s = Tensor::scalar_of(1i32);
+    let e = tensors_to_batch([("s", &s)]).unwrap_err().to_string();
+    assert!(e.contains("scalar"), "{e}");
+    let c = Tensor::from_vec(vec![tensorcast_core::Complex64::new(1.0, 2.0)], [1i64]).unwrap();
+    let e = tensors_to_batch([("c", &c)]).unwrap_err().to_string();
+    assert!(e.contains("Arrow has no type for complex"), "{e}");
+}
+
+#[test]
+fn a_failed_write_leaves_the_old_file_and_no_litter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    std::fs::write(&path, b"old").unwrap();
+    let (n, t) = &sample_tensors()[0];
+    let batch = tensors_to_batch([(n.as_str(), t)]).unwrap();
+    let other = tensors_to_batch([("zz", &Tensor::from_vec(vec![1i8], [1i64]).unwrap())]).unwrap();
+    // A batch that does not match the schema fails halfway.
+    assert!(write_file(&path, FileKind::Parquet, batch.schema(), &[batch, other]).is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), b"old");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+fn example(x: &[f32], label: i64, tags: &[&str], tok: &[i64], lens: &[i64]) -> Bytes {
+    let mut f = Features::default();
+    let feat = |k| Feature { kind: Some(k) };
+    f.feature.insert(
+        "x".into(),
+        feat(Kind::FloatList(FloatList { value: x.to_vec() })),
+    );
+    f.feature.insert(
+        "label".into(),
+        feat(Kind::Int64List(Int64List { value: vec![label] })),
+    );
+    f.feature.insert(
+        "tags".into(),
+        feat(Kind::BytesList(BytesList {
+            value: tags
+                .iter()
+                .map(|t| Bytes::copy_from_slice(t.as_bytes()))
+                .collect(),
+        })),
+    );
+    f.feature.insert(
+        "tok".into(),
+        feat(Kind::Int64List(Int64List {
+            value: tok.to_vec(),
+        })),
+    );
+    f.feature.insert(
+        "tok_lens".into(),
+        feat(Kind::Int64List(Int64List {
+            value: lens.to_vec(),
+        })),
+    );
+    Bytes::from(Example { features: Some(f) }.encode_to_vec())
+}
+
+pub(crate) fn example_specs() -> Vec<(String, FeatureSpec)> {
+    vec![
+        (
+            "x".into(),
+            FeatureSpec::FixedLen {
+                shape: vec![2, 2],
+                dtype: DataType::FLOAT,
+                default_value: None,
+            },
+        ),
+        (
+            "label".into(),
+            FeatureSpec::FixedLen {
+                shape: vec![],
+                dtype: DataType::INT64,
+                default_value: None,
+            },
+        ),
+        (
+            "tags".into(),
+            FeatureSpec::VarLen {
+                dtype: DataType::STRING,
+            },
+        ),
+        (
+            "tok".into(),
+            FeatureSpec::Ragged {
+                dtype: DataType::INT64,
+                value_key: None,
+                partitions: vec![Partition::RowLengths("tok_lens".into())],
+                row_splits_dtype: DataType::INT32,
+            },
+        ),
+    ]
+}
+
+/// `n` Examples: x = [i, i+1, i+2, i+3], label = i % 3, i % 4 tags, tok of length i % 5 split
+/// into rows of 1 and the rest.
+pub(crate) fn examples(n: usize) -> Vec<Bytes> {
+    (0..n)
+        .map(|i| {
+            let x: Vec<f32> = (0..4).map(|j| (i + j) as f32).collect();
+            let tags: Vec<String> = (0..i % 4).map(|j| format!("t{j}")).collect();
+            let tags: Vec<&str> = tags.iter().map(String::as_str).collect();
+            let tok: Vec<i64> = (0..(i % 5) as i64).collect();
+            let lens: Vec<i64> = if tok.is_empty() {
+                vec![]
+            } else {
+                vec![1, tok.len() as i64 - 1]
+            };
+            example(&x, (i % 3) as i64, &tags, &tok, &lens)
+        })
+        .collect()
+}
+
+#[test]
+fn parsed_examples_become_one_row_each() {
+    let parsed = parse_example(&examples(6), None, &example_specs()).unwrap();
+    let batch = parsed_to_batch(&parsed).unwrap();
+    assert_eq!(batch.num_rows(), 6);
+    let schema = batch.schema();
+    assert_eq!(
+        schema.field(0).metadata()["ARROW:extension:metadata"],
+        r#"{"shape":[2,2]}"#
+    );
+    assert_eq!(schema.field(1).data_type(), &ArrowType::Int64);
+    let ArrowType::List(item) = schema.field(2).data_type() else {
+        panic!("{:?}", schema.field(2))
+    };
+    assert_eq!(item.data_type(), &ArrowType::Binary);
+    let ArrowType::List(inner) = schema.field(3).data_type() else {
+        panic!()
+    };
+    assert!(matches!(inner.data_type(), ArrowType::List(v) if v.data_type() == &ArrowType::Int64));
+    let back = batch_to_tensors(&batch).unwrap();
+    let names: Vec<&str> = back.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "x",
+            "label",
+            "tags.flat_values",
+            "tags.row_splits.0",
+            "tok.flat_values",
+            "tok.row_splits.0",
+            "tok.row_splits.1"
+        ]
+    );
+    let tensorcast_records::Parsed::Dense(x) = &parsed[0].1 else {
+        panic!()
+    };
+    assert_eq!(&back[0].1, x);
+    assert_eq!(back[3].1.as_slice::<i64>().unwrap(), &[0, 0, 1, 3, 6, 6, 7]);
+    let tensorcast_records::Parsed::Ragged {
+        flat_values,
+        row_splits,
+    } = &parsed[3].1
+    else {
+        panic!()
+    };
+    assert_eq!(&back[4].1, flat_values);
+    let splits: Vec<i64> = row_splits[1]
+        .as_slice::<i32>()
+        .unwrap()
+        .iter()
+        .map(|&v| v as i64)
+        .collect();
+    assert_eq!(back[6].1.as_slice::<i64>().unwrap(), &splits[..]);
+}
+
+#[test]
+fn bad_files_give_errors_not_panics() {
+    let tensors = sample_tensors();
+    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, name) in [
+        (FileKind::Parquet, "t.parquet"),
+        (FileKind::ArrowFile, "t.arrow"),
+    ] {
+        let path = dir.path().join(name);
+        write_file(&path, kind, batch.schema(), std::slice::from_ref(&batch)).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        // Every truncation, and single-byte damage over the file, is an error or a batch.
+        for cut in (0..good.len()).step_by(7) {
+            let _ = read_bytes(Bytes::copy_from_slice(&good[..cut]), &ReadLimits::default());
+        }
+        for at in (0..good.len()).step_by(5) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x5a;
+            if let Ok((s, b)) = read_bytes(Bytes::from(bad), &ReadLimits::default()) {
+                let _ = tensorcast_arrow::batches_to_tensors(&s, &b);
+            }
+        }
+        let tiny = ReadLimits {
+            max_decoded_bytes: 16,
+        };
+        let e = read_bytes(Bytes::from(good), &tiny)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("limit"), "{e}");
+    }
+    assert!(read_bytes(Bytes::from_static(b"not a file"), &ReadLimits::default()).is_err());
+}
+
+/// The arrow_read fuzz target's finding: an IPC stream whose offsets buffer has a length that
+/// is not a multiple of 4 makes arrow-data's validation panic (an assertion in
+/// `Buffer::typed_data`). `read_bytes` must still return an error, not take the process down.
+#[test]
+fn a_stream_that_makes_arrow_data_panic_is_an_error() {
+    let data = include_bytes!("data/ipc_stream_odd_buffer_length.arrows");
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(e.to_string().starts_with("corrupt Arrow IPC"), "{e}");
+}

@@ -1,0 +1,321 @@
+//! The Arrow world's own readers and writers against ours: pyarrow reads our tensors back
+//! bit-exactly (`FixedShapeTensorArray.to_numpy_ndarray()`), we read pyarrow's (with
+//! `dim_names` and `permutation`), and DuckDB and Polars query the Parquet files we write.
+//! Without the peers the tests skip, except with `CI=true`, where they fail.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use bytes::Bytes;
+use tensorcast_arrow::{
+    batches_to_tensors, parsed_to_batch, read_bytes, tensors_to_batch, write_file, FileKind,
+    ReadLimits,
+};
+use tensorcast_core::{DataType, Tensor};
+use tensorcast_records::{parse_example, Parsed};
+
+use crate::files::{example_specs, examples, sample_tensors};
+
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
+        return p.into();
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
+    if venv.exists() {
+        return venv;
+    }
+    "python3".into()
+}
+
+/// Whether the peers import; a skip outside CI, a failure in it.
+fn peers_present(modules: &str) -> bool {
+    let py = python();
+    let ok = Command::new(&py)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} cannot import {modules} (CI=true: the peers must be installed)",
+            py.display()
+        );
+        eprintln!("skipped: {} cannot import {modules}", py.display());
+    }
+    ok
+}
+
+/// Runs `script` with the arguments; panics with its standard error when it fails.
+fn run(script: &str, args: &[&Path]) -> String {
+    let o = Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python runs");
+    assert!(
+        o.status.success(),
+        "the peer script failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn numpy_dtype(d: DataType) -> &'static str {
+    match d {
+        DataType::HALF => "float16",
+        DataType::FLOAT => "float32",
+        DataType::DOUBLE => "float64",
+        DataType::INT8 => "int8",
+        DataType::INT16 => "int16",
+        DataType::INT32 => "int32",
+        DataType::INT64 => "int64",
+        DataType::UINT8 => "uint8",
+        DataType::UINT16 => "uint16",
+        DataType::UINT32 => "uint32",
+        DataType::UINT64 => "uint64",
+        DataType::BOOL => "bool",
+        _ => "object",
+    }
+}
+
+const PYARROW_READS: &str = r#"
+import json, sys
+import numpy as np, pyarrow as pa, pyarrow.ipc as ipc, pyarrow.parquet as pq
+d = sys.argv[1]
+want = json.load(open(d + "/want.json"))
+tables = {"parquet": pq.read_table(d + "/t.parquet"), "arrow": ipc.open_file(d + "/t.arrow").read_all()}
+for kind, table in tables.items():
+    assert table.num_rows == want["rows"], (kind, table.num_rows)
+    for w in want["columns"]:
+        col = table.column(w["name"]).combine_chunks()
+        where = f"{kind}: {w['name']}"
+        if len(w["shape"]) > 1:
+            assert isinstance(col.type, pa.FixedShapeTensorType), (where, col.type)
+            assert col.type.shape == w["shape"][1:], (where, col.type.shape)
+            assert col.type.permutation is None and col.type.dim_names is None, where
+            if w["dtype"] in ("object", "bool"):
+                # pyarrow's to_numpy_ndarray takes fixed-width numbers only: bit-packed
+                # booleans and binary come through the storage.
+                got = np.array(col.storage.flatten().to_pylist(), dtype=w["dtype"]).reshape(w["shape"])
+            else:
+                got = col.to_numpy_ndarray()
+        else:
+            got = col.to_numpy(zero_copy_only=False)
+        assert list(got.shape) == w["shape"], (where, got.shape)
+        if w["dtype"] == "object":
+            assert [bytes(x).hex() for x in got.reshape(-1)] == w["hex"], where
+        else:
+            assert str(got.dtype) == w["dtype"], (where, got.dtype)
+            assert np.ascontiguousarray(got).tobytes().hex() == w["hex"], where
+print("ok")
+"#;
+
+#[test]
+fn pyarrow_reads_our_tensors_back_bit_exactly() {
+    if !peers_present("pyarrow, numpy") {
+        return;
+    }
+    let tensors = sample_tensors();
+    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (kind, name) in [
+        (FileKind::Parquet, "t.parquet"),
+        (FileKind::ArrowFile, "t.arrow"),
+    ] {
+        write_file(
+            &dir.path().join(name),
+            kind,
+            batch.schema(),
+            std::slice::from_ref(&batch),
+        )
+        .unwrap();
+    }
+    let columns: Vec<serde_json::Value> = tensors
+        .iter()
+        .map(|(n, t)| {
+            let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+            let hex = if t.dtype() == DataType::STRING {
+                let s = t.as_slice::<tensorcast_core::TString>().unwrap();
+                serde_json::json!(s.iter().map(|x| hex(x.as_bytes())).collect::<Vec<_>>())
+            } else {
+                serde_json::json!(hex(t.tensor_data().unwrap()))
+            };
+            serde_json::json!({
+                "name": n,
+                "dtype": numpy_dtype(t.dtype()),
+                "shape": t.shape().dim_sizes(),
+                "hex": hex,
+            })
+        })
+        .collect();
+    let want = serde_json::json!({"rows": 3, "columns": columns});
+    std::fs::write(dir.path().join("want.json"), want.to_string()).unwrap();
+    assert_eq!(run(PYARROW_READS, &[dir.path()]).trim(), "ok");
+}
+
+const PYARROW_WRITES: &str = r#"
+import json, sys
+import numpy as np, pyarrow as pa, pyarrow.ipc as ipc, pyarrow.parquet as pq
+d = sys.argv[1]
+# A permuted tensor type with dimension names: physical shape [2, 3], logical [3, 2].
+t = pa.fixed_shape_tensor(pa.int32(), [2, 3], dim_names=["h", "w"], permutation=[1, 0])
+storage = pa.array([list(range(6)), list(range(6, 12))], pa.list_(pa.int32(), 6))
+perm = pa.ExtensionArray.from_storage(t, storage)
+# from_numpy_ndarray of a transposed array (pyarrow picks the permutation itself).
+b = np.arange(24, dtype=np.float64).reshape(2, 3, 4).transpose(0, 2, 1)
+fromnp = pa.FixedShapeTensorArray.from_numpy_ndarray(b)
+plain = pa.FixedShapeTensorArray.from_numpy_ndarray(np.arange(8, dtype=np.float32).reshape(2, 2, 2) / 3)
+explicit = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.float32(), [2, 2]),
+                                          pa.array([[1, 2, 3, 4], [5, 6, 7, 8]], pa.list_(pa.float32(), 4)))
+table = pa.table({"perm": perm, "fromnp": fromnp, "plain": plain, "explicit": explicit, "label": pa.array([7, 8], pa.int64()),
+                  "name": pa.array(["a", "bé"])})
+pq.write_table(table, d + "/py.parquet")
+with ipc.new_file(d + "/py.arrow", table.schema) as w:
+    w.write_table(table)
+want = {}
+for name in ["perm", "fromnp", "plain", "explicit"]:
+    a = table.column(name).combine_chunks().to_numpy_ndarray()
+    want[name] = {"shape": list(a.shape), "hex": np.ascontiguousarray(a).tobytes().hex()}
+json.dump(want, open(d + "/want.json", "w"))
+print(json.dumps({"perm": str(perm.type), "fromnp": [fromnp.type.shape, fromnp.type.permutation]}))
+"#;
+
+#[test]
+fn we_read_pyarrows_tensors_with_dim_names_and_permutation() {
+    if !peers_present("pyarrow, numpy") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let info = run(PYARROW_WRITES, &[dir.path()]);
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("want.json")).unwrap())
+            .unwrap();
+    assert!(
+        info.contains("[[3, 4], [1, 0]]"),
+        "pyarrow chose another layout: {info}"
+    );
+    for name in ["py.parquet", "py.arrow"] {
+        let bytes = Bytes::from(std::fs::read(dir.path().join(name)).unwrap());
+        let (schema, batches) = read_bytes(bytes, &ReadLimits::default()).unwrap();
+        // pyarrow's metadata, byte for byte what we would write for the same type.
+        let f = schema.field_with_name("perm").unwrap();
+        assert_eq!(
+            f.metadata()["ARROW:extension:metadata"],
+            r#"{"shape":[2,3],"permutation":[1,0],"dim_names":["h","w"]}"#,
+            "{name}"
+        );
+        let tt = tensorcast_arrow::TensorType::of_field(f).unwrap().unwrap();
+        assert_eq!(f.metadata()["ARROW:extension:metadata"], tt.metadata_json());
+        let plain = schema.field_with_name("plain").unwrap();
+        // from_numpy_ndarray writes the identity permutation; a type made without one has
+        // exactly the metadata we write.
+        assert_eq!(
+            plain.metadata()["ARROW:extension:metadata"],
+            r#"{"shape":[2,2],"permutation":[0,1]}"#
+        );
+        let explicit = schema.field_with_name("explicit").unwrap();
+        let ours = tensorcast_arrow::TensorType::new(
+            tensorcast_arrow::arrow_schema::DataType::Float32,
+            vec![2, 2],
+        );
+        assert_eq!(
+            explicit.metadata()["ARROW:extension:metadata"],
+            ours.metadata_json()
+        );
+        let tensors = batches_to_tensors(&schema, &batches).unwrap();
+        for (n, t) in &tensors {
+            let Some(w) = want.get(n.as_str()) else {
+                continue;
+            };
+            let shape: Vec<i64> = serde_json::from_value(w["shape"].clone()).unwrap();
+            assert_eq!(t.shape().dim_sizes(), &shape[..], "{name}: {n}");
+            let hex: String = t
+                .tensor_data()
+                .unwrap()
+                .iter()
+                .map(|x| format!("{x:02x}"))
+                .collect();
+            assert_eq!(hex, w["hex"].as_str().unwrap(), "{name}: {n}");
+        }
+        let label = &tensors.iter().find(|(n, _)| n == "label").unwrap().1;
+        assert_eq!(label.as_slice::<i64>().unwrap(), &[7, 8]);
+        let names = &tensors.iter().find(|(n, _)| n == "name").unwrap().1;
+        assert_eq!(names.dtype(), DataType::STRING);
+        assert_eq!(
+            names.as_slice::<tensorcast_core::TString>().unwrap()[1].as_bytes(),
+            "bé".as_bytes()
+        );
+    }
+}
+
+const QUERY: &str = r#"
+import json, sys
+import duckdb, polars as pl
+path, want = sys.argv[1], json.loads(open(sys.argv[2]).read())
+got = {}
+r = duckdb.sql(f"SELECT count(*), sum(label), sum(len(tags)), sum(x[2]), sum(len(flatten(tok))), sum(len(tok)) FROM '{path}'").fetchall()[0]
+got["duckdb"] = [int(r[0]), int(r[1]), int(r[2]), float(r[3]), int(r[4]), int(r[5])]
+df = pl.read_parquet(path)
+# Polars keeps the extension type (an Extension dtype over Array(Float32, 4)); its storage
+# is the Array column.
+assert "arrow.fixed_shape_tensor" in str(df.schema["x"]), df.schema["x"]
+x = df["x"].ext.storage()
+assert str(x.dtype) == "Array(Float32, shape=(4,))", x.dtype
+got["polars"] = [df.height, int(df["label"].sum()), int(df["tags"].list.len().sum()),
+                 float(x.arr.get(1).sum()), int(df["tok"].explode().list.len().sum()),
+                 int(df["tok"].list.len().sum())]
+tag = df["tags"][3].to_list()
+assert tag == [b"t0", b"t1", b"t2"], tag
+for k, v in got.items():
+    assert v == want, (k, v, want)
+print("ok")
+"#;
+
+#[test]
+fn duckdb_and_polars_query_our_parquet() {
+    if !peers_present("duckdb, polars") {
+        return;
+    }
+    let n = 1000;
+    let parsed = parse_example(&examples(n), None, &example_specs()).unwrap();
+    let batch = parsed_to_batch(&parsed).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ex.parquet");
+    write_file(&path, FileKind::Parquet, batch.schema(), &[batch]).unwrap();
+    // What the queries must give, from the parsed tensors.
+    let dense = |i: usize| match &parsed[i].1 {
+        Parsed::Dense(t) => t.clone(),
+        _ => panic!(),
+    };
+    let x: &Tensor = &dense(0);
+    let x01: f64 = x
+        .as_slice::<f32>()
+        .unwrap()
+        .chunks(4)
+        .map(|r| f64::from(r[1]))
+        .sum();
+    let labels: i64 = dense(1).as_slice::<i64>().unwrap().iter().sum();
+    let Parsed::Sparse { values, .. } = &parsed[2].1 else {
+        panic!()
+    };
+    let Parsed::Ragged {
+        flat_values,
+        row_splits,
+    } = &parsed[3].1
+    else {
+        panic!()
+    };
+    let inner_rows = row_splits[1].num_elements() - 1;
+    let want = serde_json::json!([
+        n,
+        labels,
+        values.num_elements(),
+        x01,
+        flat_values.num_elements(),
+        inner_rows
+    ]);
+    let want_path = dir.path().join("want.json");
+    std::fs::write(&want_path, want.to_string()).unwrap();
+    assert_eq!(run(QUERY, &[&path, &want_path]).trim(), "ok");
+}
