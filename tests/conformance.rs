@@ -127,6 +127,16 @@ fn main() {
         files.extend(extra);
     }
     let verbose = std::env::var_os("TENSORCAST_CONFORMANCE_VERBOSE").is_some();
+    // `TENSORCAST_CONFORMANCE_FILES=a,b`: replay only the files whose name contains one of the
+    // words (the test script's reruns at lower SIMD levels take the files whose ops go through
+    // the SIMD paths); every other file is still listed, as not selected.
+    let only: Option<Vec<String>> = std::env::var("TENSORCAST_CONFORMANCE_FILES").ok().map(|v| {
+        v.split(',')
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect()
+    });
     let (mut total_pass, mut total_fail) = (0usize, 0usize);
     let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for path in &files {
@@ -140,6 +150,12 @@ fn main() {
         } else {
             base
         };
+        if let Some(words) = &only {
+            if !words.iter().any(|w| name.contains(w.as_str())) {
+                println!("conformance {name}: not selected (TENSORCAST_CONFORMANCE_FILES)");
+                continue;
+            }
+        }
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
