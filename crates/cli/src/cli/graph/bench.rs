@@ -14,31 +14,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use tensorcast::graph::{Session, SessionOptions};
 use tensorcast::Tensor;
 
-use super::FileArg;
 use crate::cli::EXIT_OK;
 
 /// Arguments of `graph bench`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The GraphDef file (binary or text), or a SavedModel folder.
-    pub file: FileArg,
-    /// `NAME=FILE`: feed tensor NAME from FILE (as `graph run --feed`; for a SavedModel, a
-    /// signature input key).
-    #[arg(long, value_name = "NAME=FILE")]
-    pub feed: Vec<String>,
-    /// `KEY=FILE`: a SavedModel signature's input (as --feed).
-    #[arg(long, value_name = "KEY=FILE")]
-    pub input: Vec<String>,
-    /// A tensor to fetch (`y` or `y:0`), repeatable; required for a GraphDef. A SavedModel
-    /// signature computes all its outputs.
-    #[arg(long, value_name = "NAME")]
-    pub fetch: Vec<String>,
-    /// The SavedModel signature to run.
-    #[arg(long, value_name = "KEY", default_value = "serving_default")]
-    pub signature: String,
-    /// The SavedModel meta graph's tags, comma-separated.
-    #[arg(long, value_name = "TAGS", default_value = "serve")]
-    pub tag_set: String,
+    #[command(flatten)]
+    pub model: super::run::ModelArgs,
     /// Timed runs.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub runs: u32,
@@ -71,16 +53,18 @@ fn time_runs(warmup: u32, runs: u32, mut f: impl FnMut() -> Result<()>) -> Resul
 /// Runs `graph bench`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let feeds: Vec<(String, Tensor)> = args
+        .model
         .feed
         .iter()
-        .chain(&args.input)
+        .chain(&args.model.input)
         .map(|f| super::run::load_feed(f))
         .collect::<Result<_>>()?;
     let refs: Vec<(&str, Tensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-    let times = if tensorcast::io::saved_model::is_saved_model(&args.file) {
-        let dir = super::saved_model_dir(&args.file);
+    let times = if tensorcast::io::saved_model::is_saved_model(&args.model.file) {
+        let dir = super::saved_model_dir(&args.model.file);
         let name = super::shown(&dir);
         let tags: Vec<&str> = args
+            .model
             .tag_set
             .split(',')
             .map(str::trim)
@@ -91,17 +75,17 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             .with_context(|| name.clone())?;
         time_runs(args.warmup, args.runs, || {
             model
-                .run(&args.signature, &refs)
+                .run(&args.model.signature, &refs)
                 .map(drop)
                 .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
         })
         .with_context(|| name)?
     } else {
-        if args.fetch.is_empty() {
+        if args.model.fetch.is_empty() {
             bail!("graph bench on a GraphDef needs at least one --fetch NAME");
         }
-        let graph = super::load(&args.file)?;
-        let name = super::shown(&args.file);
+        let graph = super::load(&args.model.file)?;
+        let name = super::shown(&args.model.file);
         let session = Session::with_options(
             &graph,
             SessionOptions {
@@ -110,7 +94,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                 ..SessionOptions::default()
             },
         );
-        let fetch: Vec<&str> = args.fetch.iter().map(String::as_str).collect();
+        let fetch: Vec<&str> = args.model.fetch.iter().map(String::as_str).collect();
         time_runs(args.warmup, args.runs, || {
             session
                 .run(&refs, &fetch, &[])

@@ -12,10 +12,11 @@ use tensorcast::Tensor;
 use super::FileArg;
 use crate::cli::EXIT_OK;
 
-/// Arguments of `graph run`.
+/// What `graph run` and `graph bench` take to run a model: the graph or SavedModel, its feeds
+/// and fetches, and for a SavedModel the signature and tag set.
 #[derive(clap::Args, Debug)]
-pub(crate) struct Args {
-    /// The GraphDef file (`-`: standard input), or a SavedModel folder.
+pub(crate) struct ModelArgs {
+    /// The GraphDef file (`-`: standard input; binary or text), or a SavedModel folder.
     pub file: FileArg,
     /// `NAME=FILE`: feed tensor NAME (`x` or `x:0`) from FILE (any format the CLI reads; a
     /// file with several tensors takes `NAME=FILE:member`). For a SavedModel, NAME is a
@@ -35,6 +36,13 @@ pub(crate) struct Args {
     /// The SavedModel meta graph's tags, comma-separated.
     #[arg(long, value_name = "TAGS", default_value = "serve")]
     pub tag_set: String,
+}
+
+/// Arguments of `graph run`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Write the fetched tensors here (format from the extension, or --to); without it, print them.
     #[arg(short, long)]
     pub output: Option<FileArg>,
@@ -90,18 +98,19 @@ fn member_name(fetch: &str) -> Result<String> {
 
 /// Runs `graph run`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    if tensorcast::io::saved_model::is_saved_model(&args.file) {
+    if tensorcast::io::saved_model::is_saved_model(&args.model.file) {
         return run_saved_model(args);
     }
-    if !args.input.is_empty() {
+    if !args.model.input.is_empty() {
         bail!("--input names a SavedModel signature's inputs; a GraphDef takes --feed NAME=FILE");
     }
-    if args.fetch.is_empty() {
+    if args.model.fetch.is_empty() {
         bail!("graph run on a GraphDef needs at least one --fetch NAME");
     }
     // Everything about the output is checked before the graph runs.
     let members: Vec<String> = match &args.output {
         Some(_) => args
+            .model
             .fetch
             .iter()
             .map(|f| member_name(f))
@@ -122,16 +131,17 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         ),
         None => None,
     };
-    let graph = super::load(&args.file)?;
-    let name = super::shown(&args.file);
+    let graph = super::load(&args.model.file)?;
+    let name = super::shown(&args.model.file);
     let feeds: Vec<(String, Tensor)> = args
+        .model
         .feed
         .iter()
         .map(|f| load_feed(f))
         .collect::<Result<_>>()?;
     let feed_refs: Vec<(&str, Tensor)> =
         feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
-    let fetch: Vec<&str> = args.fetch.iter().map(String::as_str).collect();
+    let fetch: Vec<&str> = args.model.fetch.iter().map(String::as_str).collect();
     let session = Session::with_options(
         &graph,
         SessionOptions {
@@ -166,7 +176,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         }
         _ => {
             let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-            for (n, t) in args.fetch.iter().zip(&out) {
+            for (n, t) in args.model.fetch.iter().zip(&out) {
                 writeln!(stdout, "{}: {}", super::safe(n), t.debug_string(24))?;
             }
             stdout.flush()?;
@@ -185,9 +195,10 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         ),
         None => None,
     };
-    let dir = super::saved_model_dir(&args.file);
+    let dir = super::saved_model_dir(&args.model.file);
     let name = super::shown(&dir);
     let tags: Vec<&str> = args
+        .model
         .tag_set
         .split(',')
         .map(str::trim)
@@ -197,9 +208,10 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
         .with_context(|| name.clone())?;
     let inputs: Vec<(String, Tensor)> = args
+        .model
         .input
         .iter()
-        .chain(&args.feed)
+        .chain(&args.model.feed)
         .map(|f| load_feed(f))
         .collect::<Result<_>>()?;
     let refs: Vec<(&str, Tensor)> = inputs
@@ -207,7 +219,7 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         .map(|(n, t)| (n.as_str(), t.clone()))
         .collect();
     let out = model
-        .run(&args.signature, &refs)
+        .run(&args.model.signature, &refs)
         .map_err(|e| match e.node() {
             Some(node) => anyhow!(
                 "node {}: {}",
@@ -217,15 +229,15 @@ fn run_saved_model(args: &Args) -> Result<i32> {
             None => anyhow!("{}", super::safe(&e.to_string())),
         })
         .with_context(|| name.clone())?;
-    let out: Vec<(String, Tensor)> = if args.fetch.is_empty() {
+    let out: Vec<(String, Tensor)> = if args.model.fetch.is_empty() {
         out
     } else {
-        let mut picked = Vec::with_capacity(args.fetch.len());
-        for f in &args.fetch {
+        let mut picked = Vec::with_capacity(args.model.fetch.len());
+        for f in &args.model.fetch {
             let t = out.iter().find(|(k, _)| k == f).ok_or_else(|| {
                 anyhow!(
                     "{name}: signature '{}' has no output '{}'; its outputs are {}",
-                    super::safe(&args.signature),
+                    super::safe(&args.model.signature),
                     super::safe(f),
                     out.iter()
                         .map(|(k, _)| super::safe(k))
