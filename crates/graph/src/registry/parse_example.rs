@@ -14,6 +14,16 @@ use crate::attr;
 use crate::error::Result;
 use crate::shape::{self, PShape};
 
+/// The `dense_shapes` attr: one partial shape per dense key.
+fn dense_shapes(attrs: &crate::attr::Attrs) -> Vec<PShape> {
+    match attrs.get("dense_shapes").and_then(|v| v.value.as_ref()) {
+        Some(tensorcast_proto::attr_value::Value::List(l)) => {
+            l.shape.iter().map(shape::from_proto).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// Shapes: `[B] + shape` for dense results of a batch (the shape alone for a scalar input), and
 /// what is fixed of the sparse and ragged results.
 fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
@@ -24,13 +34,7 @@ fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
     };
     let num_sparse =
         usize::try_from(attr::get_int(c.attrs, "num_sparse").unwrap_or(0)).unwrap_or(0);
-    let dense_shapes: Vec<PShape> = match c.attrs.get("dense_shapes").and_then(|v| v.value.as_ref())
-    {
-        Some(tensorcast_proto::attr_value::Value::List(l)) => {
-            l.shape.iter().map(shape::from_proto).collect()
-        }
-        _ => Vec::new(),
-    };
+    let dense_shapes = dense_shapes(c.attrs);
     let num_dense = attr::get_types(c.attrs, "Tdense").map_or(0, |t| t.len());
     let num_ragged = attr::get_types(c.attrs, "ragged_value_types").map_or(0, |t| t.len());
     let rank = batch.map(|b| i64::from(b.is_some()) + 1);
@@ -64,7 +68,6 @@ mod kernel {
     use super::super::{kernel_error, KernelCtx};
     use crate::attr;
     use crate::error::{Error, Result};
-    use crate::shape;
 
     fn invalid(message: String) -> Error {
         kernel_error(tensorcast_core::Error::Op {
@@ -147,13 +150,7 @@ mod kernel {
             types(c, "ragged_value_types"),
             types(c, "ragged_split_types"),
         );
-        let dense_shapes: Vec<_> = match c.attrs.get("dense_shapes").and_then(|v| v.value.as_ref())
-        {
-            Some(tensorcast_proto::attr_value::Value::List(l)) => {
-                l.shape.iter().map(shape::from_proto).collect()
-            }
-            _ => Vec::new(),
-        };
+        let dense_shapes = super::dense_shapes(c.attrs);
         let counts = [
             (
                 "sparse_keys",
