@@ -54,8 +54,10 @@ echo "   ($((SECONDS - started)) s so far)"
 # nn, data movement) have one path and are not rerun.
 simd_files="bitcast,broadcast,cast,elementwise,ops_binary,graph_shape_inference,graph_run_errors,graph_def"
 for simd in avx2 baseline; do
-  echo "== core tests and conformance with TENSORCAST_SIMD=$simd"
+  echo "== core tests, the kernels crate's SIMD-path tests and conformance with TENSORCAST_SIMD=$simd"
   TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-core -p tensorcast-buffer
+  TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-kernels --lib --test tests -- \
+    bitcast broadcast cast elementwise equal math reduce unary
   TENSORCAST_SIMD=$simd TENSORCAST_CONFORMANCE_FILES="$simd_files" cargo test --release -q --test conformance
 done
 # ---- the Python package (python/, issue 19): build with maturin, install into the peers'
