@@ -8,6 +8,7 @@
 use super::baseline::{self, MIB_256};
 use super::Runner;
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::TensorOps;
 
 /// Calls per timed batch of a constant-time op.
 const ITERS: u32 = 200_000;

@@ -14,7 +14,8 @@
 //!   time), next to `memcpy_4MiB`
 
 use super::{baseline, Runner};
-use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
+use tensorcast_core::{Tensor, TensorShape};
+use tensorcast_kernels::broadcast::broadcast_to;
 
 fn f32_tensor(dims: &[i64]) -> Tensor {
     let shape = TensorShape::new(dims).unwrap_or_default();

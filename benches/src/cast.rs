@@ -12,6 +12,7 @@
 use super::baseline;
 use super::Runner;
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::TensorOps;
 
 /// 64M elements.
 const N: usize = 64 << 20;

@@ -14,8 +14,9 @@
 //!   [1024], in cache, next to `memcpy_4MiB` recorded in the same run
 
 use super::{baseline, Runner};
-use tensorcast_core::ops::elementwise::{add, equal, mul};
 use tensorcast_core::{bf16, buffer::cpu_allocator, DataType, Tensor, TensorShape};
+use tensorcast_kernels::elementwise::{add, equal, mul};
+use tensorcast_kernels::TensorOps;
 
 const MIB_256: u64 = 256 << 20;
 

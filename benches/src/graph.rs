@@ -19,12 +19,12 @@
 //!   independent branches run concurrently; `graph_branches_2x8_800KB_sequential` the same one
 //!   node at a time. Bytes: the outputs written (16 x 800 KB).
 
-use tensorcast_core::ops::elementwise::equal;
 use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
 use tensorcast_graph::ops::{
     AddV2, BroadcastTo, Equal, Identity, Mul, Placeholder, PlaceholderAttrs,
 };
 use tensorcast_graph::{Scope, Session, SessionOptions};
+use tensorcast_kernels::elementwise::equal;
 
 use super::Runner;
 

@@ -5,8 +5,8 @@
 use bytes::Bytes;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::Tensor;
+use tensorcast_kernels::elementwise::{binary, BinaryOp};
 
 use crate::dtypes::dtype_arg;
 use crate::errors::ResultExt;
@@ -26,7 +26,7 @@ pub(crate) fn bitcast(
 ) -> PyResult<PyTensor> {
     let t = tensor_arg(input)?;
     let d = dtype_arg(r#type)?;
-    let out = py.detach(move || tensorcast_core::ops::bitcast::bitcast(&t, d));
+    let out = py.detach(move || tensorcast_kernels::bitcast::bitcast(&t, d));
     Ok(PyTensor::new(out.py()?))
 }
 
@@ -44,7 +44,8 @@ pub(crate) fn reinterpret_cast_to(
 ) -> PyResult<PyTensor> {
     let t = tensor_arg(input)?;
     let d = dtype_arg(dtype)?;
-    let out = py.detach(move || tensorcast_core::ops::reinterpret::reinterpret_cast_to(&t, d));
+    let out =
+        py.detach(move || tensorcast_kernels::bitcast::reinterpret::reinterpret_cast_to(&t, d));
     Ok(PyTensor::new(out.py()?))
 }
 
@@ -62,7 +63,7 @@ pub(crate) fn broadcast_to(
 ) -> PyResult<PyTensor> {
     let t = tensor_arg(input)?;
     let s = shape_arg(shape)?;
-    let out = py.detach(move || tensorcast_core::ops::broadcast::broadcast_to(&t, &s));
+    let out = py.detach(move || tensorcast_kernels::broadcast::broadcast_to(&t, &s));
     Ok(PyTensor::new(out.py()?))
 }
 
@@ -79,7 +80,7 @@ pub(crate) fn cast(
 ) -> PyResult<PyTensor> {
     let t = tensor_arg(x)?;
     let d = dtype_arg(dtype)?;
-    let out = py.detach(move || tensorcast_core::ops::cast::cast(&t, d));
+    let out = py.detach(move || tensorcast_kernels::cast::cast(&t, d));
     Ok(PyTensor::new(out.py()?))
 }
 

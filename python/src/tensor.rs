@@ -322,7 +322,7 @@ impl PyTensor {
     fn bitcast(&self, dtype: &Bound<'_, PyAny>) -> PyResult<PyTensor> {
         let d = dtypes::dtype_arg(dtype)?;
         Ok(PyTensor::new(
-            tensorcast_core::ops::bitcast::bitcast(&self.inner, d).py()?,
+            tensorcast_kernels::bitcast::bitcast(&self.inner, d).py()?,
         ))
     }
 

@@ -6,7 +6,8 @@
 //! carry TensorFlow's node context, which tensorcast does not print).
 
 use serde_json::Value;
-use tensorcast_core::{ops::bitcast::bitcast, Code};
+use tensorcast_core::Code;
+use tensorcast_kernels::bitcast::bitcast;
 
 use crate::{check_tensor, dtype_of, tensor_of, Outcome};
 

@@ -3,7 +3,8 @@
 //! message exactly.
 
 use serde_json::Value;
-use tensorcast_core::{ops::broadcast::broadcast_to_op, Code, DataType, Tensor, TensorShape};
+use tensorcast_core::{Code, DataType, Tensor, TensorShape};
+use tensorcast_kernels::broadcast::broadcast_to_op;
 
 use crate::{check_tensor, dtype_of, tensor_of, Outcome};
 

@@ -11,9 +11,9 @@
 //! ... ClipByValue[T=DT_UINT32]`), whose text tensorcast does not copy.
 
 use serde_json::Value;
-use tensorcast_core::ops::cast::cast;
-use tensorcast_core::ops::cast_saturating::cast_saturating;
 use tensorcast_core::{DataType, Tensor};
+use tensorcast_kernels::cast::cast;
+use tensorcast_kernels::cast::saturating::cast_saturating;
 
 use crate::{check_tensor, dtype_of, shape_of, tensor_of, Outcome};
 

@@ -7,8 +7,9 @@
 //! bytes.
 
 use serde_json::Value;
-use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::Code;
+use tensorcast_kernels::elementwise::{binary, BinaryOp};
+use tensorcast_kernels::TensorOps;
 
 use crate::{check_tensor, tensor_of, Outcome};
 

@@ -5,6 +5,7 @@
 //! well: reported on its own line, with records whose op has no kernel yet counted apart.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tensorcast_kernels::TensorOps;
 
 use serde_json::Value;
 use tensorcast::graph::ops::{Placeholder, PlaceholderAttrs, Shape, ShapeAttrs};

@@ -62,7 +62,7 @@ pub fn run(file: &str, rec: &Value) -> Outcome {
             Some("cast") => cast::run(rec),
             Some("checkpoint" | "checkpoint_error") => checkpoint::run(rec),
             Some("saturate_cast") => cast::run_saturating(rec),
-            Some(op) if tensorcast_core::ops::elementwise::BinaryOp::from_name(op).is_some() => {
+            Some(op) if tensorcast_kernels::elementwise::BinaryOp::from_name(op).is_some() => {
                 elementwise::run(rec)
             }
             Some("graph_run_error") => graph_run_error::run(rec),

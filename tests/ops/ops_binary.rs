@@ -9,9 +9,10 @@
 //! the ops' docs.
 
 use serde_json::Value;
-use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::{Code, DataType, PartialTensorShape, Tensor};
+use tensorcast_kernels::elementwise::{binary, BinaryOp};
 use tensorcast_kernels::unary::{select, select_shape, select_v2, select_v2_shape};
+use tensorcast_kernels::TensorOps;
 
 use crate::{check_tensor, tensor_of, Outcome};
 
@@ -19,7 +20,7 @@ use crate::{check_tensor, tensor_of, Outcome};
 /// type (the smallest normal magnitude, the largest finite one: `pow(tiny, NaN)` is 1 and
 /// `pow(-tiny_bf16, 1.0078)` is 0 there), which tensorcast's `Pow` (the C library's) does not
 /// model. Records with such an operand are skipped; every other floating-point `Pow` record
-/// is checked within [`tensorcast_core::ops::elementwise::POW_ULPS`].
+/// is checked within [`tensorcast_kernels::elementwise::POW_ULPS`].
 fn pow_edge_operands(rec: &Value) -> bool {
     let edge = |t: &Value| -> bool {
         let Ok(t) = tensor_of(t) else { return false };
@@ -69,10 +70,10 @@ pub fn run(rec: &Value) -> Outcome {
 fn ulp_bound(op: BinaryOp, dtype: DataType) -> Option<u64> {
     let complex = matches!(dtype, DataType::COMPLEX64 | DataType::COMPLEX128);
     match op {
-        BinaryOp::Pow if complex => Some(tensorcast_core::ops::elementwise::COMPLEX_POW_ULPS),
-        BinaryOp::Pow if dtype.is_floating() => Some(tensorcast_core::ops::elementwise::POW_ULPS),
+        BinaryOp::Pow if complex => Some(tensorcast_kernels::elementwise::COMPLEX_POW_ULPS),
+        BinaryOp::Pow if dtype.is_floating() => Some(tensorcast_kernels::elementwise::POW_ULPS),
         BinaryOp::RealDiv | BinaryOp::Div if complex => {
-            Some(tensorcast_core::ops::elementwise::COMPLEX_DIV_ULPS)
+            Some(tensorcast_kernels::elementwise::COMPLEX_DIV_ULPS)
         }
         _ => None,
     }

@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use tensorcast::prelude::TensorOps;
 
 use tensorcast::io::{read_file, write_file, Format, NamedTensor};
 use tensorcast::Tensor;

@@ -171,7 +171,7 @@ pub enum Error {
     },
     /// `reinterpret_cast_to` to a larger dtype when the last dimension's bytes do not divide
     /// (TIK's message).
-    #[error("{}", crate::ops::reinterpret::LAST_DIMENSION_ERROR)]
+    #[error("Last dimension can't be divided")]
     ReinterpretLastDimension,
     /// A cast between dtypes that TensorFlow has no `Cast` kernel for.
     #[error("Cast {} to {} is not supported", from.name(), to.name())]

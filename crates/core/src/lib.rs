@@ -20,6 +20,10 @@
 //!   buffer nobody else shares ([`Tensor::make_unique`] copies when needed).
 //! - **No aborts**: where TensorFlow CHECK-fails, this returns an [`Error`] with TensorFlow's
 //!   message; allocation failure is an error too.
+//! - **The tensor, not the ops**: this crate holds what TensorFlow's C++ `Tensor` class holds
+//!   (dtype, shape, buffer, `BitcastFrom`, slicing, the debug text); the ops (`Bitcast`,
+//!   `BroadcastTo`, `Cast`, the element-wise and every other op) are in `tensorcast-kernels`,
+//!   which depends on this crate and adds them as methods through its `TensorOps` trait.
 //! - `#![forbid(unsafe_code)]`: every `unsafe` of the project is in `tensorcast-buffer`.
 //!
 //! **Adding a dtype.** Add its row to the table in `src/dtype.rs` (constant, proto number,
@@ -30,11 +34,12 @@
 //! object storage, the CLI's statistics); the compiler then points at each trait such a
 //! dispatch needs for it (how `SummarizeValue` prints it, for one). An op whose TensorFlow type
 //! list cuts across categories names its dtypes in a `dispatch!` brace list where its rules
-//! live, and takes the new dtype when it is added there: `Cast` (`ops/cast.rs`: the
-//! `cast_sources!` list, then the compiler asks for its `Castable`, `Src` and `Dst` impls),
-//! the element-wise kernels and type lists (`ops/elementwise/`) and `saturate_cast`'s clip
-//! kernels (`ops/saturate.rs`). Facts about the dtype outside this crate are written where
-//! they apply: its `TensorProto` typed field (`tensorcast-proto`) and its npy/safetensors names
+//! live, in the `tensorcast-kernels` crate, and takes the new dtype when it is added there:
+//! `Cast` (`cast/mod.rs`: the `cast_sources!` list, then the compiler asks for its `Castable`,
+//! `Src` and `Dst` impls), the element-wise kernels and type lists (`elementwise/`) and
+//! `saturate_cast`'s clip kernels (`cast/saturate.rs`). Facts about the dtype outside this
+//! crate are written where they apply: its `TensorProto` typed field (`tensorcast-proto`) and
+//! its npy/safetensors names
 //! (`tensorcast-io`).
 //!
 //! ```
@@ -60,7 +65,6 @@ pub mod dtype;
 mod element;
 mod error;
 pub mod layout;
-pub mod ops;
 pub mod shape;
 mod shape_edit;
 mod shape_from;
@@ -68,7 +72,7 @@ pub mod summarize;
 mod tensor;
 pub mod types;
 pub mod view;
-mod x86;
+pub mod x86;
 
 pub use description::{AllocationDescription, TensorDescription};
 #[doc(hidden)]

@@ -765,7 +765,12 @@ impl Tensor {
         Ok(())
     }
 
-    pub(crate) fn check_initialized(&self) -> Result<()> {
+    /// `Ok` when the tensor has its data ([`Tensor::is_initialized`]), else the
+    /// [`Error::Uninitialized`] every op gives for reading a tensor without data.
+    ///
+    /// # Errors
+    /// [`Error::Uninitialized`] (`FailedPrecondition`).
+    pub fn check_initialized(&self) -> Result<()> {
         if !self.is_initialized() {
             return Err(Error::Uninitialized {
                 op: "read",

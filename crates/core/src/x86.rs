@@ -1,16 +1,22 @@
-//! The x86 numeric rules TensorFlow's CPU kernels follow, written once.
+//! The x86 rule for denormals TensorFlow's CPU kernels follow, written once.
 //!
 //! TensorFlow runs its kernels with the SSE flags DAZ (a denormal input reads as a zero of the
-//! same sign) and FTZ set, and its float-to-integer conversions give whatever the x86
-//! truncating instructions (`cvttss2si`, `cvttsd2si`, `cvttps2dq`) give where C++ leaves the
-//! result undefined: the "integer indefinite" value, the most negative integer of the width.
-//! `Cast`, the element-wise kernels and `SummarizeValue` all read numbers through these.
+//! same sign) and FTZ set. `SummarizeValue` (here) and the kernels crate's `Cast`, element-wise
+//! and unary kernels all read numbers through [`daz32`] and [`daz64`]; the kernels crate keeps
+//! the other x86 rule, the truncating float-to-integer conversions, beside `Cast`.
+//!
+//! ```
+//! use tensorcast_core::x86::{daz32, daz64};
+//! assert_eq!(daz32(f32::from_bits(1)).to_bits(), 0);
+//! assert_eq!(daz64(-f64::from_bits(1)).to_bits(), (-0.0f64).to_bits());
+//! assert_eq!(daz32(1.5), 1.5);
+//! ```
 
 /// A `float` as SSE reads it with DAZ: a subnormal is a zero of the same sign; zeros,
 /// normals, infinities and NaNs (payload included) are unchanged. Branch-free on the bits,
 /// so that loops over it vectorise.
 #[inline(always)]
-pub(crate) fn daz32(x: f32) -> f32 {
+pub fn daz32(x: f32) -> f32 {
     let b = x.to_bits();
     let keep = if b & 0x7f80_0000 == 0 {
         0x8000_0000
@@ -22,7 +28,7 @@ pub(crate) fn daz32(x: f32) -> f32 {
 
 /// [`daz32`] for `double`.
 #[inline(always)]
-pub(crate) fn daz64(x: f64) -> f64 {
+pub fn daz64(x: f64) -> f64 {
     let b = x.to_bits();
     let keep = if b & 0x7ff0_0000_0000_0000 == 0 {
         0x8000_0000_0000_0000
@@ -31,56 +37,6 @@ pub(crate) fn daz64(x: f64) -> f64 {
     };
     f64::from_bits(b & keep)
 }
-
-/// A float type as x86's truncating conversions see it.
-pub(crate) trait X86Float: Copy {
-    /// `cvttss2si`/`cvttsd2si` to 32 bits: truncation toward zero, or `i32::MIN` for NaN and
-    /// values out of range.
-    fn cvtt32(self) -> i32;
-    /// The same to 64 bits (`i64::MIN` when invalid).
-    fn cvtt64(self) -> i64;
-    /// `self - 2^31`, in the type's own arithmetic.
-    fn minus_2_31(self) -> Self;
-    /// `self - 2^63`, in the type's own arithmetic.
-    fn minus_2_63(self) -> Self;
-}
-
-/// The rules both float widths share; `cvtt32` differs (for `f32` the buffer crate's packed
-/// conversion defines it).
-macro_rules! x86_float {
-    ($t:ty, $cvtt32:expr) => {
-        impl X86Float for $t {
-            #[inline(always)]
-            fn cvtt32(self) -> i32 {
-                $cvtt32(self)
-            }
-            #[inline(always)]
-            fn cvtt64(self) -> i64 {
-                if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
-                    self as i64
-                } else {
-                    i64::MIN
-                }
-            }
-            #[inline(always)]
-            fn minus_2_31(self) -> Self {
-                self - 2147483648.0
-            }
-            #[inline(always)]
-            fn minus_2_63(self) -> Self {
-                self - 9223372036854775808.0
-            }
-        }
-    };
-}
-
-x86_float!(f32, tensorcast_buffer::simd::cvtt_scalar);
-// Truncation is in range exactly when -2^31 - 1 < x < 2^31.
-x86_float!(f64, |x: f64| if x > -2147483649.0 && x < 2147483648.0 {
-    x as i32
-} else {
-    i32::MIN
-});
 
 #[cfg(test)]
 mod tests {
@@ -115,16 +71,5 @@ mod tests {
             };
             assert_eq!(daz64(d).to_bits(), rule.to_bits(), "{b:#x}");
         }
-    }
-
-    #[test]
-    fn truncation_gives_integer_indefinite_out_of_range() {
-        assert_eq!(2.9f32.cvtt32(), 2);
-        assert_eq!((-2.9f64).cvtt32(), -2);
-        assert_eq!(f32::NAN.cvtt32(), i32::MIN);
-        assert_eq!(3e9f64.cvtt32(), i32::MIN);
-        assert_eq!((-2147483648.5f64).cvtt32(), i32::MIN);
-        assert_eq!(f64::INFINITY.cvtt64(), i64::MIN);
-        assert_eq!(1e18f32.cvtt64(), 999999984306749440);
     }
 }

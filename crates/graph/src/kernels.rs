@@ -1,8 +1,9 @@
 //! The kernel table: each registered op's run-time computation on tensorcast's eager kernels,
 //! with TensorFlow's run-time (kernel) messages.
 
-use tensorcast_core::ops::elementwise::{binary, BinaryOp};
-use tensorcast_core::{ops, DataType, Tensor, TensorShape};
+use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels as ops;
+use tensorcast_kernels::elementwise::{binary, BinaryOp};
 
 use crate::attr::{self, Attrs};
 use crate::build::finalize::MAX_OUTPUTS;

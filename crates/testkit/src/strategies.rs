@@ -95,7 +95,7 @@ mod tests {
             let shape = |d: &[i64]| TensorShape::new(d).expect("valid dims");
             for input in [&a, &b] {
                 let got =
-                    tensorcast_core::ops::broadcast::broadcast_shapes(&shape(input), &shape(&out))
+                    tensorcast_kernels::broadcast::broadcast_shapes(&shape(input), &shape(&out))
                         .expect("compatible");
                 assert_eq!(got.dim_sizes(), &out[..], "{input:?} -> {out:?}");
             }

@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use tensorcast::prelude::TensorOps;
 
 use anyhow::{Context, Result};
 use tensorcast::io::checkpoint::{

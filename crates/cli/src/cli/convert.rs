@@ -5,6 +5,7 @@
 //! `--to` is the old spelling of `--format`.
 
 use std::path::PathBuf;
+use tensorcast::prelude::TensorOps;
 
 use anyhow::{anyhow, bail, Context, Result};
 use tensorcast::io::checkpoint::{

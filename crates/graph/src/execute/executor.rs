@@ -2,9 +2,10 @@
 //! kernel on the values its inputs read (moved out at their last use, so each intermediate is
 //! freed after its last consumer), `BroadcastTo` kept lazy where its consumers allow.
 
-use tensorcast_core::ops::broadcast::{check_broadcast_to, shape_from_tensor, BroadcastView};
-use tensorcast_core::ops::elementwise::{binary, Operand};
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::broadcast::{check_broadcast_to, shape_from_tensor, BroadcastView};
+use tensorcast_kernels::elementwise::{binary, Operand};
+use tensorcast_kernels::TensorOps;
 
 use super::parallel::Parallel;
 use super::RunStats;
@@ -41,7 +42,7 @@ impl Value {
         match self {
             Value::Dense(t) => Ok(t),
             Value::Lazy { base, shape } => {
-                tensorcast_core::ops::broadcast::broadcast_to(&base, &shape).map_err(|source| {
+                tensorcast_kernels::broadcast::broadcast_to(&base, &shape).map_err(|source| {
                     Error::Kernel {
                         node: String::new(),
                         location: Box::default(),
@@ -307,7 +308,7 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             if dst.size() != base.dtype().size() || base.dtype().size() == 0 {
                 return Ok(None);
             }
-            let b = tensorcast_core::ops::bitcast::bitcast(base, dst).map_err(|source| {
+            let b = tensorcast_kernels::bitcast::bitcast(base, dst).map_err(|source| {
                 Error::Kernel {
                     node: String::new(),
                     location: Box::default(),

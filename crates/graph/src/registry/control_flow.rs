@@ -110,7 +110,7 @@ fn to_bool(op: &'static str, t: &Tensor) -> Result<bool> {
         return Ok(t.num_elements() > 0);
     }
     let nonzero = |t: &Tensor| -> Result<bool> {
-        let d = tensorcast_core::ops::cast::cast(t, DataType::DOUBLE).map_err(kernel_error)?;
+        let d = tensorcast_kernels::cast::cast(t, DataType::DOUBLE).map_err(kernel_error)?;
         let v = d.as_slice::<f64>().map_err(kernel_error)?;
         Ok(v[0] != 0.0)
     };

@@ -1,8 +1,8 @@
 //! The op registrations tensorcast knows (TensorFlow 2.21's `OpDef`s for these ops, read from its
 //! registry): inputs, outputs, attrs with defaults and allowed types, and `SummarizeOpDef`.
 
-use tensorcast_core::ops::elementwise::BinaryOp;
 use tensorcast_core::DataType;
+use tensorcast_kernels::elementwise::BinaryOp;
 
 use crate::attr::{self, Attrs};
 use crate::error::enum_name;
@@ -202,7 +202,7 @@ const fn index_attr(name: &'static str) -> AttrDef {
 }
 
 /// `Bitcast`'s type list: the core op's, so graph and eager checks cannot drift apart.
-const BITCAST_TYPES: &[DataType] = &tensorcast_core::ops::bitcast::BITCAST_TYPES;
+const BITCAST_TYPES: &[DataType] = &tensorcast_kernels::bitcast::BITCAST_TYPES;
 
 /// The element-wise ops' `T` lists: the eager ops' own, so graph and eager checks agree.
 const fn binary_types(op: BinaryOp) -> &'static [DataType] {

@@ -220,10 +220,10 @@ fn scalar_i32(op: &'static str, t: &Tensor, what: &str) -> Result<i64> {
 
 /// Zeros of `dtype` and fully defined `shape`.
 fn zeros(dtype: DataType, dims: &[i64]) -> Result<Tensor> {
-    let zero = tensorcast_core::ops::cast::cast(&Tensor::scalar_of(0.0f32), dtype)
-        .map_err(kernel_error)?;
+    let zero =
+        tensorcast_kernels::cast::cast(&Tensor::scalar_of(0.0f32), dtype).map_err(kernel_error)?;
     let shape = TensorShape::new(dims).map_err(kernel_error)?;
-    tensorcast_core::ops::broadcast::broadcast_to(&zero, &shape).map_err(kernel_error)
+    tensorcast_kernels::broadcast::broadcast_to(&zero, &shape).map_err(kernel_error)
 }
 
 fn element_dtype(c: &KernelCtx<'_>) -> DataType {

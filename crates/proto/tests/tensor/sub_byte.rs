@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::types::{Int2, Int4, UInt2, UInt4};
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::TensorOps;
 use tensorcast_proto::{
     as_proto_field, as_proto_tensor_content, decode_tensor, serialize_tensor, shape_to_proto,
     tensor_from_proto, TensorProto,

@@ -16,6 +16,7 @@
 //! panic; on success the invariants below are asserted.
 
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::TensorOps;
 
 /// The largest tensor the target allocates, in bytes.
 pub const MAX_BYTES: usize = 4096;

@@ -6,10 +6,10 @@
 //! exceed [`MAX_OUTPUT_BYTES`] are skipped before the call, so a run never allocates more than
 //! that.
 
-use tensorcast_core::ops::broadcast::broadcast_to_op;
 use tensorcast_core::{
     DataType, ResourceHandle, TString, Tensor, TensorShape, Variant, MAX_DIMENSIONS,
 };
+use tensorcast_kernels::broadcast::broadcast_to_op;
 
 /// Largest output the body lets the op allocate.
 pub const MAX_OUTPUT_BYTES: u64 = 64 << 20;

@@ -13,10 +13,10 @@
 //! which the ops must reject with an error. Each op must return `Ok` or `Err`, never panic; on
 //! success the invariants below are asserted.
 
-use tensorcast_core::ops::broadcast_shapes;
-use tensorcast_core::ops::cast::cast;
-use tensorcast_core::ops::equal::equal;
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::broadcast::broadcast_shapes;
+use tensorcast_kernels::cast::cast;
+use tensorcast_kernels::elementwise::equal::equal;
 
 /// The most elements a fuzzed tensor holds.
 pub const MAX_ELEMENTS: usize = 2048;

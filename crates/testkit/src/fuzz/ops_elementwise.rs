@@ -16,9 +16,10 @@
 //! TensorFlow's, a `bool` result holds only 0 and 1, and the result through a view equals the
 //! result on the materialised broadcast.
 
-use tensorcast_core::ops::broadcast_shapes;
-use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::broadcast::broadcast_shapes;
+use tensorcast_kernels::elementwise::{binary, BinaryOp};
+use tensorcast_kernels::TensorOps;
 
 use super::reader::{tensor_over, Reader};
 

@@ -11,7 +11,7 @@
 use half::{bf16, f16};
 use num_complex::Complex;
 
-pub(crate) use crate::x86::{daz32, daz64};
+pub(crate) use tensorcast_core::x86::{daz32, daz64};
 
 /// An exact result (sums and differences that are subnormal are exact) flushed with FTZ.
 #[inline(always)]

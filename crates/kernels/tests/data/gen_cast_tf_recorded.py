@@ -1,7 +1,7 @@
 """Records TensorFlow's Cast between every pair of the 15 numeric dtypes (tf.raw_ops.Cast,
 TensorFlow 2.21 CPU on x86-64), at sizes that put elements in both its vectorised part and its
 scalar tail, with special values (NaN, infinities, out-of-range, ties, subnormals) and random bit
-patterns. Run: python3 crates/core/tests/data/gen_cast_tf_recorded.py 5 crates/core/tests/data/cast_tf_recorded.jsonl
+patterns. Run: python3 crates/kernels/tests/data/gen_cast_tf_recorded.py 5 crates/kernels/tests/data/cast_tf_recorded.jsonl
 """
 import json, os, sys
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"

@@ -39,7 +39,9 @@
 //! element (through the lazy view) and do not use the allocator.
 //!
 //! ```
-//! use tensorcast_core::{ops::broadcast::broadcast_to_op, Tensor, TensorShape};
+//! use tensorcast_core::{Tensor, TensorShape};
+//! use tensorcast_kernels::broadcast::broadcast_to_op;
+//! use tensorcast_kernels::TensorOps;
 //! // TensorFlow's documented example: [[1, 2, 3]] (shape [1, 3]) broadcast to [2, 3].
 //! let x = Tensor::from_slice(&[1i32, 2, 3], &TensorShape::new(&[1, 3]).unwrap()).unwrap();
 //! let y = broadcast_to_op(&x, &Tensor::vector(&[2i32, 3])).unwrap();
@@ -58,9 +60,9 @@ use std::sync::Arc;
 use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
 use super::shape::{check_broadcast_to, shape_from_tensor};
-use crate::error::{Error, Result};
-use crate::layout::{coalesce, Layout};
-use crate::{Element, Tensor, TensorShape};
+use tensorcast_core::layout::{coalesce, Layout};
+use tensorcast_core::{Element, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
 
 /// Pieces at least this large bypass the staging buffer and go straight to the writer.
 const DIRECT_BYTES: usize = 2 * 1024;
@@ -85,7 +87,8 @@ const CHUNK_MIN_BYTES: usize = 256 << 10;
 /// As [`shape_from_tensor`] for the shape operand, then as [`broadcast_to`].
 ///
 /// ```
-/// use tensorcast_core::{ops::broadcast::broadcast_to_op, Tensor};
+/// use tensorcast_core::{Tensor};
+/// use tensorcast_kernels::broadcast::broadcast_to_op;
 /// let y = broadcast_to_op(&Tensor::from(7u8), &Tensor::vector(&[2i32, 2]))?;
 /// assert_eq!(y.as_slice::<u8>()?, &[7, 7, 7, 7]);
 /// let err = broadcast_to_op(&Tensor::from(7u8), &Tensor::from(2i32)).unwrap_err();
@@ -118,7 +121,8 @@ pub fn broadcast_to_op_in(
 /// As [`broadcast_to_in`] with the default allocator.
 ///
 /// ```
-/// use tensorcast_core::{ops::broadcast::broadcast_to, Tensor, TensorShape};
+/// use tensorcast_core::{Tensor, TensorShape};
+/// use tensorcast_kernels::broadcast::broadcast_to;
 /// let col = Tensor::from_slice(&[1.0f32, 2.0], &TensorShape::new(&[2, 1])?)?;
 /// let y = broadcast_to(&col, &TensorShape::new(&[2, 3])?)?;
 /// assert_eq!(y.as_slice::<f32>()?, &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
@@ -154,33 +158,14 @@ pub fn broadcast_to_in(
             &tensorcast_buffer::AllocationAttributes::default(),
         );
     }
-    crate::dispatch!(dtype, [object] T => broadcast_objects::<T>(input, shape),
+    tensorcast_core::dispatch!(dtype, [object] T => broadcast_objects::<T>(input, shape),
         _ => broadcast_bytes(allocator, input, shape))
-}
-
-impl Tensor {
-    /// `BroadcastTo`: this tensor materialised with `shape` (see
-    /// [`crate::ops::broadcast::broadcast_to`]); itself, shared, when `shape` is its shape.
-    ///
-    /// # Errors
-    /// As [`broadcast_to`](crate::ops::broadcast::broadcast_to).
-    ///
-    /// ```
-    /// use tensorcast_core::{Tensor, TensorShape};
-    /// let x = Tensor::vector(&[true, false]);
-    /// let y = x.broadcast_to(&TensorShape::new(&[2, 2])?)?;
-    /// assert_eq!(y.as_slice::<bool>()?, &[true, false, true, false]);
-    /// # Ok::<(), tensorcast_core::Error>(())
-    /// ```
-    pub fn broadcast_to(&self, shape: &TensorShape) -> Result<Tensor> {
-        broadcast_to(self, shape)
-    }
 }
 
 /// Objects (strings, handles, variants): one clone per output element, read through the lazy
 /// view. The shapes were validated by the caller.
 fn broadcast_objects<T: Element>(input: &Tensor, shape: &TensorShape) -> Result<Tensor> {
-    let view = input.broadcast_view(shape)?;
+    let view = super::view::broadcast_view(input, shape)?;
     let view = view.array::<T>()?;
     let n = shape.num_elements_usize();
     let mut values = Vec::new();

@@ -3,7 +3,7 @@
 //! - Both inputs must have the same dtype; otherwise TensorFlow's message,
 //!   `cannot compute Equal as input #1(zero-based) was expected to be a float tensor but is a
 //!   int32 tensor`.
-//! - The shapes broadcast as TensorFlow's `BCast` does ([`crate::ops::broadcast_shapes`]);
+//! - The shapes broadcast as TensorFlow's `BCast` does ([`crate::broadcast::broadcast_shapes`]);
 //!   otherwise `Incompatible shapes: [3] vs. [2]`.
 //! - Floating types compare as IEEE numbers: NaN equals nothing, not even itself, and
 //!   `0 == -0`; `half` and `bfloat16` too. Complex numbers are equal when both parts are.
@@ -17,18 +17,18 @@
 //!   variant types (its `NotFoundError`, "Could not find device for node"); those are an
 //!   `Unimplemented` error here.
 //!
-//! `Equal` runs on the element-wise engine ([`crate::ops::elementwise`]) like the other binary
+//! `Equal` runs on the element-wise engine ([`crate::elementwise`]) like the other binary
 //! ops; this module keeps its historical path.
 
-pub use super::elementwise::{equal, equal_with};
+pub use super::{equal, equal_with};
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Tensor;
+    use tensorcast_core::Tensor;
 
     #[test]
-    fn equal_examples_match_tensorflow() -> crate::Result<()> {
+    fn equal_examples_match_tensorflow() -> tensorcast_core::Result<()> {
         let a = Tensor::vector(&[1i32, 2, 3]);
         let b = Tensor::vector(&[0i32, 2, 3]);
         assert_eq!(equal(&a, &b)?.to_vec::<bool>()?, vec![false, true, true]);

@@ -16,7 +16,7 @@
 //!   TensorFlow's does); for the others (float8, int4, ...) TensorFlow's `NotFound` error,
 //!   `Could not find device for node: {{node Equal}} = Equal[T=DT_INT4, ...]` with its list of
 //!   registered kernels, before shapes are looked at.
-//! - **Shapes** broadcast as TensorFlow's `BCast` ([`crate::ops::broadcast_shapes`]), size-0
+//! - **Shapes** broadcast as TensorFlow's `BCast` ([`crate::broadcast::broadcast_shapes`]), size-0
 //!   dims and scalars included (`Incompatible shapes: [2,3] vs. [3,2]`). `Equal`/`NotEqual` with
 //!   `incompatible_shape_error = false` give a scalar `false`/`true` instead. TensorFlow has
 //!   kernels for at most 5 dims once `BCast` has merged neighbouring dims of one kind; beyond,
@@ -43,7 +43,8 @@
 //!   packets and keeps its sign in the remainder (Eigen's scalar conversion).
 //!
 //! ```
-//! use tensorcast_core::{ops::elementwise, Tensor, TensorShape};
+//! use tensorcast_kernels::elementwise; use tensorcast_core::{Tensor, TensorShape};
+//! use tensorcast_kernels::TensorOps;
 //! let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &TensorShape::new(&[2, 2])?)?;
 //! let row = Tensor::vector(&[10.0f32, 20.0]);
 //! assert_eq!(elementwise::add(&x, &row)?.to_vec::<f32>()?, vec![11.0, 22.0, 13.0, 24.0]);
@@ -58,6 +59,7 @@
 
 mod check;
 mod engine;
+pub mod equal;
 mod kernels;
 mod numeric;
 
@@ -65,10 +67,10 @@ use std::sync::Arc;
 
 use tensorcast_buffer::{cpu_allocator_ref, Allocator};
 
-use crate::error::Result;
-use crate::layout::Layout;
-use crate::ops::broadcast::{broadcast_shapes, BroadcastView};
-use crate::{DataType, Tensor, TensorShape};
+use crate::broadcast::{broadcast_shapes, BroadcastView};
+use tensorcast_core::layout::Layout;
+use tensorcast_core::Result;
+use tensorcast_core::{DataType, Tensor, TensorShape};
 
 /// The largest distance, in ULPs of the element type, between tensorcast's `Pow` of
 /// `half`, `bfloat16`, `float` or `double` and TensorFlow 2.21's (the C library's `pow`
@@ -379,7 +381,39 @@ pub fn binary_in<'a>(
     kernels::compute(allocator, op, x.dtype(), scalar, &mut a, &mut b, out)
 }
 
-macro_rules! ops {
+/// Calls `$m!` with the list of binary ops that have a named function, a [`BroadcastView`]
+/// method and a [`TensorOps`](crate::TensorOps) method: the one list those three are made from.
+macro_rules! binary_ops {
+    ($m:ident) => {
+        $m! {
+            /// TensorFlow's `Equal`: `x == y` element by element, broadcasting, as `bool`.
+            equal => Equal;
+            /// TensorFlow's `NotEqual`: `x != y`, as `bool`.
+            not_equal => NotEqual;
+            /// TensorFlow's `Less`: `x < y`, as `bool`.
+            less => Less;
+            /// TensorFlow's `LessEqual`: `x <= y`, as `bool`.
+            less_equal => LessEqual;
+            /// TensorFlow's `Greater`: `x > y`, as `bool`.
+            greater => Greater;
+            /// TensorFlow's `GreaterEqual`: `x >= y`, as `bool`.
+            greater_equal => GreaterEqual;
+            /// TensorFlow's `AddV2`: `x + y` (integers wrap).
+            add => AddV2;
+            /// TensorFlow's `Sub`: `x - y` (integers wrap).
+            sub => Sub;
+            /// TensorFlow's `Mul`: `x * y` (integers wrap).
+            mul => Mul;
+            /// TensorFlow's `Maximum`: the larger of `x` and `y`, NaN if either is NaN.
+            maximum => Maximum;
+            /// TensorFlow's `Minimum`: the smaller of `x` and `y`, NaN if either is NaN.
+            minimum => Minimum;
+        }
+    };
+}
+pub(crate) use binary_ops;
+
+macro_rules! functions_and_view_methods {
     ($($(#[$doc:meta])* $f:ident => $op:ident;)*) => {
         $(
             $(#[$doc])*
@@ -391,23 +425,10 @@ macro_rules! ops {
             }
         )*
 
-        impl Tensor {
-            $(
-                $(#[$doc])*
-                /// (See [`crate::ops::elementwise`].)
-                ///
-                /// # Errors
-                /// See [`binary`].
-                pub fn $f<'a>(&'a self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                    binary(BinaryOp::$op, self, other, true)
-                }
-            )*
-        }
-
         impl<'v> BroadcastView<'v> {
             $(
                 $(#[$doc])*
-                /// (See [`crate::ops::elementwise`]; the view is read in place.)
+                /// (See [`crate::elementwise`]; the view is read in place.)
                 ///
                 /// # Errors
                 /// See [`binary`].
@@ -422,30 +443,7 @@ macro_rules! ops {
     };
 }
 
-ops! {
-    /// TensorFlow's `Equal`: `x == y` element by element, broadcasting, as `bool`.
-    equal => Equal;
-    /// TensorFlow's `NotEqual`: `x != y`, as `bool`.
-    not_equal => NotEqual;
-    /// TensorFlow's `Less`: `x < y`, as `bool`.
-    less => Less;
-    /// TensorFlow's `LessEqual`: `x <= y`, as `bool`.
-    less_equal => LessEqual;
-    /// TensorFlow's `Greater`: `x > y`, as `bool`.
-    greater => Greater;
-    /// TensorFlow's `GreaterEqual`: `x >= y`, as `bool`.
-    greater_equal => GreaterEqual;
-    /// TensorFlow's `AddV2`: `x + y` (integers wrap).
-    add => AddV2;
-    /// TensorFlow's `Sub`: `x - y` (integers wrap).
-    sub => Sub;
-    /// TensorFlow's `Mul`: `x * y` (integers wrap).
-    mul => Mul;
-    /// TensorFlow's `Maximum`: the larger of `x` and `y`, NaN if either is NaN.
-    maximum => Maximum;
-    /// TensorFlow's `Minimum`: the smaller of `x` and `y`, NaN if either is NaN.
-    minimum => Minimum;
-}
+binary_ops!(functions_and_view_methods);
 
 /// `Equal(x, y, incompatible_shape_error)`: with `false`, shapes that do not broadcast give a
 /// scalar `false` instead of an error.

@@ -4,11 +4,12 @@
 //! place (the output is the only buffer allocated).
 
 use std::sync::Arc;
+use tensorcast_kernels::TensorOps;
 
 use proptest::prelude::*;
 use tensorcast_core::buffer::{cpu_allocator, Allocator, TrackingAllocator};
-use tensorcast_core::ops::elementwise::{binary, binary_in, equal_with, not_equal_with, BinaryOp};
 use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_kernels::elementwise::{binary, binary_in, equal_with, not_equal_with, BinaryOp};
 use tensorcast_testkit::reference::broadcast_source_index;
 use tensorcast_testkit::strategies::broadcast_pair;
 

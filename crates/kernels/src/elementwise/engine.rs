@@ -15,9 +15,9 @@ use std::sync::Arc;
 use tensorcast_buffer::simd::{vectorized, vectorized_wide};
 use tensorcast_buffer::{Allocator, Writer};
 
-use crate::error::Result;
-use crate::layout::{coalesce, Layout};
-use crate::{DataType, Tensor, TensorShape};
+use tensorcast_core::layout::{coalesce, Layout};
+use tensorcast_core::Result;
+use tensorcast_core::{DataType, Tensor, TensorShape};
 
 /// Staging block size in bytes: small, so that reading the inputs, computing and streaming the
 /// results out interleave finely (1 KiB ran large broadcasts 15-25% faster than 8 KiB here).

@@ -1,9 +1,9 @@
 //! Shapes: TensorFlow's `BCast` rule ([`broadcast_shapes`]), `BroadcastTo`'s checks
 //! ([`check_broadcast_to`]) and its shape operand ([`shape_from_tensor`]).
 
-use crate::error::{Error, Result};
-use crate::shape::MAX_DIMENSIONS;
-use crate::{DataType, Tensor, TensorShape};
+use tensorcast_core::MAX_DIMENSIONS;
+use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
 
 /// The shape two shapes broadcast to, as TensorFlow's `BCast` (and numpy) define it: align on
 /// the right, pad the shorter with leading 1s, and at each position all sizes other than 1 must
@@ -16,7 +16,8 @@ use crate::{DataType, Tensor, TensorShape};
 /// than 2**63 - 1 elements.
 ///
 /// ```
-/// use tensorcast_core::{ops::broadcast_shapes, TensorShape};
+/// use tensorcast_core::{TensorShape};
+/// use tensorcast_kernels::broadcast::broadcast_shapes;
 /// let a = TensorShape::new(&[2, 1, 3])?;
 /// let b = TensorShape::new(&[5, 1])?;
 /// assert_eq!(broadcast_shapes(&a, &b)?.to_string(), "[2,5,3]");
@@ -65,7 +66,8 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
 /// [`Error::NegativeDimension`] (`Dimension -1 must be >= 0`) and [`Error::TooManyElements`].
 ///
 /// ```
-/// use tensorcast_core::{ops::broadcast::shape_from_tensor, Tensor};
+/// use tensorcast_core::{Tensor};
+/// use tensorcast_kernels::broadcast::shape_from_tensor;
 /// assert_eq!(shape_from_tensor(&Tensor::vector(&[2i64, 3]))?.to_string(), "[2,3]");
 /// assert_eq!(
 ///     shape_from_tensor(&Tensor::vector(&[2i32, -1])).unwrap_err().to_string(),
@@ -131,7 +133,8 @@ pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
 /// than `output` (`[2]` to `[2,1]`).
 ///
 /// ```
-/// use tensorcast_core::{ops::broadcast::check_broadcast_to, TensorShape};
+/// use tensorcast_core::{TensorShape};
+/// use tensorcast_kernels::broadcast::check_broadcast_to;
 /// let s = |d: &[i64]| TensorShape::new(d).unwrap();
 /// assert!(check_broadcast_to(&s(&[3, 1]), &s(&[2, 3, 4])).is_ok());
 /// assert_eq!(

@@ -16,9 +16,9 @@ use super::numeric::{
     pow_scalar32, sub32, sub64, subnormal32, subnormal64, subnormal_bf16, tiny32, tiny_bf16,
 };
 use super::{BinaryOp, Operand};
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::{DataType, Element, Tensor, TensorShape};
+use tensorcast_core::layout::Layout;
+use tensorcast_core::{DataType, Element, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
 
 /// SIMD packet lengths of TensorFlow's x86 build (AVX): the remainder of the output that does
 /// not fill a packet runs scalar code.
@@ -726,7 +726,7 @@ pub(crate) fn compute(
             // 16777216 are not unequal there); its Equal, and every other quantized type's
             // comparison, are exact.
             if dtype == DataType::QINT32 && op == BinaryOp::NotEqual {
-                type Q = crate::types::QInt32;
+                type Q = tensorcast_core::types::QInt32;
                 return cmp!(Q, |x, y| x.0 as f32 != y.0 as f32);
             }
             if dtype == DataType::BOOL && op.is_logical() {
@@ -735,10 +735,10 @@ pub(crate) fn compute(
                     _ => cmp!(bool, |x, y| *x | *y),
                 };
             }
-            crate::dispatch!(dtype, {INT8, INT16, INT32, INT64} T => int!(T, true),
-            _ => crate::dispatch!(dtype, {UINT8, UINT16, UINT32, UINT64} T => int!(T, false),
-            _ => crate::dispatch!(dtype, [quantized] T => eq_only!(T, |v| v.0),
-                _ => crate::dispatch!(dtype, {BOOL, STRING} T => eq_only!(T, |v| v),
+            tensorcast_core::dispatch!(dtype, {INT8, INT16, INT32, INT64} T => int!(T, true),
+            _ => tensorcast_core::dispatch!(dtype, {UINT8, UINT16, UINT32, UINT64} T => int!(T, false),
+            _ => tensorcast_core::dispatch!(dtype, [quantized] T => eq_only!(T, |v| v.0),
+                _ => tensorcast_core::dispatch!(dtype, {BOOL, STRING} T => eq_only!(T, |v| v),
                     _ => Err(Error::Internal(format!(
                         "no {} kernel for {} (check::kernel lets no such dtype through)",
                         op.name(),
@@ -758,7 +758,7 @@ pub(crate) fn check_integer_operands(op: BinaryOp, dtype: DataType, y: &Tensor) 
     if !(division || op == BinaryOp::Pow) || !dtype.is_integer() {
         return Ok(());
     }
-    let bad = crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => {
+    let bad = tensorcast_core::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} T => {
         let copy;
         let ys = match y.as_slice::<T>() {
             // Foreign memory unaligned for `T`: scan an aligned copy.

@@ -1,14 +1,14 @@
 //! TensorFlow's `saturate_cast` (its Python `math_ops.saturate_cast`, 2.21): clip the input to
 //! limits computed from the two dtypes' ranges, then `Cast`. See
-//! [`crate::ops::cast_saturating`] for the rules and quirks this reproduces.
+//! [`crate::cast::saturating`] for the rules and quirks this reproduces.
 
 use half::{bf16, f16};
 use num_complex::Complex;
 
-use crate::error::{Error, Result};
-use crate::ops::cast::cast;
-use crate::x86::{daz32, daz64};
-use crate::{DataType, Element, Tensor};
+use crate::cast::cast;
+use tensorcast_core::x86::{daz32, daz64};
+use tensorcast_core::{DataType, Element, Tensor};
+use tensorcast_core::{Error, Result};
 
 /// `ClipByValue`'s type list (its op registration), in TensorFlow's order.
 const CLIP_TYPES: &[DataType] = &[
@@ -190,7 +190,7 @@ fn clip_complex128_to_float(input: &Tensor) -> Result<Tensor> {
 
 /// The real part of a complex tensor.
 fn real_part(input: &Tensor) -> Result<Tensor> {
-    crate::dispatch!(input.dtype(), [complex] T => {
+    tensorcast_core::dispatch!(input.dtype(), [complex] T => {
         let v = input.unaligned_flat::<T>()?;
         Tensor::from_vec(v.iter().map(|z| z.re).collect::<Vec<_>>(), input.shape())
     }, _ => Err(Error::Internal(format!("{} is not complex", input.dtype()))))
@@ -234,7 +234,7 @@ fn clip_then_cast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
         return cast(input, dtype);
     }
     // uint32, uint64 and the quantized types: in the type list, but no CPU kernel.
-    let clipped = crate::dispatch!(in_dtype, {
+    let clipped = tensorcast_core::dispatch!(in_dtype, {
         FLOAT, DOUBLE, HALF, BFLOAT16, INT8, INT16, INT32, INT64, UINT8, UINT16
     } T => clip_real::<T>(input, out)?, _ => {
         return Err(Error::NoKernel {
@@ -265,7 +265,7 @@ mod tests {
                 ..
             })
         ));
-        let f8 = Tensor::vector(&[crate::types::Float8E5M2::from_f32(1.0)]);
+        let f8 = Tensor::vector(&[tensorcast_core::types::Float8E5M2::from_f32(1.0)]);
         assert!(matches!(
             saturate_cast(&f8, DataType::FLOAT),
             Err(Error::NotInTypeList {

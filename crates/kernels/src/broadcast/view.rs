@@ -1,14 +1,14 @@
 //! Lazy broadcasts: [`Tensor::broadcast_view`] gives a [`BroadcastView`], a tensor read as if
 //! broadcast to a larger shape through stride-0 axes, with no allocation and no copy. The
-//! element-wise ops ([`crate::ops::elementwise`]) read it in place; [`BroadcastView::array`]
+//! element-wise ops ([`crate::elementwise`]) read it in place; [`BroadcastView::array`]
 //! gives it as a typed `ndarray` view.
 
 use ndarray::{ArrayViewD, IxDyn, ShapeBuilder};
 
 use super::shape::check_broadcast_to;
-use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::{DataType, Element, Tensor, TensorShape};
+use tensorcast_core::layout::Layout;
+use tensorcast_core::{DataType, Element, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
 
 /// A tensor read as if broadcast to `shape`: element `[i0, i1, ..]` of the view is the
 /// tensor's element with every broadcast axis read at 0 (numpy's `broadcast_to`, lazily).
@@ -49,6 +49,7 @@ impl<'a> BroadcastView<'a> {
     ///
     /// ```
     /// use tensorcast_core::{Tensor, TensorShape};
+    /// use tensorcast_kernels::TensorOps;
     /// let row = Tensor::vector(&[1i32, 2, 3]);
     /// let v = row.broadcast_view(&TensorShape::new(&[2, 3])?)?;
     /// let a = v.array::<i32>()?;
@@ -72,7 +73,7 @@ impl<'a> BroadcastView<'a> {
         .map_err(|e| Error::Internal(format!("broadcast view of {}: {e}", self.tensor.shape())))
     }
 
-    /// The view materialised as a new tensor ([`crate::ops::broadcast::broadcast_to`]).
+    /// The view materialised as a new tensor ([`crate::broadcast::broadcast_to`]).
     ///
     /// # Errors
     /// When the output cannot be allocated.
@@ -81,40 +82,41 @@ impl<'a> BroadcastView<'a> {
     }
 }
 
-impl Tensor {
-    /// A lazy broadcast: this tensor read as if broadcast to `shape`, through stride-0 axes,
-    /// with no allocation and no copy (a materialised `broadcast_to` takes the full memory of
-    /// the result; this does not). Same rule and messages as
-    /// [`crate::ops::broadcast::broadcast_to`]. The element-wise ops accept it as an input.
-    ///
-    /// # Errors
-    /// TensorFlow's `BroadcastTo` messages when the shapes do not broadcast (`Rank of input
-    /// ...`, `Incompatible shapes: ...`, `Unable to broadcast ...`).
-    ///
-    /// ```
-    /// use tensorcast_core::{Tensor, TensorShape};
-    /// let row = Tensor::vector(&[1.0f32, 2.0, 3.0]);
-    /// let v = row.broadcast_view(&TensorShape::new(&[2, 3])?)?;
-    /// assert_eq!(v.layout().strides(), &[0, 1]);
-    /// let twice = v.add(&Tensor::scalar_of(1.0f32))?;
-    /// assert_eq!(twice.to_vec::<f32>()?, vec![2.0, 3.0, 4.0, 2.0, 3.0, 4.0]);
-    /// # Ok::<(), tensorcast_core::Error>(())
-    /// ```
-    pub fn broadcast_view(&self, shape: &TensorShape) -> Result<BroadcastView<'_>> {
-        // TensorFlow's checks, in its order and with its messages.
-        check_broadcast_to(self.shape(), shape)?;
-        let layout = Layout::of_shape(self.shape())
-            .broadcast_to(&shape.dims_usize())
-            .ok_or_else(|| {
-                Error::Internal(format!(
-                    "broadcast view of {} to {shape}: layouts disagree",
-                    self.shape()
-                ))
-            })?;
-        Ok(BroadcastView {
-            tensor: self,
-            shape: shape.clone(),
-            layout,
-        })
-    }
+/// A lazy broadcast: `input` read as if broadcast to `shape`, through stride-0 axes, with no
+/// allocation and no copy (a materialised [`broadcast_to`](crate::broadcast::broadcast_to)
+/// takes the full memory of the result; this does not). Same rule and messages as
+/// `broadcast_to`. The element-wise ops accept it as an input. Also a method,
+/// [`TensorOps::broadcast_view`](crate::TensorOps::broadcast_view).
+///
+/// # Errors
+/// TensorFlow's `BroadcastTo` messages when the shapes do not broadcast (`Rank of input
+/// ...`, `Incompatible shapes: ...`, `Unable to broadcast ...`).
+///
+/// ```
+/// use tensorcast_core::{Tensor, TensorShape};
+/// use tensorcast_kernels::broadcast::broadcast_view;
+/// use tensorcast_kernels::TensorOps;
+/// let row = Tensor::vector(&[1.0f32, 2.0, 3.0]);
+/// let v = broadcast_view(&row, &TensorShape::new(&[2, 3])?)?;
+/// assert_eq!(v.layout().strides(), &[0, 1]);
+/// let twice = v.add(&Tensor::scalar_of(1.0f32))?;
+/// assert_eq!(twice.to_vec::<f32>()?, vec![2.0, 3.0, 4.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn broadcast_view<'a>(input: &'a Tensor, shape: &TensorShape) -> Result<BroadcastView<'a>> {
+    // TensorFlow's checks, in its order and with its messages.
+    check_broadcast_to(input.shape(), shape)?;
+    let layout = Layout::of_shape(input.shape())
+        .broadcast_to(&shape.dims_usize())
+        .ok_or_else(|| {
+            Error::Internal(format!(
+                "broadcast view of {} to {shape}: layouts disagree",
+                input.shape()
+            ))
+        })?;
+    Ok(BroadcastView {
+        tensor: input,
+        shape: shape.clone(),
+        layout,
+    })
 }

@@ -2,8 +2,8 @@
 //! gives (every error of the element-wise ops is built here).
 
 use super::BinaryOp;
-use crate::error::Error;
-use crate::{DataType, TensorShape};
+use tensorcast_core::Error;
+use tensorcast_core::{DataType, TensorShape};
 
 /// The op's `T` type list, in the order of its registration (the order of the message).
 pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {

@@ -4,14 +4,14 @@
 //! **`cast_saturating`** is `saturate_cast` of TensorFlow 2.21 for every pair of dtypes, as
 //! recorded from it (`tests/tf_observed/saturate_cast.jsonl`): the input is clipped
 //! (`ClipByValue`) to limits computed the way TensorFlow's Python computes them, then cast with
-//! [`crate::ops::cast::cast`]. So:
+//! [`crate::cast::cast`]. So:
 //! - a complex input cast to a real type keeps its real part; complex128 -> complex64 clips
 //!   both parts to float's range;
 //! - float -> float clips infinities to the narrower type's finite range, and double -> float
 //!   (or complex128 -> complex64) to +-3.4028235e38 rather than overflowing to infinity;
 //! - a limit not representable in the input type moves one step toward zero (float -> int32
 //!   clips to 2147483520);
-//! - NaN passes the clip and casts as [`crate::ops::cast::cast`] casts it;
+//! - NaN passes the clip and casts as [`crate::cast::cast`] casts it;
 //! - TensorFlow's quirks are kept: its upper limit for an int64 input is `float(2**63 - 1)`
 //!   converted back to int64, which overflows to `-2**63`, so int64 -> int64, double, float
 //!   and bfloat16 give `-2**63` for every element, and int64 -> uint64 gives 0;
@@ -28,9 +28,9 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use tensorcast_buffer::cpu_allocator;
 
-use crate::error::Result;
-use crate::types::{Float8E4M3FN, Float8E5M2};
-use crate::{DataType, Element, Tensor};
+use tensorcast_core::types::{Float8E4M3FN, Float8E5M2};
+use tensorcast_core::Result;
+use tensorcast_core::{DataType, Element, Tensor};
 
 /// A target integer type: Rust's saturating `as` from `f64`.
 trait SaturateFrom: bytemuck::NoUninit {
@@ -90,13 +90,14 @@ fn convert<S: RealValue, D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Re
 }
 
 /// `Cast` with float-to-integer conversion that saturates the same way on every machine (see
-/// the module docs); every other pair is exactly [`crate::ops::cast::cast`].
+/// the module docs); every other pair is exactly [`crate::cast::cast`].
 ///
 /// # Errors
-/// As [`crate::ops::cast::cast`].
+/// As [`crate::cast::cast`].
 ///
 /// ```
-/// use tensorcast_core::{ops::cast_saturating::cast_clamped, DataType, Tensor};
+/// use tensorcast_core::{DataType, Tensor};
+/// use tensorcast_kernels::cast::saturating::cast_clamped;
 /// let x = Tensor::vector(&[1.9f32, -2.7, f32::NAN, f32::INFINITY, -1e10, 300.0]);
 /// let i = cast_clamped(&x, DataType::INT32)?;
 /// assert_eq!(i.to_vec::<i32>()?, vec![1, -2, 0, i32::MAX, i32::MIN, 300]);
@@ -105,9 +106,9 @@ fn convert<S: RealValue, D: SaturateFrom>(input: &Tensor, dtype: DataType) -> Re
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn cast_clamped(input: &Tensor, dtype: DataType) -> Result<Tensor> {
-    let cast = || crate::ops::cast::cast(input, dtype);
-    crate::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} D =>
-        crate::dispatch!(input.dtype(), {
+    let cast = || crate::cast::cast(input, dtype);
+    tensorcast_core::dispatch!(dtype, {INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64} D =>
+        tensorcast_core::dispatch!(input.dtype(), {
             FLOAT, DOUBLE, HALF, BFLOAT16, FLOAT8_E4M3FN, FLOAT8_E5M2, COMPLEX64, COMPLEX128
         } S => convert::<S, D>(input, dtype), _ => cast()),
         _ => cast())
@@ -117,12 +118,13 @@ pub fn cast_clamped(input: &Tensor, dtype: DataType) -> Result<Tensor> {
 /// computes, then `Cast` (see the module docs for the rules, quirks included).
 ///
 /// # Errors
-/// TensorFlow's refusals: [`crate::Error::NoRange`] for bool on either side,
-/// [`crate::Error::NotInTypeList`] for an input `ClipByValue` does not take, [`crate::Error::NoKernel`] for
-/// uint32/uint64/quantized inputs, and [`crate::ops::cast::cast`]'s errors.
+/// TensorFlow's refusals: [`tensorcast_core::Error::NoRange`] for bool on either side,
+/// [`tensorcast_core::Error::NotInTypeList`] for an input `ClipByValue` does not take, [`tensorcast_core::Error::NoKernel`] for
+/// uint32/uint64/quantized inputs, and [`crate::cast::cast`]'s errors.
 ///
 /// ```
-/// use tensorcast_core::{ops::cast_saturating::cast_saturating, DataType, Tensor};
+/// use tensorcast_core::{DataType, Tensor};
+/// use tensorcast_kernels::cast::saturating::cast_saturating;
 /// let x = Tensor::vector(&[f64::INFINITY, -1e300, 1.5, 3e9]);
 /// let f = cast_saturating(&x, DataType::FLOAT)?;
 /// assert_eq!(f.to_vec::<f32>()?, vec![f32::MAX, f32::MIN, 1.5, 3e9]);
@@ -132,24 +134,6 @@ pub fn cast_clamped(input: &Tensor, dtype: DataType) -> Result<Tensor> {
 /// ```
 pub fn cast_saturating(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     super::saturate::saturate_cast(input, dtype)
-}
-
-impl Tensor {
-    /// [`cast_saturating`] as a method: TensorFlow's `saturate_cast`.
-    ///
-    /// # Errors
-    /// As [`cast_saturating`].
-    pub fn cast_saturating(&self, dtype: DataType) -> Result<Tensor> {
-        cast_saturating(self, dtype)
-    }
-
-    /// [`cast_clamped`] as a method.
-    ///
-    /// # Errors
-    /// As [`cast_clamped`].
-    pub fn cast_clamped(&self, dtype: DataType) -> Result<Tensor> {
-        cast_clamped(self, dtype)
-    }
 }
 
 #[cfg(test)]
@@ -165,7 +149,7 @@ mod tests {
             DataType::HALF,
             DataType::BFLOAT16,
         ] {
-            let xs = crate::ops::cast::cast(&x, src).unwrap();
+            let xs = crate::cast::cast(&x, src).unwrap();
             let y = cast_clamped(&xs, DataType::INT16).unwrap();
             // In half, 1e30 is already infinity: it saturates the same way.
             let want = vec![0, i16::MAX, i16::MIN, i16::MAX, i16::MIN, 7];
@@ -187,9 +171,9 @@ mod tests {
         let i = Tensor::vector(&[300i32, -5]);
         assert_eq!(
             cast_clamped(&i, DataType::UINT8).unwrap(),
-            crate::ops::cast::cast(&i, DataType::UINT8).unwrap()
+            crate::cast::cast(&i, DataType::UINT8).unwrap()
         );
-        let s = Tensor::vector(&[crate::TString::from("x")]);
+        let s = Tensor::vector(&[tensorcast_core::TString::from("x")]);
         assert!(cast_clamped(&s, DataType::INT32).is_err());
     }
 }

@@ -25,7 +25,7 @@
 //!   machine's CPU (every element of 4,200 recorded casts matches); a TensorFlow built for
 //!   other vector instructions could differ. NaN never panics and nothing here is undefined
 //!   behaviour. For results defined on every machine, use
-//!   [`crate::ops::cast_saturating::cast_clamped`], which saturates (NaN becomes 0).
+//!   [`crate::cast::saturating::cast_clamped`], which saturates (NaN becomes 0).
 //! - **Denormals**: TensorFlow runs its kernels with the SSE flags DAZ and FTZ set, so
 //!   `float` to `double` reads a subnormal as zero, `double` to `float` (and to `bfloat16`,
 //!   through `float`) flushes a subnormal result to zero, and `x != 0` (to `bool`) is false
@@ -75,16 +75,23 @@ use half::{bf16, f16};
 use num_complex::Complex;
 use tensorcast_buffer::{cpu_allocator, Allocator, Writer};
 
-use crate::error::{Error, Result};
-use crate::types::{Float8E4M3FN, Float8E5M2, Int4, QInt16, QInt32, QInt8, QUInt16, QUInt8, UInt4};
-use crate::x86::{daz32, daz64, X86Float};
-use crate::{DataType, Tensor};
+use tensorcast_core::types::{
+    Float8E4M3FN, Float8E5M2, Int4, QInt16, QInt32, QInt8, QUInt16, QUInt8, UInt4,
+};
+use tensorcast_core::x86::{daz32, daz64};
+use tensorcast_core::{DataType, Tensor};
+use tensorcast_core::{Error, Result};
+use x86::X86Float;
+
+mod saturate;
+pub mod saturating;
+mod x86;
 
 /// Runs `$body` with `$T` the element type of a dtype `Cast` reads: the dtypes TensorFlow
 /// 2.21's CPU kernel converts (`$fallback` for the rest).
 macro_rules! cast_sources {
     ($d:expr, $T:ident => $body:expr, _ => $fallback:expr) => {
-        crate::dispatch!($d, {
+        tensorcast_core::dispatch!($d, {
             BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
             QINT8, QUINT8, QINT16, QUINT16, QINT32,
             HALF, BFLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128,
@@ -97,7 +104,7 @@ macro_rules! cast_sources {
 /// [`to_f16`]).
 macro_rules! cast_destinations_but_half {
     ($d:expr, $T:ident => $body:expr, _ => $fallback:expr) => {
-        crate::dispatch!($d, {
+        tensorcast_core::dispatch!($d, {
             BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64,
             QINT8, QUINT8, QINT16, QUINT16, QINT32,
             BFLOAT16, FLOAT, DOUBLE, COMPLEX64, COMPLEX128,
@@ -146,7 +153,8 @@ const BLOCK_ELEMS: usize = 2048;
 /// As [`cast_in`] with the default allocator.
 ///
 /// ```
-/// use tensorcast_core::{ops::cast::cast, DataType, Tensor, bf16};
+/// use tensorcast_core::{DataType, Tensor, bf16};
+/// use tensorcast_kernels::cast::cast;
 /// let x = Tensor::vector(&[1.5f32, -2.7, 3.0e38, f32::NAN]);
 /// let i = cast(&x, DataType::INT32)?;
 /// // Truncation toward zero; out of range and NaN give what x86 gives (platform-defined).
@@ -206,7 +214,7 @@ pub fn cast_in(allocator: &Arc<dyn Allocator>, input: &Tensor, dtype: DataType) 
 /// One cast: where the output goes and how the input splits into vector and scalar parts.
 struct Job<'a> {
     allocator: &'a Arc<dyn Allocator>,
-    shape: &'a crate::TensorShape,
+    shape: &'a tensorcast_core::TensorShape,
     dtype: DataType,
     n: usize,
     head_len: usize,
@@ -239,24 +247,6 @@ impl Job<'_> {
                 run(0, n, w);
             }
         })
-    }
-}
-
-impl Tensor {
-    /// `Cast(self, dtype)`: see [`crate::ops::cast`]. The same dtype returns `self` shared.
-    ///
-    /// # Errors
-    /// As [`cast`](crate::ops::cast::cast).
-    ///
-    /// ```
-    /// use tensorcast_core::{DataType, Tensor};
-    /// let t = Tensor::vector(&[true, false, true]);
-    /// assert_eq!(t.cast(DataType::FLOAT)?.to_vec::<f32>()?, vec![1.0, 0.0, 1.0]);
-    /// assert!(t.cast(DataType::BOOL)?.shares_buffer_with(&t));
-    /// # Ok::<(), tensorcast_core::Error>(())
-    /// ```
-    pub fn cast(&self, dtype: DataType) -> Result<Tensor> {
-        cast(self, dtype)
     }
 }
 
@@ -358,7 +348,8 @@ struct H32(f32);
 //
 // TensorFlow runs kernels with the SSE flags DAZ and FTZ set (denormal inputs read as zero,
 // denormal results flushed to zero), and its float-to-integer conversions are whatever the x86
-// instructions give for values C++ leaves undefined: both rules live in `crate::x86`.
+// instructions give for values C++ leaves undefined: the first is core's
+// `tensorcast_core::x86`, the second `x86` here.
 
 /// `double` to `float` as `cvtsd2ss` with DAZ and FTZ: a result below the normal range is a
 /// zero of the same sign.

@@ -5,9 +5,10 @@
 
 use proptest::prelude::*;
 use tensorcast_core::buffer::Buffer;
-use tensorcast_core::ops::bitcast::{bitcast, BITCAST_TYPES};
-use tensorcast_core::ops::reinterpret::{reinterpret_cast_to, LAST_DIMENSION_ERROR};
 use tensorcast_core::{f16, Code, DataType, Error, Tensor, TensorShape};
+use tensorcast_kernels::bitcast::reinterpret::{reinterpret_cast_to, LAST_DIMENSION_ERROR};
+use tensorcast_kernels::bitcast::{bitcast, BITCAST_TYPES};
+use tensorcast_kernels::TensorOps;
 
 fn shape(dims: &[i64]) -> TensorShape {
     TensorShape::new(dims).unwrap()
@@ -72,7 +73,7 @@ fn doc_example3_bitcast_of_float_zero_one_one_gives_ieee_bytes() {
 fn doc_example1_cast_float_to_complex128_gives_zero_imaginary_parts() {
     // The other half of example 1: where bitcast fails, cast makes `[1+0j 2+0j 3+0j]`.
     let a = Tensor::vector(&[1.0f32, 2.0, 3.0]);
-    let c = tensorcast_core::ops::cast::cast(&a, DataType::COMPLEX128).unwrap();
+    let c = tensorcast_kernels::cast::cast(&a, DataType::COMPLEX128).unwrap();
     assert_eq!(c.dtype(), DataType::COMPLEX128);
     assert_eq!(c.shape().dim_sizes(), &[3]);
     assert_eq!(
@@ -85,14 +86,14 @@ fn doc_example1_cast_float_to_complex128_gives_zero_imaginary_parts() {
 fn doc_example3_equal_then_cast_then_bitcast() {
     let x = Tensor::vector(&[1.0f32, 2.0, 3.0]);
     let y = Tensor::vector(&[0.0f32, 2.0, 3.0]);
-    let equality = tensorcast_core::ops::equal::equal(&x, &y).unwrap();
+    let equality = tensorcast_kernels::elementwise::equal::equal(&x, &y).unwrap();
     assert_eq!(equality.dtype(), DataType::BOOL);
     assert_eq!(equality.shape().dim_sizes(), &[3]);
     assert_eq!(equality.as_slice::<bool>().unwrap(), &[false, true, true]);
     // A bool tensor cannot be bitcast: the op's type list refuses it.
     assert!(bitcast(&equality, DataType::UINT8).is_err());
 
-    let equality_cast = tensorcast_core::ops::cast::cast(&equality, DataType::FLOAT).unwrap();
+    let equality_cast = tensorcast_kernels::cast::cast(&equality, DataType::FLOAT).unwrap();
     assert_eq!(equality_cast.shape().dim_sizes(), &[3]);
     assert_eq!(equality_cast.as_slice::<f32>().unwrap(), &[0.0, 1.0, 1.0]);
 

@@ -3,7 +3,7 @@
 //! One family: [`Tensor::bitcast_from`] (TensorFlow's `BitcastFrom`: any dtype and shape with the
 //! same byte count) is the only code that re-types a buffer; [`Tensor::bitcast_to`] is it as a
 //! function, and the `Bitcast` op here and Ascend TIK's
-//! [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to) only decide the shape
+//! [`reinterpret_cast_to`](crate::bitcast::reinterpret::reinterpret_cast_to) only decide the shape
 //! (each by its own rules) and call `bitcast_to`.
 //!
 //! The rules (TensorFlow's `tensorflow/c/kernels/bitcast_op.cc` and its op registration, as
@@ -27,6 +27,7 @@
 //!
 //! ```
 //! use tensorcast_core::{DataType, Tensor};
+//! use tensorcast_kernels::TensorOps;
 //!
 //! let x = Tensor::vector(&[0.0f32, 1.0, 1.0]);
 //! let y = x.bitcast(DataType::UINT8).unwrap();
@@ -38,8 +39,10 @@
 //! assert_eq!(err.to_string(), "Cannot bitcast from 1 to 18");
 //! ```
 
-use crate::error::{Error, Result};
-use crate::{DataType, Tensor, TensorShape};
+use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
+
+pub mod reinterpret;
 
 /// The dtypes the `Bitcast` op accepts for both `T` and `type`, in the order TensorFlow lists
 /// them in its error messages.
@@ -90,7 +93,7 @@ fn check_attr(attr: &'static str, dtype: DataType) -> Result<()> {
 pub(crate) fn shape_from_parts(prefix: &[i64], last: Option<i64>) -> Result<TensorShape> {
     const INLINE: usize = 8;
     let n = prefix.len() + usize::from(last.is_some());
-    if n > INLINE || n > crate::MAX_DIMENSIONS {
+    if n > INLINE || n > tensorcast_core::MAX_DIMENSIONS {
         // Rare: dim by dim, with TensorShape's own messages (`Too many dimensions in tensor`).
         let mut s = TensorShape::new(prefix)?;
         if let Some(l) = last {
@@ -140,7 +143,7 @@ fn output_shape(input: &Tensor, dtype: DataType) -> Result<Option<TensorShape>> 
 ///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
-/// use tensorcast_core::ops::bitcast::bitcast;
+/// use tensorcast_kernels::bitcast::bitcast;
 ///
 /// // uint32 0xffffffff -> uint8 [255, 255, 255, 255].
 /// let x = Tensor::from(0xffff_ffffu32);
@@ -163,26 +166,6 @@ pub fn bitcast(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     match output_shape(input, dtype)? {
         Some(shape) => input.bitcast_to(dtype, &shape),
         None => input.bitcast_to(dtype, input.shape()),
-    }
-}
-
-impl Tensor {
-    /// TensorFlow's `Bitcast`: this tensor's bytes as `dtype`, sharing the buffer. See
-    /// [`bitcast`](crate::ops::bitcast::bitcast).
-    ///
-    /// # Errors
-    /// As [`bitcast`](crate::ops::bitcast::bitcast).
-    ///
-    /// ```
-    /// use tensorcast_core::{DataType, Tensor};
-    /// let x = Tensor::vector(&[1.0f64, -2.0]);
-    /// let y = x.bitcast(DataType::INT64)?;
-    /// assert_eq!(y.as_slice::<i64>()?, &[1.0f64.to_bits() as i64, (-2.0f64).to_bits() as i64]);
-    /// assert!(y.shares_buffer_with(&x));
-    /// # Ok::<(), tensorcast_core::Error>(())
-    /// ```
-    pub fn bitcast(&self, dtype: DataType) -> Result<Tensor> {
-        bitcast(self, dtype)
     }
 }
 

@@ -26,6 +26,7 @@
 //!
 //! ```
 //! use tensorcast_core::{f16, DataType, Tensor, TensorShape};
+//! use tensorcast_kernels::TensorOps;
 //!
 //! let a = Tensor::vector(&[f16::from_f32(1.0); 16]);
 //! let b = a.reinterpret_cast_to(DataType::UINT32).unwrap(); // factor 16/32 = 0.5
@@ -38,9 +39,9 @@
 //! assert_eq!(err.to_string(), "Last dimension can't be divided");
 //! ```
 
-use crate::error::{Error, Result};
-use crate::ops::bitcast::shape_from_parts;
-use crate::{DataType, Tensor, TensorShape};
+use crate::bitcast::shape_from_parts;
+use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{Error, Result};
 
 /// The message TIK reports when the last dimension times the factor is not an integer.
 pub const LAST_DIMENSION_ERROR: &str = "Last dimension can't be divided";
@@ -102,7 +103,7 @@ fn output_shape(shape: &TensorShape, src: DataType, dst: DataType) -> Result<Ten
 ///
 /// ```
 /// use tensorcast_core::{DataType, Tensor, TensorShape};
-/// use tensorcast_core::ops::reinterpret::reinterpret_cast_to;
+/// use tensorcast_kernels::bitcast::reinterpret::reinterpret_cast_to;
 ///
 /// let x = Tensor::from_vec(vec![1u32, 2, 3, 4], &TensorShape::new(&[2, 2])?)?;
 /// let y = reinterpret_cast_to(&x, DataType::UINT8)?; // factor 4
@@ -120,25 +121,6 @@ pub fn reinterpret_cast_to(input: &Tensor, dtype: DataType) -> Result<Tensor> {
     }
     let shape = output_shape(input.shape(), input.dtype(), dtype)?;
     input.bitcast_to(dtype, &shape)
-}
-
-impl Tensor {
-    /// Ascend TIK's `reinterpret_cast_to`: this tensor's bytes as `dtype`, same rank, last
-    /// dimension scaled. See [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to).
-    ///
-    /// # Errors
-    /// As [`reinterpret_cast_to`](crate::ops::reinterpret::reinterpret_cast_to).
-    ///
-    /// ```
-    /// use tensorcast_core::{f16, DataType, Tensor};
-    /// let a = Tensor::vector(&[f16::from_f32(2.0), f16::from_f32(-2.0)]);
-    /// let b = a.reinterpret_cast_to(DataType::UINT16)?;
-    /// assert_eq!(b.as_slice::<u16>()?, &[0x4000, 0xc000]);
-    /// # Ok::<(), tensorcast_core::Error>(())
-    /// ```
-    pub fn reinterpret_cast_to(&self, dtype: DataType) -> Result<Tensor> {
-        reinterpret_cast_to(self, dtype)
-    }
 }
 
 #[cfg(test)]

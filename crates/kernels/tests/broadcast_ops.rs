@@ -4,14 +4,15 @@
 //! lazy view.
 
 use std::sync::Arc;
+use tensorcast_kernels::TensorOps;
 
 use proptest::prelude::*;
 use tensorcast_core::buffer::{cpu_allocator, Allocator, Buffer, TrackingAllocator};
-use tensorcast_core::ops::broadcast::{
-    broadcast_to, broadcast_to_in, broadcast_to_op, check_broadcast_to,
-};
 use tensorcast_core::{
     bf16, f16, Code, Complex64, DataType, ResourceHandle, TString, Tensor, TensorShape, Variant,
+};
+use tensorcast_kernels::broadcast::{
+    broadcast_to, broadcast_to_in, broadcast_to_op, check_broadcast_to,
 };
 use tensorcast_testkit::reference::broadcast_source_index;
 use tensorcast_testkit::strategies::broadcastable_to;

@@ -1,6 +1,6 @@
 """Records TensorFlow 2.21 Cast (tf.raw_ops.Cast, CPU, x86-64) between float8_e4m3fn, float8_e5m2,
 int4, uint4 and the numeric dtypes, for every pair TensorFlow supports, at sizes 1 to 100, with
-random bit patterns. Run: python3 crates/core/tests/data/gen_cast_tf_recorded_f8.py crates/core/tests/data/cast_tf_recorded_f8.jsonl
+random bit patterns. Run: python3 crates/kernels/tests/data/gen_cast_tf_recorded_f8.py crates/kernels/tests/data/cast_tf_recorded_f8.jsonl
 """
 import json, os, sys
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"

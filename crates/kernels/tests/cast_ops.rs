@@ -5,11 +5,12 @@
 use half::{bf16, f16};
 use proptest::prelude::*;
 use tensorcast_core::buffer::Buffer;
-use tensorcast_core::ops::cast::cast;
-use tensorcast_core::ops::elementwise::not_equal_with;
-use tensorcast_core::ops::equal::equal;
 use tensorcast_core::Complex;
 use tensorcast_core::{Code, DataType, TString, Tensor, TensorShape};
+use tensorcast_kernels::cast::cast;
+use tensorcast_kernels::elementwise::equal::equal;
+use tensorcast_kernels::elementwise::not_equal_with;
+use tensorcast_kernels::TensorOps;
 
 fn shape(d: &[i64]) -> TensorShape {
     TensorShape::new(d).unwrap()
@@ -1105,7 +1106,7 @@ fn check_recorded_casts(file: &str) -> usize {
     checked
 }
 
-/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`crates/core/tests/data/gen_cast_tf_recorded.py`):
+/// 1,470 casts recorded from TensorFlow 2.21 on this machine (`crates/kernels/tests/data/gen_cast_tf_recorded.py`):
 /// every pair of numeric dtypes at sizes 1 to 40, with special values and random bit patterns.
 /// Every byte must match, the x86-defined float-to-integer results and NaN signs included.
 #[test]
@@ -1114,7 +1115,7 @@ fn cast_matches_recorded_tensorflow_casts_byte_for_byte() {
 }
 
 /// The same for `float8_e4m3fn`, `float8_e5m2`, `int4` and `uint4` (624 recorded casts,
-/// `crates/core/tests/data/gen_cast_tf_recorded_f8.py`).
+/// `crates/kernels/tests/data/gen_cast_tf_recorded_f8.py`).
 #[test]
 fn cast_float8_and_int4_match_recorded_tensorflow_casts() {
     assert_eq!(check_recorded_casts("cast_tf_recorded_f8.jsonl"), 624);
