@@ -2,8 +2,6 @@
 
 use tensorcast_core::DataType;
 
-use crate::build::graph::Node;
-
 pub use tensorcast_core::Code;
 
 /// `DT_FLOAT`-style name of a dtype, as TensorFlow's attr messages print it.
@@ -467,52 +465,6 @@ impl Error {
             Error::FetchSetTwice { node, .. } => format!("{self}\n\t [[{{{{node {node}}}}}]]"),
             _ => self.to_string(),
         }
-    }
-
-    /// The same error, attributed to `node` (for run-time errors that name a node).
-    pub(crate) fn at_node(mut self, n: &Node) -> Error {
-        match &mut self {
-            Error::Kernel { node, location, .. }
-            | Error::NoKernel { node, location, .. }
-            | Error::ConstTypeMismatch { node, location, .. } => {
-                node.clone_from(&n.name);
-                *location = node_location(n).into();
-            }
-            Error::MissingFeed { location, .. } => *location = node_location(n).into(),
-            _ => {}
-        }
-        self
-    }
-}
-
-/// TensorFlow's `FormatNodeDefForError`: `{{node NAME}}`, or the node's original names from
-/// its `experimental_debug_info`, each preceded by `{{function_node F}}` while there are function
-/// names. TensorFlow keeps both lists as sorted sets by the time a node runs (observed: they are
-/// sorted and deduplicated independently, then paired by position).
-pub(crate) fn node_location(n: &Node) -> String {
-    fn sorted(v: &[String]) -> Vec<&str> {
-        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-    match &n.debug_info {
-        Some(d) if !d.original_node_names.is_empty() => {
-            let names = sorted(&d.original_node_names);
-            let funcs = sorted(&d.original_func_names);
-            let mut out = String::new();
-            for (i, name) in names.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if let Some(f) = funcs.get(i) {
-                    out.push_str(&format!("{{{{function_node {f}}}}}"));
-                }
-                out.push_str(&format!("{{{{node {name}}}}}"));
-            }
-            out
-        }
-        _ => format!("{{{{node {}}}}}", n.name),
     }
 }
 

@@ -7,7 +7,7 @@ use tensorcast_proto::{attr_value::Value, AttrValue};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::registry::opdef::{ArgType, AttrKind, OpDef};
+use crate::registry::opdef::{ArgType, AttrKind, OpDef, MAX_OUTPUTS};
 use crate::shape;
 
 /// How a node is being added.
@@ -198,10 +198,6 @@ pub(crate) fn finalize(
         .map(|d| d.unwrap_or(DataType::INVALID))
         .collect())
 }
-
-/// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it
-/// a GraphDef's attr is refused rather than believed.
-pub(crate) const MAX_OUTPUTS: usize = 1 << 16;
 
 /// True when a list value holds `own` values of its kind and nothing else.
 fn list_only(l: &tensorcast_proto::attr_value::ListValue, own: usize) -> bool {

@@ -13,18 +13,10 @@ use std::sync::Arc;
 use tensorcast_proto::{GraphDef, Message, NodeDef, VersionDef};
 
 use crate::build::finalize::Mode;
-use crate::build::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
+use crate::build::graph::{
+    make_node, valid_node_name, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION,
+};
 use crate::error::{Error, Result};
-
-/// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
-pub(crate) fn valid_node_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    let Some(first) = chars.next() else {
-        return false;
-    };
-    (first.is_ascii_alphanumeric() || first == '.')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
-}
 
 /// `name:k` (k all digits, fitting an `i32`) or `name` (output 0), as TensorFlow's import
 /// parses an input: an index that does not fit leaves the whole string as the node's name

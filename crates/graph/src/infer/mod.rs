@@ -12,15 +12,8 @@ use crate::error::Result;
 use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
+pub(crate) use crate::registry::{InferInput, Known};
 pub(crate) use shape_fns::broadcast_binary;
-pub(crate) use values::{Known, VALUE_BUDGET_BYTES};
-
-/// What inference knows about one input.
-#[derive(Debug, Clone)]
-pub(crate) struct InferInput {
-    pub(crate) shape: PShape,
-    pub(crate) value: Option<Known>,
-}
 
 /// What inference found for a node's outputs.
 #[derive(Debug, Clone, Default)]

@@ -3,29 +3,14 @@
 
 use tensorcast_core::{DataType, Tensor, TensorShape};
 
-use super::InferInput;
+use super::{InferInput, Known};
 use crate::attr::{self, Attrs};
 use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
-/// A value known at graph time.
-#[derive(Debug, Clone)]
-pub(crate) enum Known {
-    /// The whole tensor.
-    Tensor(Tensor),
-    /// A shape-valued int vector with `-1` for entries not known.
-    Partial(Vec<i64>),
-}
-
 /// Largest Const value (in elements) decoded at graph time: shape operands (rank at most 254)
 /// and the small index vectors shape functions read fit easily.
 const MAX_CONST_ELEMENTS: i64 = 1 << 10;
-
-/// What one graph may keep, in all, of values known at graph time (decoded constants and folded
-/// results), in bytes. Past it, further values are simply not known at graph time (inference
-/// gives less precise shapes; nothing fails), so a GraphDef of many constants costs memory in
-/// proportion to its own size, never 65,536 decoded elements per 20-byte node.
-pub(crate) const VALUE_BUDGET_BYTES: u64 = 1 << 20;
 
 /// True for the dtypes whose values shape inference uses (integers and bool); string, resource,
 /// variant and floating values are never decoded at graph time.

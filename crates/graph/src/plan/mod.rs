@@ -4,6 +4,7 @@
 //! value's last use, so it is moved out rather than shared), and the slot its output goes to.
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
+pub(crate) mod dataflow;
 pub(crate) mod order;
 
 use std::collections::{BTreeMap, HashMap};
@@ -11,13 +12,14 @@ use std::sync::Arc;
 
 use tensorcast_core::DataType;
 
+use crate::attr;
 use crate::build::graph::{Endpoint, Node};
 use crate::error::{Error, Result};
-use crate::execute::dataflow::DynPlan;
 use crate::kernels::{self, Kernel};
 use crate::registry::opdef::{Op, OpDef};
 use crate::registry::Flow;
-use crate::shape::PShape;
+use crate::shape::{self, PShape};
+use dataflow::DynPlan;
 
 /// One read of a value slot.
 #[derive(Debug, Clone, Copy)]
@@ -155,7 +157,7 @@ impl Plan {
         let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
         let mut constant_bytes: u64 = 0;
         for n in nodes.iter().filter(|n| needed[n.id]) {
-            if !Kernel::available(n) {
+            if !Kernel::available(n.kind) {
                 *missing.entry(n.op.as_str()).or_default() += 1;
             } else if n.kind == Some(Op::Const) {
                 constant_bytes = constant_bytes.saturating_add(kernels::const_bytes(&n.attrs));
@@ -200,7 +202,7 @@ impl Plan {
                 fed_index.entry(ep).or_insert(i);
             }
             let dynamic = DynPlan::build(nodes, &needed, &fed_index, fetches, |n| {
-                Kernel::resolve(n, max_constant_bytes)
+                resolve_kernel(n, max_constant_bytes)
             })?;
             let num_slots = slot_of.len();
             return Ok(Plan {
@@ -219,7 +221,7 @@ impl Plan {
         let mut lazy_ok = vec![true; nodes.len()];
         let mut kernels: Vec<Option<Kernel>> = (0..nodes.len()).map(|_| None).collect();
         for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
-            let k = Kernel::resolve(n, max_constant_bytes);
+            let k = resolve_kernel(n, max_constant_bytes);
             for ep in &n.inputs {
                 if !k.reads_lazy() {
                     lazy_ok[ep.node] = false;
@@ -367,4 +369,30 @@ fn expected_input_type(n: &Node, pos: usize) -> Option<DataType> {
         .get(pos)
         .copied()
         .flatten()
+}
+
+/// The kernel of `node` (`Fail` with the run-time error for a placeholder, which must be fed,
+/// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
+fn resolve_kernel(node: &Node, max_constant_bytes: u64) -> Kernel {
+    let attrs = &node.attrs;
+    let kernel = match node.kind {
+        Some(Op::Placeholder) => {
+            let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
+            let s = node.output_shapes.first().cloned().unwrap_or(None);
+            return Kernel::Fail(Error::MissingFeed {
+                name: node.name.clone(),
+                location: crate::build::graph::node_location(node).into(),
+                dtype,
+                shape: s.as_ref().map(|_| shape::debug(&s)),
+            });
+        }
+        None => {
+            return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
+        }
+        Some(op) => Kernel::for_op(op, attrs, max_constant_bytes),
+    };
+    match kernel {
+        Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
+        k => k,
+    }
 }

@@ -31,7 +31,6 @@ use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::infer::{InferInput, Known};
 use crate::registry::opdef::OpDef;
 use crate::shape::{self, PShape};
 
@@ -114,6 +113,22 @@ impl RegOp {
     pub(crate) fn all() -> impl Iterator<Item = RegOp> {
         (0..entries().len()).map(|i| RegOp(i as u16))
     }
+}
+
+/// A value known at graph time.
+#[derive(Debug, Clone)]
+pub(crate) enum Known {
+    /// The whole tensor.
+    Tensor(Tensor),
+    /// A shape-valued int vector with `-1` for entries not known.
+    Partial(Vec<i64>),
+}
+
+/// What inference knows about one input.
+#[derive(Debug, Clone)]
+pub(crate) struct InferInput {
+    pub(crate) shape: PShape,
+    pub(crate) value: Option<Known>,
 }
 
 /// What a shape function sees.

@@ -441,6 +441,10 @@ pub(crate) static OPS: &[OpDef] = &[
     },
 ];
 
+/// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it
+/// a GraphDef's attr is refused rather than believed.
+pub(crate) const MAX_OUTPUTS: usize = 1 << 16;
+
 /// The registration of `op`, if tensorcast has one.
 pub(crate) fn lookup(op: &str) -> Option<&'static OpDef> {
     OPS.iter().find(|d| d.name == op)
