@@ -39,15 +39,6 @@ fn names(list: &[DataType]) -> String {
 #[non_exhaustive]
 pub enum Error {
     // ---- shape functions -------------------------------------------------------------------
-    /// A shape (an attr, or a value's shape) with more dims than TensorFlow allows (254).
-    #[error("Shape {0} has too many dimensions")]
-    ShapeTooManyDims(String),
-    /// A shape whose element count does not fit in an `i64`.
-    #[error("Shape {0} is too large (more than 2**63 - 1 entries)")]
-    ShapeTooLarge(String),
-    /// A shape with a dim below -1.
-    #[error("Shape {0} has dimensions with values below -1 (where -1 means unknown)")]
-    ShapeDimBelowUnknown(String),
     /// Two dims that must agree do not (`Merge`, broadcasting).
     #[error("Dimensions must be equal, but are {0} and {1}")]
     DimensionsMustBeEqual(i64, i64),
@@ -318,8 +309,9 @@ pub enum Error {
         /// The op's number of outputs.
         num_outputs: usize,
     },
-    /// A tensor name that does not parse (`a:b:c`, `x:-1`).
-    #[error("Name contains more than one colon (':') or a bad output index: '{0}'")]
+    /// A fetch or feed name that is not `op` or `op:index` (`a:b:0`, `x:-1`, `x:`), with the
+    /// message of TensorFlow's Python client.
+    #[error("The name '{0}' looks a like a Tensor name, but is not a valid one. Tensor names must be of the form \"<op_name>:<output_index>\".")]
     BadTensorName(String),
     /// A target names an op the graph does not have.
     #[error("The name '{0}' refers to an Operation not in the graph.")]
@@ -392,7 +384,8 @@ pub enum Error {
         /// The kernel's error.
         source: Box<tensorcast_core::Error>,
     },
-    /// A TensorProto could not be decoded.
+    /// A proto that is not valid: a TensorProto that does not decode, a shape (an attr, a list
+    /// item) that is not a valid partial shape - with TensorFlow's message.
     #[error("{0}")]
     Proto(#[from] tensorcast_proto::ProtoError),
     /// Control flow that does not form valid frames (TensorFlow's `InvalidArgument` texts:

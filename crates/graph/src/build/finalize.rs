@@ -8,7 +8,6 @@ use tensorcast_proto::{attr_value::Value, AttrValue};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
 use crate::registry::opdef::{ArgType, AttrKind, OpDef, MAX_OUTPUTS};
-use crate::shape;
 
 /// How a node is being added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +157,7 @@ pub(crate) fn finalize(
     // Shape attrs as TensorFlow's shape functions read them (`MakeShapeFromShapeProto`).
     for a in def.attrs.iter().filter(|a| a.kind == AttrKind::Shape) {
         if let Some(Value::Shape(p)) = attrs.get(a.name).and_then(|v| v.value.as_ref()) {
-            shape::check_proto(p)?;
+            attr::partial_shape(p)?;
         }
     }
     // The signature, lists expanded by the (now complete) attrs.

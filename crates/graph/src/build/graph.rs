@@ -15,7 +15,6 @@ use crate::build::operation::Operation;
 use crate::error::{Error, Result};
 use crate::infer::{infer, InferInput, Known};
 use crate::registry::opdef::Op;
-use crate::shape::{self, PShape};
 
 /// TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`, written as `versions.producer`.
 pub const GRAPH_DEF_VERSION: i32 = 2474;
@@ -44,7 +43,7 @@ pub struct Node {
     pub(crate) device: String,
     pub(crate) attrs: Attrs,
     pub(crate) output_types: Vec<DataType>,
-    pub(crate) output_shapes: Vec<PShape>,
+    pub(crate) output_shapes: Vec<PartialTensorShape>,
     pub(crate) output_values: Vec<Option<Known>>,
     /// Boxed, as the rare fields they are: a node is a few hundred bytes.
     pub(crate) experimental_type: Option<Box<FullTypeDef>>,
@@ -96,7 +95,7 @@ impl Node {
     }
     /// The inferred (partial) shape of output `i`.
     pub fn output_shape(&self, i: usize) -> Option<PartialTensorShape> {
-        self.output_shapes.get(i).map(shape::to_partial)
+        self.output_shapes.get(i).cloned()
     }
     /// True when tensorcast has a registration for the op (it does for every node built through a
     /// [`Scope`](crate::Scope); an imported node may name an op it does not know).
@@ -212,7 +211,7 @@ pub(crate) fn make_node<'a>(
                     source: String::new(),
                 });
                 infer_inputs.push(InferInput {
-                    shape: None,
+                    shape: PartialTensorShape::unknown_rank(),
                     value: None,
                 });
                 continue;
@@ -233,7 +232,11 @@ pub(crate) fn make_node<'a>(
             source: format!("{}:{}", p.name, ep.index),
         });
         infer_inputs.push(InferInput {
-            shape: p.output_shapes.get(ep.index).cloned().unwrap_or(None),
+            shape: p
+                .output_shapes
+                .get(ep.index)
+                .cloned()
+                .unwrap_or_else(PartialTensorShape::unknown_rank),
             value: p.output_values.get(ep.index).cloned().unwrap_or(None),
         });
     }

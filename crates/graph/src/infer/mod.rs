@@ -10,7 +10,7 @@ use tensorcast_core::{DataType, Tensor};
 use crate::attr::Attrs;
 use crate::error::Result;
 use crate::registry::opdef::Op;
-use crate::shape::PShape;
+use tensorcast_core::PartialTensorShape;
 
 pub(crate) use crate::registry::{InferInput, Known};
 pub(crate) use shape_fns::broadcast_binary;
@@ -18,7 +18,7 @@ pub(crate) use shape_fns::broadcast_binary;
 /// What inference found for a node's outputs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Inferred {
-    pub(crate) shapes: Vec<PShape>,
+    pub(crate) shapes: Vec<PartialTensorShape>,
     pub(crate) values: Vec<Option<Known>>,
 }
 

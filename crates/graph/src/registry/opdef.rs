@@ -106,7 +106,11 @@ impl AttrDefault {
         match self {
             AttrDefault::Type(d) => AttrValue::of_type(d.number()),
             AttrDefault::Bool(b) => AttrValue::of_bool(b),
-            AttrDefault::UnknownShape => AttrValue::of_shape(crate::shape::to_proto(&None)),
+            AttrDefault::UnknownShape => {
+                AttrValue::of_shape(tensorcast_proto::partial_shape_to_proto(
+                    &tensorcast_core::PartialTensorShape::unknown_rank(),
+                ))
+            }
             AttrDefault::Int(i) => AttrValue::of_int(i),
             AttrDefault::Float(f) => AttrValue {
                 value: Some(Value::F(f)),
