@@ -70,6 +70,18 @@ struct Instance {
     outstanding: u32,
 }
 
+impl Instance {
+    /// Iteration `it` of the instance.
+    fn iter(&mut self, it: u64) -> Result<&mut Iter> {
+        let k = it
+            .checked_sub(self.base)
+            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
+        self.iters
+            .get_mut(k as usize)
+            .ok_or_else(|| Error::Internal("iteration missing".into()))
+    }
+}
+
 enum Fetched {
     Unset,
     Dead,
@@ -89,6 +101,8 @@ struct Run<'a> {
     /// Freed iterations, by static frame, reused by the next iteration of that frame (a loop
     /// allocates nothing per iteration once it runs).
     pool: Vec<Vec<Iter>>,
+    /// The input list a kernel runs on, kept between nodes (no allocation per node).
+    scratch: Vec<Value>,
 }
 
 /// Runs `plan`; `feeds` by feed index. Returns the fetched tensors.
@@ -109,6 +123,7 @@ pub(crate) fn run(
         fetched: plan.fetches.iter().map(|_| Fetched::Unset).collect(),
         nodes_run: 0,
         pool: plan.frames.iter().map(|_| Vec::new()).collect(),
+        scratch: Vec::new(),
     };
     let root_iter = r.new_iter(ROOT);
     r.instances.push(Some(Instance {
@@ -190,18 +205,13 @@ impl Run<'_> {
     }
 
     fn iter(&mut self, i: u32, it: u64) -> Result<&mut Iter> {
-        let inst = self.inst(i)?;
-        let k = it
-            .checked_sub(inst.base)
-            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
-        inst.iters
-            .get_mut(k as usize)
-            .ok_or_else(|| Error::Internal("iteration missing".into()))
+        self.inst(i)?.iter(it)
     }
 
     fn make_ready(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
-        self.iter(inst, it)?.outstanding += 1;
-        self.inst(inst)?.outstanding += 1;
+        let i = self.inst(inst)?;
+        i.outstanding += 1;
+        i.iter(it)?.outstanding += 1;
         self.ready.push((l, inst, it, dead));
         Ok(())
     }
@@ -279,14 +289,21 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Sends output values (`None`: dead) of node `l` along its edges into (`inst`, `it`), and
-    /// its control edges.
-    fn propagate(&mut self, l: u32, inst: u32, it: u64, outs: Vec<Option<Value>>) -> Result<()> {
-        let dead_node = outs.iter().all(Option::is_none);
-        for (o, v) in outs.into_iter().enumerate() {
-            self.send(l, o, inst, it, v)?;
+    /// Sends the one output value (`None`: dead) of node `l` (an `Enter`, an `Exit`) along its
+    /// edges into (`inst`, `it`), and its control edges (dead with it).
+    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+        let dead = v.is_none();
+        self.send(l, 0, inst, it, v)?;
+        self.send_controls(l, inst, it, dead)
+    }
+
+    /// Sends a dead value on every output of node `l` into (`inst`, `it`), and dead control
+    /// edges.
+    fn propagate_dead(&mut self, l: u32, inst: u32, it: u64) -> Result<()> {
+        for o in 0..self.plan.nodes[l as usize].outs.len() {
+            self.send(l, o, inst, it, None)?;
         }
-        self.send_controls(l, inst, it, dead_node)
+        self.send_controls(l, inst, it, true)
     }
 
     /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
@@ -338,21 +355,24 @@ impl Run<'_> {
         let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
         if let (Class::Normal, false) = (d.class, dead) {
             self.nodes_run += 1;
-            let mut vals: Vec<Value> = Vec::with_capacity(n_in);
+            let mut vals = std::mem::take(&mut self.scratch);
+            vals.clear();
             let iter = self.iter(inst, it)?;
             for v in &mut iter.slots[base..base + n_in] {
                 vals.push(v.take().ok_or_else(|| missing(d))?);
             }
-            match run_step(&d.step, &mut vals, self.res)? {
-                Outputs::One(v) => {
-                    self.send(l, 0, inst, it, Some(v))?;
-                    self.send_controls(l, inst, it, false)?;
-                }
+            let out = run_step(&d.step, &mut vals, self.res);
+            self.scratch = vals;
+            // A live node's control edges are live, whatever outputs it has.
+            match out? {
+                Outputs::One(v) => self.send(l, 0, inst, it, Some(v))?,
                 Outputs::Many(ts) => {
-                    let outs = ts.into_iter().map(|t| Some(Value::Dense(t))).collect();
-                    self.propagate(l, inst, it, outs)?;
+                    for (o, t) in ts.into_iter().enumerate() {
+                        self.send(l, o, inst, it, Some(Value::Dense(t)))?;
+                    }
                 }
             }
+            self.send_controls(l, inst, it, false)?;
             return self.done_with(inst, it);
         }
         // Inputs taken from the iteration's slots (the node's own, first to last).
@@ -365,14 +385,13 @@ impl Run<'_> {
                 for k in 0..n_in {
                     take(self, k)?;
                 }
-                let n = d.outs.len();
-                self.propagate(l, inst, it, (0..n).map(|_| None).collect())?;
+                self.propagate_dead(l, inst, it)?;
             }
             Class::Switch => {
                 let data = take(self, 0)?;
                 let pred = take(self, 1)?;
                 if dead {
-                    self.propagate(l, inst, it, vec![None, None])?;
+                    self.propagate_dead(l, inst, it)?;
                 } else {
                     self.nodes_run += 1;
                     let pred = pred.ok_or_else(|| missing(d))?;
@@ -395,13 +414,16 @@ impl Run<'_> {
                     }
                 }
                 if dead {
-                    self.propagate(l, inst, it, vec![None, None])?;
+                    self.propagate_dead(l, inst, it)?;
                 } else {
                     self.nodes_run += 1;
                     let (index, v) = first.ok_or_else(|| missing(d))?;
                     self.send(l, 0, inst, it, Some(v))?;
-                    let index = Value::Dense(Tensor::scalar_of(index as i32));
-                    self.send(l, 1, inst, it, Some(index))?;
+                    // `value_index`, made only when something reads it.
+                    if d.outs.get(1).is_some_and(|e| !e.is_empty()) {
+                        let index = Value::Dense(Tensor::scalar_of(index as i32));
+                        self.send(l, 1, inst, it, Some(index))?;
+                    }
                     self.send_controls(l, inst, it, false)?;
                 }
             }
@@ -421,10 +443,10 @@ impl Run<'_> {
                     ci.invariants.push((l, v.clone()));
                     let (b, len) = (ci.base, ci.iters.len() as u64);
                     for i in b..b + len {
-                        self.propagate(l, c, i, vec![v.clone()])?;
+                        self.propagate_one(l, c, i, v.clone())?;
                     }
                 } else {
-                    self.propagate(l, c, 0, vec![v])?;
+                    self.propagate_one(l, c, 0, v)?;
                 }
                 self.maybe_finish(c)?;
             }
@@ -510,9 +532,9 @@ impl Run<'_> {
         let iter = self.new_iter(frame);
         let i = self.inst(inst)?;
         i.iters.push_back(iter);
-        let invariants: Vec<(u32, Option<Value>)> = i.invariants.clone();
-        for (l, v) in invariants {
-            self.propagate(l, inst, it, vec![v])?;
+        for k in 0..i.invariants.len() {
+            let (l, v) = self.inst(inst)?.invariants[k].clone();
+            self.propagate_one(l, inst, it, v)?;
         }
         self.start(frame, inst, it)
     }
@@ -529,10 +551,19 @@ impl Run<'_> {
     /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
     /// instance when it is done.
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
-        self.iter(inst, it)?.outstanding -= 1;
-        self.inst(inst)?.outstanding -= 1;
-        self.free_iterations(inst)?;
-        self.maybe_finish(inst)
+        let i = self.inst(inst)?;
+        i.iter(it)?.outstanding -= 1;
+        i.outstanding -= 1;
+        // What `free_iterations` and `maybe_finish` would find to do (most nodes: nothing).
+        let free = i.iters.len() > 1 && i.iters[0].outstanding == 0;
+        let finish = i.outstanding == 0 && i.pending_enters == 0;
+        if free {
+            self.free_iterations(inst)?;
+        }
+        if finish {
+            self.maybe_finish(inst)?;
+        }
+        Ok(())
     }
 
     /// Frees the iterations of `inst` that are done: nothing in them outstanding, the ones
@@ -574,7 +605,7 @@ impl Run<'_> {
         let (p, pit) = done.parent;
         for &x in &done.dead_exits {
             if !done.live_exits.contains(&x) {
-                self.propagate(x, p, pit, vec![None])?;
+                self.propagate_one(x, p, pit, None)?;
             }
         }
         self.iter(p, pit)?.outstanding -= 1;
