@@ -85,6 +85,16 @@ cases = [
     ("index-99", gd_of(ph("x"), ident("y", ["x:99"]))),
     ("index-negative", gd_of(ph("x"), ident("y", ["x:-1"]))),
     ("index-empty", gd_of(ph("x"), ident("y", ["x:"]))),
+    # TensorFlow's ParseTensorName: the index is the digits after the last colon, read as an
+    # unsigned 64-bit number and kept in an int (2^32 is output 0, 2^32 + 1 output 1); a name
+    # without such digits is a node name (so it fails as an unknown node, named in full).
+    ("index-2^32", gd_of(ph("x"), ident("y", ["x:4294967296"]))),
+    ("index-2^32+1", gd_of(ph("x"), ident("y", ["x:4294967297"]))),
+    ("index-leading-zeros", gd_of(ph("x"), ident("y", ["x:00"]))),
+    ("index-not-digits", gd_of(ph("x"), ident("y", ["x:0x"]))),
+    ("index-after-two-colons", gd_of(ph("x"), ident("y", ["x:y:0"]))),
+    ("caret-with-index", gd_of(ph("x"), ident("y", ["^x:1"]))),
+    ("unknown-node-with-index", gd_of(ph("x"), ident("y", ["zz:1"]))),
     ("control-unknown", gd_of(ph("x"), ident("y", ["x", "^z"]))),
     ("control-before-data", gd_of(ph("x"), ph("w"), ident("y", ["^w", "x"]))),
     ("name-with-quote", gd_of(ph('a"b'))),

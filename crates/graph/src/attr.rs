@@ -2,11 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use tensorcast_core::DataType;
+use tensorcast_core::{DataType, PartialTensorShape};
 use tensorcast_proto::{attr_value::Value, AttrValue, TensorProto, TensorShapeProto};
 
 use crate::error::enum_name;
-use crate::shape;
 
 /// A node's attrs, sorted by name (as TensorFlow's deterministic serialization writes them).
 pub type Attrs = BTreeMap<String, AttrValue>;
@@ -50,6 +49,21 @@ pub(crate) fn get_shape<'a>(attrs: &'a Attrs, name: &str) -> Option<&'a TensorSh
         Some(Value::Shape(s)) => Some(s),
         _ => None,
     }
+}
+
+/// A `TensorShapeProto` (a `shape` attr, a list item) as the partial shape it describes
+/// (TensorFlow's `PartialTensorShape(proto)`), with TensorFlow's messages for one that is not
+/// valid.
+pub(crate) fn partial_shape(p: &TensorShapeProto) -> crate::error::Result<PartialTensorShape> {
+    Ok(tensorcast_proto::partial_shape_from_proto(Some(p))?)
+}
+
+/// The partial shape of `shape` attr `name` (unknown rank when the attr is absent).
+pub(crate) fn get_partial_shape(
+    attrs: &Attrs,
+    name: &str,
+) -> crate::error::Result<PartialTensorShape> {
+    get_shape(attrs, name).map_or_else(|| Ok(PartialTensorShape::unknown_rank()), partial_shape)
 }
 
 /// The value of a `tensor` attr.
@@ -123,7 +137,11 @@ pub fn summarize(v: &AttrValue) -> String {
                     .iter()
                     .map(|t| enum_name(DataType::from_number(*t))),
             );
-            items.extend(l.shape.iter().map(|s| shape::debug(&shape::from_proto(s))));
+            items.extend(
+                l.shape
+                    .iter()
+                    .map(tensorcast_proto::shape_proto_debug_string),
+            );
             items.extend(l.tensor.iter().map(|_| "<Tensor>".to_string()));
             items.extend(l.func.iter().map(|f| f.name.clone()));
             format!("[{}]", items.join(", "))
@@ -133,7 +151,7 @@ pub fn summarize(v: &AttrValue) -> String {
         Some(Value::F(f)) => f.to_string(),
         Some(Value::B(b)) => b.to_string(),
         Some(Value::Type(t)) => enum_name(DataType::from_number(*t)),
-        Some(Value::Shape(s)) => shape::debug(&shape::from_proto(s)),
+        Some(Value::Shape(s)) => tensorcast_proto::shape_proto_debug_string(s),
         Some(Value::Tensor(t)) => match tensorcast_proto::tensor_from_proto(t) {
             Ok(t) => t.debug_string(3),
             Err(_) => "<TensorProto>".to_string(),

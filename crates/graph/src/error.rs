@@ -2,8 +2,6 @@
 
 use tensorcast_core::DataType;
 
-use crate::build::graph::Node;
-
 pub use tensorcast_core::Code;
 
 /// `DT_FLOAT`-style name of a dtype, as TensorFlow's attr messages print it.
@@ -41,15 +39,6 @@ fn names(list: &[DataType]) -> String {
 #[non_exhaustive]
 pub enum Error {
     // ---- shape functions -------------------------------------------------------------------
-    /// A shape (an attr, or a value's shape) with more dims than TensorFlow allows (254).
-    #[error("Shape {0} has too many dimensions")]
-    ShapeTooManyDims(String),
-    /// A shape whose element count does not fit in an `i64`.
-    #[error("Shape {0} is too large (more than 2**63 - 1 entries)")]
-    ShapeTooLarge(String),
-    /// A shape with a dim below -1.
-    #[error("Shape {0} has dimensions with values below -1 (where -1 means unknown)")]
-    ShapeDimBelowUnknown(String),
     /// Two dims that must agree do not (`Merge`, broadcasting).
     #[error("Dimensions must be equal, but are {0} and {1}")]
     DimensionsMustBeEqual(i64, i64),
@@ -320,8 +309,9 @@ pub enum Error {
         /// The op's number of outputs.
         num_outputs: usize,
     },
-    /// A tensor name that does not parse (`a:b:c`, `x:-1`).
-    #[error("Name contains more than one colon (':') or a bad output index: '{0}'")]
+    /// A fetch or feed name that is not `op` or `op:index` (`a:b:0`, `x:-1`, `x:`), with the
+    /// message of TensorFlow's Python client.
+    #[error("The name '{0}' looks a like a Tensor name, but is not a valid one. Tensor names must be of the form \"<op_name>:<output_index>\".")]
     BadTensorName(String),
     /// A target names an op the graph does not have.
     #[error("The name '{0}' refers to an Operation not in the graph.")]
@@ -394,7 +384,8 @@ pub enum Error {
         /// The kernel's error.
         source: Box<tensorcast_core::Error>,
     },
-    /// A TensorProto could not be decoded.
+    /// A proto that is not valid: a TensorProto that does not decode, a shape (an attr, a list
+    /// item) that is not a valid partial shape - with TensorFlow's message.
     #[error("{0}")]
     Proto(#[from] tensorcast_proto::ProtoError),
     /// Control flow that does not form valid frames (TensorFlow's `InvalidArgument` texts:
@@ -467,52 +458,6 @@ impl Error {
             Error::FetchSetTwice { node, .. } => format!("{self}\n\t [[{{{{node {node}}}}}]]"),
             _ => self.to_string(),
         }
-    }
-
-    /// The same error, attributed to `node` (for run-time errors that name a node).
-    pub(crate) fn at_node(mut self, n: &Node) -> Error {
-        match &mut self {
-            Error::Kernel { node, location, .. }
-            | Error::NoKernel { node, location, .. }
-            | Error::ConstTypeMismatch { node, location, .. } => {
-                node.clone_from(&n.name);
-                *location = node_location(n).into();
-            }
-            Error::MissingFeed { location, .. } => *location = node_location(n).into(),
-            _ => {}
-        }
-        self
-    }
-}
-
-/// TensorFlow's `FormatNodeDefForError`: `{{node NAME}}`, or the node's original names from
-/// its `experimental_debug_info`, each preceded by `{{function_node F}}` while there are function
-/// names. TensorFlow keeps both lists as sorted sets by the time a node runs (observed: they are
-/// sorted and deduplicated independently, then paired by position).
-pub(crate) fn node_location(n: &Node) -> String {
-    fn sorted(v: &[String]) -> Vec<&str> {
-        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-    match &n.debug_info {
-        Some(d) if !d.original_node_names.is_empty() => {
-            let names = sorted(&d.original_node_names);
-            let funcs = sorted(&d.original_func_names);
-            let mut out = String::new();
-            for (i, name) in names.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if let Some(f) = funcs.get(i) {
-                    out.push_str(&format!("{{{{function_node {f}}}}}"));
-                }
-                out.push_str(&format!("{{{{node {name}}}}}"));
-            }
-            out
-        }
-        _ => format!("{{{{node {}}}}}", n.name),
     }
 }
 

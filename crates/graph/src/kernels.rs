@@ -6,13 +6,16 @@ use tensorcast_kernels as ops;
 use tensorcast_kernels::elementwise::{binary, BinaryOp};
 
 use crate::attr::{self, Attrs};
-use crate::build::finalize::MAX_OUTPUTS;
-use crate::build::graph::Node;
 use crate::error::{Error, Result};
-use crate::registry::opdef::{Op, OpDef};
-use crate::shape;
+use crate::registry::opdef::{Op, OpDef, MAX_OUTPUTS};
 
 use tensorcast_core::Error as CoreError;
+
+/// What one graph may keep, in all, of values known at graph time (decoded constants and folded
+/// results), in bytes. Past it, further values are simply not known at graph time (inference
+/// gives less precise shapes; nothing fails), so a GraphDef of many constants costs memory in
+/// proportion to its own size, never 65,536 decoded elements per 20-byte node.
+pub(crate) const VALUE_BUDGET_BYTES: u64 = 1 << 20;
 
 fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
@@ -89,36 +92,11 @@ pub(crate) enum Kernel {
 }
 
 impl Kernel {
-    /// The kernel of `node` (`Fail` with the run-time error for a placeholder, which must be fed,
-    /// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
-    pub(crate) fn resolve(node: &Node, max_constant_bytes: u64) -> Kernel {
-        let attrs = &node.attrs;
-        let kernel = match node.kind {
-            Some(Op::Placeholder) => {
-                let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
-                let s = node.output_shapes.first().cloned().unwrap_or(None);
-                return Kernel::Fail(Error::MissingFeed {
-                    name: node.name.clone(),
-                    location: crate::error::node_location(node).into(),
-                    dtype,
-                    shape: s.as_ref().map(|_| shape::debug(&s)),
-                });
-            }
-            None => {
-                return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
-            }
-            Some(op) => Kernel::for_op(op, attrs, max_constant_bytes),
-        };
-        match kernel {
-            Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
-            k => k,
-        }
-    }
-
-    /// True when running `node` needs no kernel tensorcast lacks (a placeholder counts as
-    /// available: it fails only when it is not fed): every registered op has a kernel.
-    pub(crate) fn available(node: &Node) -> bool {
-        match node.kind {
+    /// True when running a node of op `kind` (`None`: an op tensorcast does not know) needs no
+    /// kernel tensorcast lacks (a placeholder counts as available: it fails only when it is not
+    /// fed): every registered op has a kernel.
+    pub(crate) fn available(kind: Option<Op>) -> bool {
+        match kind {
             Some(Op::Reg(r)) => r.entry().kernel.is_some(),
             Some(_) => true,
             None => false,
@@ -127,7 +105,7 @@ impl Kernel {
 
     /// The kernel of a registered op with `attrs`; a `Const` may decode at most
     /// `max_constant_bytes` of values its proto does not carry.
-    fn for_op(op: Op, attrs: &Attrs, max_constant_bytes: u64) -> Kernel {
+    pub(crate) fn for_op(op: Op, attrs: &Attrs, max_constant_bytes: u64) -> Kernel {
         match op {
             Op::Const => match const_value(attrs, max_constant_bytes) {
                 Ok(t) => Kernel::Const(t),
@@ -272,7 +250,7 @@ impl Kernel {
 
 /// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
 pub(crate) fn compute(op: Op, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Kernel::for_op(op, attrs, crate::infer::VALUE_BUDGET_BYTES).compute_all(
+    Kernel::for_op(op, attrs, VALUE_BUDGET_BYTES).compute_all(
         inputs.to_vec(),
         "",
         &crate::registry::Resources::default(),

@@ -41,19 +41,45 @@
 //!   variables) and that plan runs per iteration or branch (`execute/calls.rs`). TensorLists are
 //!   scalar `variant` tensors encoded as TensorFlow encodes them (`registry/tensor_list.rs`).
 //!
+//! # Layout: one folder per stage
+//!
+//! The folders follow a graph through the crate, and each stage uses only the ones before it
+//! (checked by grepping each folder's `use crate::` lines; no stage names a later one):
+//!
+//! | stage | what it holds |
+//! |---|---|
+//! | `error.rs`, `attr.rs` (leaves) | [`Error`] with TensorFlow's texts; node attrs and their reading |
+//! | `registry/` | every op as one entry: `OpDef` (`defs.rs`, generated from TensorFlow's registry), shape function, kernel, fold flag; the `Op` enum (`opdef.rs`) |
+//! | `kernels.rs` (leaf of the run side) | the kernels of the graph layer's own ops (`Const`, `Identity`, the binary ops, ...) |
+//! | `infer/` | shape inference and values known at graph time |
+//! | `build/` | [`Graph`] and [`Node`], node finalisation (attrs checked and defaulted), [`Scope`], the op classes ([`ops`]), [`Operation`], [`Output`], [`Input`], [`TensorId`] |
+//! | `import/` | GraphDef import with TensorFlow's validation (binary; text through the proto crate), function libraries and call inlining |
+//! | `plan/` | a run's plan: needed nodes, kernels resolved, value slots; the frames of a TF1 control-flow plan |
+//! | `execute/` | [`Session`], the static executor, the dataflow executor, parallel branches, function calls (`While`, `If`, `Case`), [`SavedModel`] |
+//! | `rewrite.rs` | [`optimize_graph_def`] |
+//!
 //! # Adding an op
 //!
-//! Each op tensorcast registers is a variant of one enum (`Op`, in `registry/opdef.rs`), parsed once from
-//! a node's type string when the node is made; every stage - attr finalisation (the op's
-//! `OpDef` row in `OPS`), shape inference (`infer/shape_fns.rs`), graph-time values
-//! (`infer/values.rs`), the session's kernels (`kernels.rs`) and the rewrite pass -
-//! matches on it with no wildcard, so a stage that forgets a new op does not compile. An
-//! element-wise binary op needs no variant of its own: it is a `BinaryOp` of the core crate (its
-//! kernel and type list) plus its `binary!` row in `OPS`, and every stage handles it as
-//! `Op::Binary`. Function calls (`PartitionedCall`, `StatefulPartitionedCall`) are not ops here:
-//! a session inlines them (`import/functions.rs`) before it plans. Control-flow ops are registry
-//! entries too (`registry/control_flow.rs`); what `Enter` ... `Merge` do beyond their identity
-//! kernels is the dataflow executor's.
+//! Every stage reaches an op through one value, `Op` (`registry/opdef.rs`), parsed once from a
+//! node's type string when the node is made; each stage matches on it with no wildcard, so a
+//! stage that forgets an op does not compile. Most ops are `Op::Reg`: one `Entry` of the
+//! registry holds all a stage needs - import validation and attr defaults read its `OpDef`,
+//! inference calls its shape function (and folds it at graph time when it is marked `fold`),
+//! the planner takes its kernel, and an op without a kernel is listed by
+//! [`ops_without_kernel`]. Adding an element-wise op end to end is therefore:
+//!
+//! 1. its kernel, in the kernels crate (a unary op: a `UnaryOp` variant and its function);
+//! 2. one registry entry, e.g. `u(&defs::SIN, unary_kernel!(UnaryOp::Sin))` in
+//!    `registry/math.rs` (unary ops keep their input's shape: `same_as_input0`), whose `OpDef`
+//!    constant is generated: the op's name goes in `OPS` of `registry/gen_op_defs.py`, which
+//!    writes `defs.rs` from TensorFlow's own registry.
+//!
+//! An element-wise *binary* op is one of the core crate's `BinaryOp`s (its kernel and type
+//! list) and its `binary!` row in `OPS` (`registry/opdef.rs`); every stage handles it as
+//! `Op::Binary`, with broadcasting. Function calls (`PartitionedCall`,
+//! `StatefulPartitionedCall`) are not ops here: a session inlines them (`import/functions.rs`)
+//! before it plans. Control-flow ops are registry entries too (`registry/control_flow.rs`);
+//! what `Enter` ... `Merge` do beyond their identity kernels is the dataflow executor's.
 //!
 //! # TensorFlow's C++ and Java names and ours
 //!
@@ -116,7 +142,6 @@ mod kernels;
 mod plan;
 mod registry;
 mod rewrite;
-mod shape;
 
 pub use build::ops;
 
@@ -125,6 +150,7 @@ pub use build::graph::{Graph, Node, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CON
 pub use build::input::Input;
 pub use build::operation::{Operation, Output};
 pub use build::scope::Scope;
+pub use build::tensor_id::{parse_tensor_name, TensorId};
 pub use error::{Code, Error, Result};
 #[cfg(feature = "saved-model")]
 pub use execute::saved_model::SavedModel;

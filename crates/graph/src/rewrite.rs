@@ -25,11 +25,12 @@ use std::collections::{HashMap, HashSet};
 use tensorcast_proto::GraphDef;
 
 use crate::build::graph::{Endpoint, Graph, Node};
+use crate::build::tensor_id::parse_tensor_name;
 use crate::error::Result;
-use crate::import::{import_graph_def, parse_input};
+use crate::import::import_graph_def;
 use crate::infer::broadcast_binary;
 use crate::registry::opdef::Op;
-use crate::shape::PShape;
+use tensorcast_core::PartialTensorShape;
 
 /// The GraphDef after the optimization pass, with the nodes named in `keep` (fetches) left in
 /// place. Returns the rewritten GraphDef and the names of the removed nodes.
@@ -58,7 +59,6 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
         }
         control_targets.extend(n.control_inputs.iter().copied());
     }
-    let known = |s: &PShape| s.as_ref().is_some_and(|d| d.iter().all(|&x| x >= 0));
     // Removed BroadcastTo id -> the endpoint its consumers read instead (never itself removed:
     // chains are resolved as they are recorded).
     let mut bypass: HashMap<usize, Endpoint> = HashMap::new();
@@ -67,12 +67,12 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
         Some(&src) if ep.index == 0 => src,
         _ => ep,
     };
-    let shape_of = |ep: Endpoint| -> PShape {
+    let shape_of = |ep: Endpoint| -> PartialTensorShape {
         nodes[ep.node]
             .output_shapes
             .get(ep.index)
             .cloned()
-            .flatten()
+            .unwrap_or_else(PartialTensorShape::unknown_rank)
     };
     for id in dependency_order(&nodes) {
         let n = &nodes[id];
@@ -91,8 +91,12 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
         };
         let src = effective(input, &bypass);
         let src_shape = shape_of(src);
-        let out_shape = n.output_shapes.first().cloned().flatten();
-        let identity = known(&src_shape) && src_shape == out_shape;
+        let out_shape = n
+            .output_shapes
+            .first()
+            .cloned()
+            .unwrap_or_else(PartialTensorShape::unknown_rank);
+        let identity = src_shape.is_fully_defined() && src_shape == out_shape;
         let fused = || {
             cons.iter().all(|&(c, _)| {
                 let c = &nodes[c];
@@ -133,14 +137,11 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
     });
     for nd in &mut out.node {
         for input in &mut nd.input {
-            if input.starts_with('^') {
+            let id = parse_tensor_name(input);
+            if id.index != 0 {
                 continue;
             }
-            let (name, index) = parse_input(input);
-            if index != 0 {
-                continue;
-            }
-            if let Some(src) = by_name.get(name).and_then(|id| bypass.get(id)) {
+            if let Some(src) = by_name.get(id.node).and_then(|id| bypass.get(id)) {
                 *input = endpoint_name(src);
             }
         }
@@ -150,16 +151,15 @@ pub fn optimize_graph_def_owned(gd: GraphDef, keep: &[&str]) -> Result<(GraphDef
 
 /// True when `c`, an element-wise binary op, computes its (fully known) output shape from its
 /// operands' shapes as `operand` gives them.
-fn consumer_keeps_shape(c: &Node, operand: impl Fn(&Endpoint) -> PShape) -> bool {
+fn consumer_keeps_shape(c: &Node, operand: impl Fn(&Endpoint) -> PartialTensorShape) -> bool {
     if !matches!(c.kind, Some(Op::Binary(_))) || c.inputs.len() != 2 {
         return false;
     }
-    let want = c.output_shapes.first().cloned().flatten();
-    if !want.as_ref().is_some_and(|d| d.iter().all(|&x| x >= 0)) {
+    let Some(want) = c.output_shapes.first().filter(|s| s.is_fully_defined()) else {
         return false;
-    }
+    };
     let got = broadcast_binary(&operand(&c.inputs[0]), &operand(&c.inputs[1]), true);
-    matches!(got, Ok(g) if g == want)
+    matches!(got, Ok(g) if g == *want)
 }
 
 /// The nodes' ids in an order where every node comes after its data and control inputs (a loop's back

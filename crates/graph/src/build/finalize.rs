@@ -7,8 +7,7 @@ use tensorcast_proto::{attr_value::Value, AttrValue};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::registry::opdef::{ArgType, AttrKind, OpDef};
-use crate::shape;
+use crate::registry::opdef::{ArgType, AttrKind, OpDef, MAX_OUTPUTS};
 
 /// How a node is being added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,7 +157,7 @@ pub(crate) fn finalize(
     // Shape attrs as TensorFlow's shape functions read them (`MakeShapeFromShapeProto`).
     for a in def.attrs.iter().filter(|a| a.kind == AttrKind::Shape) {
         if let Some(Value::Shape(p)) = attrs.get(a.name).and_then(|v| v.value.as_ref()) {
-            shape::check_proto(p)?;
+            attr::partial_shape(p)?;
         }
     }
     // The signature, lists expanded by the (now complete) attrs.
@@ -198,10 +197,6 @@ pub(crate) fn finalize(
         .map(|d| d.unwrap_or(DataType::INVALID))
         .collect())
 }
-
-/// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it
-/// a GraphDef's attr is refused rather than believed.
-pub(crate) const MAX_OUTPUTS: usize = 1 << 16;
 
 /// True when a list value holds `own` values of its kind and nothing else.
 fn list_only(l: &tensorcast_proto::attr_value::ListValue, own: usize) -> bool {

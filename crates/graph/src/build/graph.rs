@@ -15,7 +15,6 @@ use crate::build::operation::Operation;
 use crate::error::{Error, Result};
 use crate::infer::{infer, InferInput, Known};
 use crate::registry::opdef::Op;
-use crate::shape::{self, PShape};
 
 /// TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`, written as `versions.producer`.
 pub const GRAPH_DEF_VERSION: i32 = 2474;
@@ -44,7 +43,7 @@ pub struct Node {
     pub(crate) device: String,
     pub(crate) attrs: Attrs,
     pub(crate) output_types: Vec<DataType>,
-    pub(crate) output_shapes: Vec<PShape>,
+    pub(crate) output_shapes: Vec<PartialTensorShape>,
     pub(crate) output_values: Vec<Option<Known>>,
     /// Boxed, as the rare fields they are: a node is a few hundred bytes.
     pub(crate) experimental_type: Option<Box<FullTypeDef>>,
@@ -96,7 +95,7 @@ impl Node {
     }
     /// The inferred (partial) shape of output `i`.
     pub fn output_shape(&self, i: usize) -> Option<PartialTensorShape> {
-        self.output_shapes.get(i).map(shape::to_partial)
+        self.output_shapes.get(i).cloned()
     }
     /// True when tensorcast has a registration for the op (it does for every node built through a
     /// [`Scope`](crate::Scope); an imported node may name an op it does not know).
@@ -212,7 +211,7 @@ pub(crate) fn make_node<'a>(
                     source: String::new(),
                 });
                 infer_inputs.push(InferInput {
-                    shape: None,
+                    shape: PartialTensorShape::unknown_rank(),
                     value: None,
                 });
                 continue;
@@ -233,7 +232,11 @@ pub(crate) fn make_node<'a>(
             source: format!("{}:{}", p.name, ep.index),
         });
         infer_inputs.push(InferInput {
-            shape: p.output_shapes.get(ep.index).cloned().unwrap_or(None),
+            shape: p
+                .output_shapes
+                .get(ep.index)
+                .cloned()
+                .unwrap_or_else(PartialTensorShape::unknown_rank),
             value: p.output_values.get(ep.index).cloned().unwrap_or(None),
         });
     }
@@ -311,7 +314,7 @@ impl Graph {
                     producer: GRAPH_DEF_VERSION,
                     ..Default::default()
                 },
-                value_budget: crate::infer::VALUE_BUDGET_BYTES,
+                value_budget: crate::kernels::VALUE_BUDGET_BYTES,
                 library: None,
                 debug_info: None,
             })),
@@ -333,7 +336,7 @@ impl Graph {
 
     /// Adds a node built through a scope.
     pub(crate) fn add_node(&self, spec: NodeSpec) -> Result<Operation> {
-        if !crate::import::valid_node_name(&spec.name) {
+        if !valid_node_name(&spec.name) {
             return Err(Error::InvalidNodeName(spec.name));
         }
         let mut g = self.write();
@@ -424,4 +427,62 @@ impl Graph {
     pub fn to_graph_def_bytes(&self) -> Vec<u8> {
         prost::Message::encode_to_vec(&self.to_graph_def())
     }
+}
+
+impl Error {
+    /// The same error, attributed to `node` (for run-time errors that name a node).
+    pub(crate) fn at_node(mut self, n: &Node) -> Error {
+        match &mut self {
+            Error::Kernel { node, location, .. }
+            | Error::NoKernel { node, location, .. }
+            | Error::ConstTypeMismatch { node, location, .. } => {
+                node.clone_from(&n.name);
+                *location = node_location(n).into();
+            }
+            Error::MissingFeed { location, .. } => *location = node_location(n).into(),
+            _ => {}
+        }
+        self
+    }
+}
+
+/// TensorFlow's `FormatNodeDefForError`: `{{node NAME}}`, or the node's original names from
+/// its `experimental_debug_info`, each preceded by `{{function_node F}}` while there are function
+/// names. TensorFlow keeps both lists as sorted sets by the time a node runs (observed: they are
+/// sorted and deduplicated independently, then paired by position).
+pub(crate) fn node_location(n: &Node) -> String {
+    fn sorted(v: &[String]) -> Vec<&str> {
+        let mut v: Vec<&str> = v.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    match &n.debug_info {
+        Some(d) if !d.original_node_names.is_empty() => {
+            let names = sorted(&d.original_node_names);
+            let funcs = sorted(&d.original_func_names);
+            let mut out = String::new();
+            for (i, name) in names.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                if let Some(f) = funcs.get(i) {
+                    out.push_str(&format!("{{{{function_node {f}}}}}"));
+                }
+                out.push_str(&format!("{{{{node {name}}}}}"));
+            }
+            out
+        }
+        _ => format!("{{{{node {}}}}}", n.name),
+    }
+}
+
+/// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
+pub(crate) fn valid_node_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    (first.is_ascii_alphanumeric() || first == '.')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
 }

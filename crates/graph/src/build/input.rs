@@ -102,7 +102,8 @@ impl From<&Tensor> for Input {
     }
 }
 
-macro_rules! scalar_inputs {
+/// For each element type: a 0-d constant, a vector from an array, a matrix from nested arrays.
+macro_rules! element_inputs {
     ($($t:ty),*) => {$(
         impl From<$t> for Input {
             /// A 0-d constant.
@@ -110,46 +111,6 @@ macro_rules! scalar_inputs {
                 Input(Inner::Value(Tensor::from(v)))
             }
         }
-    )*};
-}
-
-scalar_inputs!(
-    f32,
-    f64,
-    i32,
-    u32,
-    u16,
-    u8,
-    i16,
-    i8,
-    i64,
-    u64,
-    bool,
-    tensorcast_core::f16,
-    tensorcast_core::bf16,
-    tensorcast_core::Complex32,
-    tensorcast_core::Complex64,
-    &str,
-    String
-);
-
-impl<T: Element> From<&[T]> for Input {
-    /// A vector constant.
-    fn from(v: &[T]) -> Self {
-        Input(Inner::Value(Tensor::vector(v)))
-    }
-}
-
-impl<T: Element> From<Vec<T>> for Input {
-    /// A vector constant (the vector becomes the tensor's storage, no copy).
-    fn from(v: Vec<T>) -> Self {
-        let len = v.len() as i64;
-        Input::value(Tensor::from_vec(v, [len]))
-    }
-}
-
-macro_rules! array_inputs {
-    ($($t:ty),*) => {$(
         impl<const N: usize> From<[$t; N]> for Input {
             /// A vector constant.
             fn from(v: [$t; N]) -> Self {
@@ -168,7 +129,7 @@ macro_rules! array_inputs {
     )*};
 }
 
-array_inputs!(
+element_inputs!(
     f32,
     f64,
     i32,
@@ -185,3 +146,32 @@ array_inputs!(
     tensorcast_core::Complex32,
     tensorcast_core::Complex64
 );
+
+impl From<&str> for Input {
+    /// A 0-d string constant.
+    fn from(v: &str) -> Self {
+        Input(Inner::Value(Tensor::from(v)))
+    }
+}
+
+impl From<String> for Input {
+    /// A 0-d string constant.
+    fn from(v: String) -> Self {
+        Input(Inner::Value(Tensor::from(v)))
+    }
+}
+
+impl<T: Element> From<&[T]> for Input {
+    /// A vector constant.
+    fn from(v: &[T]) -> Self {
+        Input(Inner::Value(Tensor::vector(v)))
+    }
+}
+
+impl<T: Element> From<Vec<T>> for Input {
+    /// A vector constant (the vector becomes the tensor's storage, no copy).
+    fn from(v: Vec<T>) -> Self {
+        let len = v.len() as i64;
+        Input::value(Tensor::from_vec(v, [len]))
+    }
+}

@@ -8,3 +8,4 @@ pub(crate) mod input;
 pub(crate) mod operation;
 pub mod ops;
 pub(crate) mod scope;
+pub(crate) mod tensor_id;

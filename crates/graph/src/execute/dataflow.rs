@@ -32,391 +32,13 @@
 //!   dependencies force.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
 use tensorcast_core::{Code, DataType, Tensor};
 
 use super::executor::{run_step, Outputs, Value};
-use crate::attr;
-use crate::build::graph::{Endpoint, Node};
 use crate::error::{Error, Result};
-use crate::kernels::Kernel;
-use crate::plan::Step;
-use crate::registry::{Flow, Resources};
-
-/// What a node is to the executor.
-#[derive(Debug, Clone, Copy)]
-enum Class {
-    /// Runs its kernel.
-    Normal,
-    /// `Enter` into static frame `child`.
-    Enter {
-        child: u32,
-        constant: bool,
-    },
-    Exit,
-    NextIteration,
-    Switch,
-    Merge,
-}
-
-/// Where one output goes.
-#[derive(Debug, Clone, Copy)]
-enum Edge {
-    /// Data input `slot` of node `dst`.
-    Data { dst: u32, slot: u32 },
-    /// Fetch `i`.
-    Fetch(u32),
-}
-
-#[derive(Debug)]
-struct DNode {
-    step: Step,
-    class: Class,
-    /// Its static frame.
-    frame: u32,
-    /// Its index among its frame's nodes (pending counts).
-    local: u32,
-    /// Its first input slot among its frame's slots.
-    in_base: u32,
-    /// `Merge`: data inputs it can get in iteration 0, and in later iterations.
-    merge_first: u32,
-    merge_later: u32,
-    /// Per output, where it goes.
-    outs: Vec<Vec<Edge>>,
-    /// Nodes waiting for it by control edges.
-    ctrl_outs: Vec<u32>,
-}
-
-#[derive(Debug)]
-struct StaticFrame {
-    name: String,
-    parent: u32,
-    /// Nodes of the frame.
-    num_nodes: u32,
-    /// Input slots of the frame's nodes.
-    num_slots: u32,
-    /// Initial pending counts of its nodes, by local index.
-    pending: Vec<u32>,
-    /// `Enter` nodes that feed it (an instance is complete when all have run).
-    enters: u32,
-    /// Fed tensors its nodes read: (slot, feed index).
-    fed: Vec<(u32, u32)>,
-    /// Nodes ready as soon as an iteration exists (a `Merge` with a fed input, other inputs,
-    /// and no control inputs).
-    starts: Vec<u32>,
-}
-
-/// The plan of a run with control flow.
-#[derive(Debug)]
-pub(crate) struct DynPlan {
-    nodes: Vec<DNode>,
-    frames: Vec<StaticFrame>,
-    /// Nodes of the root frame ready at the start (nothing to wait for), run first to last.
-    roots: Vec<u32>,
-    /// The fetched nodes, whether each is in the root frame, and the feed it reads if it is
-    /// a fed tensor.
-    fetches: Vec<(Arc<Node>, bool, Option<usize>)>,
-    /// Per fetch, TensorFlow's name for it in errors: its index among the fetches sorted by
-    /// name (`Retval[i]`) and the `_retval_<op>_<output>_<i>` node.
-    retvals: Vec<(usize, String)>,
-}
-
-const ROOT: u32 = 0;
-
-fn flow_error(msg: String) -> Error {
-    Error::ControlFlow(msg)
-}
-
-impl DynPlan {
-    /// The plan of `needed` nodes (graph ids) of `nodes`, `fed` endpoints (by feed index),
-    /// `fetches`. `kernel` resolves a node's kernel.
-    pub(crate) fn build(
-        nodes: &[Arc<Node>],
-        needed: &[bool],
-        fed: &HashMap<Endpoint, usize>,
-        fetches: &[Endpoint],
-        kernel: impl Fn(&Node) -> Kernel,
-    ) -> Result<DynPlan> {
-        let ids: Vec<usize> = (0..nodes.len()).filter(|&i| needed[i]).collect();
-        let mut local_of = vec![u32::MAX; nodes.len()];
-        for (l, &id) in ids.iter().enumerate() {
-            local_of[id] = l as u32;
-        }
-        let n = ids.len();
-        // Edges between needed nodes (fed endpoints are not edges).
-        let mut data_out: Vec<Vec<(usize, u32, u32)>> = vec![Vec::new(); n]; // (output, dst, slot)
-        let mut ctrl_out: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut has_inputs = vec![false; n];
-        for (l, &id) in ids.iter().enumerate() {
-            let node = &nodes[id];
-            for (slot, ep) in node.inputs.iter().enumerate() {
-                if fed.contains_key(ep) {
-                    continue;
-                }
-                let src = local_of[ep.node];
-                if src == u32::MAX {
-                    return Err(Error::Internal(format!("{} not planned", node.name)));
-                }
-                data_out[src as usize].push((ep.index, l as u32, slot as u32));
-                has_inputs[l] = true;
-            }
-            for &c in &node.control_inputs {
-                let src = local_of[c];
-                if src == u32::MAX {
-                    return Err(Error::Internal(format!("{} not planned", node.name)));
-                }
-                ctrl_out[src as usize].push(l as u32);
-                has_inputs[l] = true;
-            }
-        }
-        let flow: Vec<Option<Flow>> = ids.iter().map(|&id| Flow::of(nodes[id].kind)).collect();
-        // Static frames, breadth first from the input-less nodes (TensorFlow's order).
-        let mut frames = vec![StaticFrame {
-            name: String::new(),
-            parent: ROOT,
-            num_nodes: 0,
-            num_slots: 0,
-            pending: Vec::new(),
-            enters: 0,
-            fed: Vec::new(),
-            starts: Vec::new(),
-        }];
-        let mut frame_by_name: HashMap<String, u32> = HashMap::new();
-        let mut frame_of = vec![u32::MAX; n];
-        let mut assigned_by = vec![u32::MAX; n];
-        let mut queue: VecDeque<u32> = VecDeque::new();
-        for l in 0..n {
-            if !has_inputs[l] {
-                frame_of[l] = ROOT;
-                queue.push_back(l as u32);
-            }
-        }
-        let name_of = |l: u32| nodes[ids[l as usize]].name.as_str();
-        while let Some(src) = queue.pop_front() {
-            let s = src as usize;
-            let out_frame = match flow[s] {
-                Some(Flow::Enter) => {
-                    let node = &nodes[ids[s]];
-                    let fname = attr::get_string(&node.attrs, "frame_name")
-                        .map(|b| String::from_utf8_lossy(b).into_owned())
-                        .unwrap_or_default();
-                    if fname.is_empty() {
-                        return Err(flow_error(format!(
-                            "The Enter {{{{node {}}}}} must have a frame name.",
-                            node.name
-                        )));
-                    }
-                    match frame_by_name.get(&fname) {
-                        Some(&f) => {
-                            if frames[f as usize].parent != frame_of[s] {
-                                return Err(flow_error(format!(
-                                    "Invalid loop structure: Mismatched parent frames for \"{fname}\": \"{}\" vs \"{}\".",
-                                    frames[frames[f as usize].parent as usize].name,
-                                    frames[frame_of[s] as usize].name
-                                )));
-                            }
-                            f
-                        }
-                        None => {
-                            let f = frames.len() as u32;
-                            frames.push(StaticFrame {
-                                name: fname.clone(),
-                                parent: frame_of[s],
-                                num_nodes: 0,
-                                num_slots: 0,
-                                pending: Vec::new(),
-                                enters: 0,
-                                fed: Vec::new(),
-                                starts: Vec::new(),
-                            });
-                            frame_by_name.insert(fname, f);
-                            f
-                        }
-                    }
-                }
-                Some(Flow::Exit) => {
-                    if frame_of[s] == ROOT {
-                        return Err(flow_error(
-                            "Invalid Exit op: Cannot find a corresponding Enter op.".into(),
-                        ));
-                    }
-                    frames[frame_of[s] as usize].parent
-                }
-                _ => frame_of[s],
-            };
-            let dsts = data_out[s]
-                .iter()
-                .map(|&(_, d, _)| d)
-                .chain(ctrl_out[s].iter().copied());
-            for d in dsts {
-                let du = d as usize;
-                if frame_of[du] == u32::MAX {
-                    frame_of[du] = out_frame;
-                    assigned_by[du] = src;
-                    queue.push_back(d);
-                } else if frame_of[du] != out_frame {
-                    return Err(flow_error(format!(
-                        "{{{{node {}}}}} has inputs from different frames. The input {{{{node {}}}}} is in frame '{}'. The input {{{{node {}}}}} is in frame '{}'.",
-                        name_of(d),
-                        name_of(src),
-                        frames[out_frame as usize].name,
-                        name_of(assigned_by[du]),
-                        frames[frame_of[du] as usize].name
-                    )));
-                }
-            }
-        }
-        // Nodes no root reaches (a loop with no way in) never run; they sit in the root frame.
-        for f in &mut frame_of {
-            if *f == u32::MAX {
-                *f = ROOT;
-            }
-        }
-        // Local indices, slots, pending counts.
-        let mut dnodes = Vec::with_capacity(n);
-        let mut roots = Vec::new();
-        for l in 0..n {
-            let node = &nodes[ids[l]];
-            let f = frame_of[l] as usize;
-            let frame = &mut frames[f];
-            let local = frame.num_nodes;
-            let in_base = frame.num_slots;
-            frame.num_nodes += 1;
-            frame.num_slots += node.inputs.len() as u32;
-            for (slot, ep) in node.inputs.iter().enumerate() {
-                if let Some(&i) = fed.get(ep) {
-                    frame.fed.push((in_base + slot as u32, i as u32));
-                }
-            }
-            let not_fed = node.inputs.iter().filter(|ep| !fed.contains_key(ep));
-            let class = match flow[l] {
-                Some(Flow::Enter) => {
-                    let fname = attr::get_string(&node.attrs, "frame_name")
-                        .map(|b| String::from_utf8_lossy(b).into_owned())
-                        .unwrap_or_default();
-                    let child = frame_by_name.get(&fname).copied().unwrap_or(ROOT);
-                    Class::Enter {
-                        child,
-                        constant: attr::get_bool(&node.attrs, "is_constant").unwrap_or(false),
-                    }
-                }
-                Some(Flow::Exit) => Class::Exit,
-                Some(Flow::NextIteration) => Class::NextIteration,
-                Some(Flow::Switch) => Class::Switch,
-                Some(Flow::Merge) => Class::Merge,
-                Some(Flow::LoopCond) | None => Class::Normal,
-            };
-            let (pending, merge_first, merge_later) = if matches!(class, Class::Merge) {
-                let (mut from_next, mut from_enter, mut other) = (0u32, 0u32, 0u32);
-                for ep in not_fed {
-                    match flow[local_of[ep.node] as usize] {
-                        Some(Flow::NextIteration) => from_next += 1,
-                        Some(Flow::Enter) => from_enter += 1,
-                        _ => other += 1,
-                    }
-                }
-                let has_fed = node.inputs.len() as u32 > from_next + from_enter + other;
-                // (One with no other input is a root already.)
-                if has_fed && node.control_inputs.is_empty() && has_inputs[l] {
-                    frame.starts.push(l as u32);
-                }
-                let (first, later) = if from_next > 0 {
-                    (from_enter + other, from_next + other)
-                } else {
-                    let all = from_enter + other;
-                    (all, all)
-                };
-                (node.control_inputs.len() as u32, first, later)
-            } else {
-                // A node whose inputs are all fed has no edges in: a root of the root frame.
-                let pending = (not_fed.count() + node.control_inputs.len()) as u32;
-                (pending, 0, 0)
-            };
-            frame.pending.push(pending);
-            if let Class::Enter { child, .. } = class {
-                frames[child as usize].enters += 1;
-            }
-            if f == ROOT as usize && !has_inputs[l] {
-                roots.push(l as u32);
-            }
-            let num_outputs = node.output_types.len().max(1);
-            let mut outs: Vec<Vec<Edge>> = vec![Vec::new(); num_outputs];
-            for &(index, dst, slot) in &data_out[l] {
-                if let Some(o) = outs.get_mut(index) {
-                    o.push(Edge::Data { dst, slot });
-                }
-            }
-            dnodes.push(DNode {
-                step: Step {
-                    node: node.clone(),
-                    kernel: kernel(node),
-                    inputs: Vec::new(),
-                    outputs: Vec::new(),
-                    may_stay_lazy: false,
-                    consumers: Vec::new(),
-                    waits_for: 0,
-                },
-                class,
-                frame: f as u32,
-                local,
-                in_base,
-                merge_first,
-                merge_later,
-                outs,
-                ctrl_outs: ctrl_out[l].clone(),
-            });
-        }
-        let mut plan_fetches = Vec::with_capacity(fetches.len());
-        for (i, ep) in fetches.iter().enumerate() {
-            let node = nodes[ep.node].clone();
-            if let Some(&f) = fed.get(ep) {
-                plan_fetches.push((node, true, Some(f)));
-                continue;
-            }
-            let l = local_of[ep.node] as usize;
-            let d = dnodes
-                .get_mut(l)
-                .ok_or_else(|| Error::Internal(format!("fetch {} not planned", node.name)))?;
-            let in_root = d.frame == ROOT;
-            match d.outs.get_mut(ep.index) {
-                Some(o) => o.push(Edge::Fetch(i as u32)),
-                None => {
-                    return Err(Error::Internal(format!(
-                        "fetch {}:{} not planned",
-                        node.name, ep.index
-                    )))
-                }
-            }
-            plan_fetches.push((node, in_root, None));
-        }
-        let names: Vec<String> = fetches
-            .iter()
-            .map(|ep| format!("{}:{}", nodes[ep.node].name, ep.index))
-            .collect();
-        let mut sorted: Vec<&String> = names.iter().collect();
-        sorted.sort();
-        sorted.dedup();
-        let retvals = fetches
-            .iter()
-            .zip(&names)
-            .map(|(ep, name)| {
-                let i = sorted.binary_search(&name).unwrap_or(0);
-                (
-                    i,
-                    format!("_retval_{}_{}_{i}", nodes[ep.node].name, ep.index),
-                )
-            })
-            .collect();
-        Ok(DynPlan {
-            retvals,
-            nodes: dnodes,
-            frames,
-            roots,
-            fetches: plan_fetches,
-        })
-    }
-}
+use crate::plan::dataflow::{Class, DNode, DynPlan, Edge, ROOT};
+use crate::registry::Resources;
 
 /// One iteration of a frame instance.
 struct Iter {
@@ -448,6 +70,18 @@ struct Instance {
     outstanding: u32,
 }
 
+impl Instance {
+    /// Iteration `it` of the instance.
+    fn iter(&mut self, it: u64) -> Result<&mut Iter> {
+        let k = it
+            .checked_sub(self.base)
+            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
+        self.iters
+            .get_mut(k as usize)
+            .ok_or_else(|| Error::Internal("iteration missing".into()))
+    }
+}
+
 enum Fetched {
     Unset,
     Dead,
@@ -467,6 +101,8 @@ struct Run<'a> {
     /// Freed iterations, by static frame, reused by the next iteration of that frame (a loop
     /// allocates nothing per iteration once it runs).
     pool: Vec<Vec<Iter>>,
+    /// The input list a kernel runs on, kept between nodes (no allocation per node).
+    scratch: Vec<Value>,
 }
 
 /// Runs `plan`; `feeds` by feed index. Returns the fetched tensors.
@@ -487,6 +123,7 @@ pub(crate) fn run(
         fetched: plan.fetches.iter().map(|_| Fetched::Unset).collect(),
         nodes_run: 0,
         pool: plan.frames.iter().map(|_| Vec::new()).collect(),
+        scratch: Vec::new(),
     };
     let root_iter = r.new_iter(ROOT);
     r.instances.push(Some(Instance {
@@ -568,18 +205,13 @@ impl Run<'_> {
     }
 
     fn iter(&mut self, i: u32, it: u64) -> Result<&mut Iter> {
-        let inst = self.inst(i)?;
-        let k = it
-            .checked_sub(inst.base)
-            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
-        inst.iters
-            .get_mut(k as usize)
-            .ok_or_else(|| Error::Internal("iteration missing".into()))
+        self.inst(i)?.iter(it)
     }
 
     fn make_ready(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
-        self.iter(inst, it)?.outstanding += 1;
-        self.inst(inst)?.outstanding += 1;
+        let i = self.inst(inst)?;
+        i.outstanding += 1;
+        i.iter(it)?.outstanding += 1;
         self.ready.push((l, inst, it, dead));
         Ok(())
     }
@@ -657,14 +289,21 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Sends output values (`None`: dead) of node `l` along its edges into (`inst`, `it`), and
-    /// its control edges.
-    fn propagate(&mut self, l: u32, inst: u32, it: u64, outs: Vec<Option<Value>>) -> Result<()> {
-        let dead_node = outs.iter().all(Option::is_none);
-        for (o, v) in outs.into_iter().enumerate() {
-            self.send(l, o, inst, it, v)?;
+    /// Sends the one output value (`None`: dead) of node `l` (an `Enter`, an `Exit`) along its
+    /// edges into (`inst`, `it`), and its control edges (dead with it).
+    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+        let dead = v.is_none();
+        self.send(l, 0, inst, it, v)?;
+        self.send_controls(l, inst, it, dead)
+    }
+
+    /// Sends a dead value on every output of node `l` into (`inst`, `it`), and dead control
+    /// edges.
+    fn propagate_dead(&mut self, l: u32, inst: u32, it: u64) -> Result<()> {
+        for o in 0..self.plan.nodes[l as usize].outs.len() {
+            self.send(l, o, inst, it, None)?;
         }
-        self.send_controls(l, inst, it, dead_node)
+        self.send_controls(l, inst, it, true)
     }
 
     /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
@@ -716,21 +355,24 @@ impl Run<'_> {
         let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
         if let (Class::Normal, false) = (d.class, dead) {
             self.nodes_run += 1;
-            let mut vals: Vec<Value> = Vec::with_capacity(n_in);
+            let mut vals = std::mem::take(&mut self.scratch);
+            vals.clear();
             let iter = self.iter(inst, it)?;
             for v in &mut iter.slots[base..base + n_in] {
                 vals.push(v.take().ok_or_else(|| missing(d))?);
             }
-            match run_step(&d.step, &mut vals, self.res)? {
-                Outputs::One(v) => {
-                    self.send(l, 0, inst, it, Some(v))?;
-                    self.send_controls(l, inst, it, false)?;
-                }
+            let out = run_step(&d.step, &mut vals, self.res);
+            self.scratch = vals;
+            // A live node's control edges are live, whatever outputs it has.
+            match out? {
+                Outputs::One(v) => self.send(l, 0, inst, it, Some(v))?,
                 Outputs::Many(ts) => {
-                    let outs = ts.into_iter().map(|t| Some(Value::Dense(t))).collect();
-                    self.propagate(l, inst, it, outs)?;
+                    for (o, t) in ts.into_iter().enumerate() {
+                        self.send(l, o, inst, it, Some(Value::Dense(t)))?;
+                    }
                 }
             }
+            self.send_controls(l, inst, it, false)?;
             return self.done_with(inst, it);
         }
         // Inputs taken from the iteration's slots (the node's own, first to last).
@@ -743,14 +385,13 @@ impl Run<'_> {
                 for k in 0..n_in {
                     take(self, k)?;
                 }
-                let n = d.outs.len();
-                self.propagate(l, inst, it, (0..n).map(|_| None).collect())?;
+                self.propagate_dead(l, inst, it)?;
             }
             Class::Switch => {
                 let data = take(self, 0)?;
                 let pred = take(self, 1)?;
                 if dead {
-                    self.propagate(l, inst, it, vec![None, None])?;
+                    self.propagate_dead(l, inst, it)?;
                 } else {
                     self.nodes_run += 1;
                     let pred = pred.ok_or_else(|| missing(d))?;
@@ -773,13 +414,16 @@ impl Run<'_> {
                     }
                 }
                 if dead {
-                    self.propagate(l, inst, it, vec![None, None])?;
+                    self.propagate_dead(l, inst, it)?;
                 } else {
                     self.nodes_run += 1;
                     let (index, v) = first.ok_or_else(|| missing(d))?;
                     self.send(l, 0, inst, it, Some(v))?;
-                    let index = Value::Dense(Tensor::scalar_of(index as i32));
-                    self.send(l, 1, inst, it, Some(index))?;
+                    // `value_index`, made only when something reads it.
+                    if d.outs.get(1).is_some_and(|e| !e.is_empty()) {
+                        let index = Value::Dense(Tensor::scalar_of(index as i32));
+                        self.send(l, 1, inst, it, Some(index))?;
+                    }
                     self.send_controls(l, inst, it, false)?;
                 }
             }
@@ -799,10 +443,10 @@ impl Run<'_> {
                     ci.invariants.push((l, v.clone()));
                     let (b, len) = (ci.base, ci.iters.len() as u64);
                     for i in b..b + len {
-                        self.propagate(l, c, i, vec![v.clone()])?;
+                        self.propagate_one(l, c, i, v.clone())?;
                     }
                 } else {
-                    self.propagate(l, c, 0, vec![v])?;
+                    self.propagate_one(l, c, 0, v)?;
                 }
                 self.maybe_finish(c)?;
             }
@@ -888,9 +532,9 @@ impl Run<'_> {
         let iter = self.new_iter(frame);
         let i = self.inst(inst)?;
         i.iters.push_back(iter);
-        let invariants: Vec<(u32, Option<Value>)> = i.invariants.clone();
-        for (l, v) in invariants {
-            self.propagate(l, inst, it, vec![v])?;
+        for k in 0..i.invariants.len() {
+            let (l, v) = self.inst(inst)?.invariants[k].clone();
+            self.propagate_one(l, inst, it, v)?;
         }
         self.start(frame, inst, it)
     }
@@ -907,10 +551,19 @@ impl Run<'_> {
     /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
     /// instance when it is done.
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
-        self.iter(inst, it)?.outstanding -= 1;
-        self.inst(inst)?.outstanding -= 1;
-        self.free_iterations(inst)?;
-        self.maybe_finish(inst)
+        let i = self.inst(inst)?;
+        i.iter(it)?.outstanding -= 1;
+        i.outstanding -= 1;
+        // What `free_iterations` and `maybe_finish` would find to do (most nodes: nothing).
+        let free = i.iters.len() > 1 && i.iters[0].outstanding == 0;
+        let finish = i.outstanding == 0 && i.pending_enters == 0;
+        if free {
+            self.free_iterations(inst)?;
+        }
+        if finish {
+            self.maybe_finish(inst)?;
+        }
+        Ok(())
     }
 
     /// Frees the iterations of `inst` that are done: nothing in them outstanding, the ones
@@ -952,7 +605,7 @@ impl Run<'_> {
         let (p, pit) = done.parent;
         for &x in &done.dead_exits {
             if !done.live_exits.contains(&x) {
-                self.propagate(x, p, pit, vec![None])?;
+                self.propagate_one(x, p, pit, None)?;
             }
         }
         self.iter(p, pit)?.outstanding -= 1;

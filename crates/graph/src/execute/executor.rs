@@ -2,7 +2,7 @@
 //! kernel on the values its inputs read (moved out at their last use, so each intermediate is
 //! freed after its last consumer), `BroadcastTo` kept lazy where its consumers allow.
 
-use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
 use tensorcast_kernels::broadcast::{check_broadcast_to, shape_from_tensor, BroadcastView};
 use tensorcast_kernels::elementwise::{binary, Operand};
 use tensorcast_kernels::TensorOps;
@@ -13,22 +13,25 @@ use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel};
 use crate::plan::{Plan, Read, Step};
 use crate::registry::Resources;
-use crate::shape;
 
 /// A value flowing along an edge.
 #[derive(Clone)]
 pub(super) enum Value {
     /// A tensor.
     Dense(Tensor),
-    /// `base` broadcast to `shape`, not materialised.
-    Lazy { base: Tensor, shape: TensorShape },
+    /// `base` broadcast to `shape`, not materialised (the shape boxed: a value is moved along
+    /// every edge, and most are dense).
+    Lazy {
+        base: Tensor,
+        shape: Box<TensorShape>,
+    },
 }
 
 impl Value {
     fn logical_shape(&self) -> TensorShape {
         match self {
             Value::Dense(t) => t.shape().clone(),
-            Value::Lazy { shape, .. } => shape.clone(),
+            Value::Lazy { shape, .. } => (**shape).clone(),
         }
     }
     /// Elements of the value as its consumers see it.
@@ -85,7 +88,10 @@ fn lazy(base: Tensor, shape: TensorShape) -> Value {
     if *base.shape() == shape {
         Value::Dense(base)
     } else {
-        Value::Lazy { base, shape }
+        Value::Lazy {
+            base,
+            shape: Box::new(shape),
+        }
     }
 }
 
@@ -104,11 +110,11 @@ fn feed(plan: &Plan, feeds: Vec<Tensor>, slots: &mut [Option<Value>]) -> Result<
             }
         }
         if let Some(s) = &f.shape {
-            if !shape::compatible(s, t.shape().dim_sizes()) {
+            if !s.is_compatible_with(&PartialTensorShape::from(t.shape())) {
                 return Err(Error::FeedShape {
                     name: name(),
                     actual: t.shape().to_string(),
-                    expected: shape::debug(s),
+                    expected: s.debug_string(),
                 });
             }
         }
@@ -302,7 +308,7 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
             Value::Dense(kernels::shape_vector(shape, out_type)?)
         }
         (Kernel::Cast { dst, truncate }, [Value::Lazy { base, shape }]) if may_stay_lazy => {
-            lazy(kernels::cast(base, *dst, *truncate)?, shape.clone())
+            lazy(kernels::cast(base, *dst, *truncate)?, (**shape).clone())
         }
         (&Kernel::Bitcast { dst }, [Value::Lazy { base, shape }]) if may_stay_lazy => {
             if dst.size() != base.dtype().size() || base.dtype().size() == 0 {
@@ -315,7 +321,7 @@ fn run_lazy(kernel: &Kernel, inputs: &[Value], may_stay_lazy: bool) -> Result<Op
                     source: Box::new(source),
                 }
             })?;
-            lazy(b, shape.clone())
+            lazy(b, (**shape).clone())
         }
         (
             &Kernel::Binary {

@@ -307,7 +307,7 @@ impl Session {
         }
         let mut target_ids = Vec::with_capacity(targets.len());
         for name in targets {
-            let op = name.strip_prefix('^').unwrap_or(name);
+            let op = crate::parse_tensor_name(name).node;
             target_ids.push(by_name(op).ok_or_else(|| Error::UnknownOperation(op.to_string()))?);
         }
         drop(g);
@@ -318,6 +318,7 @@ impl Session {
             &target_ids,
             self.options.optimize,
             self.options.max_constant_bytes,
+            self.graph.function_library_bytes().as_ref(),
         )?);
         if cache.entries.len() >= MAX_PLANS {
             cache.entries.clear();
@@ -376,16 +377,26 @@ impl Session {
 
 /// The ops of `graph` that have no kernel in tensorcast, each with how many nodes use it,
 /// sorted by op name - what a run of the whole graph would report before running anything.
-/// Function calls count the nodes of the bodies they run (the graph is lowered first).
+/// Function calls count the nodes of the bodies they run (the graph is lowered first), and so do
+/// the functions that `While`, `If`, `Case` (and their stateless forms) call, with the functions
+/// those call in turn, through the graph's library (each function's nodes counted once).
 ///
 /// # Errors
-/// As lowering a graph with function calls (a call to a function the library lacks...).
+/// As lowering a graph with function calls (a call to a function the library lacks...), or a
+/// library that does not decode.
 pub fn ops_without_kernel(graph: &Graph) -> Result<Vec<(String, usize)>> {
     let lowered = crate::import::functions::lower(graph)?;
     let g = lowered.as_ref().map_or(graph, |l| &l.graph);
-    let mut missing: std::collections::BTreeMap<String, usize> = Default::default();
-    for n in g.nodes() {
-        if !crate::kernels::Kernel::available(&n) {
+    let nodes = g.nodes();
+    let library = graph.function_library_bytes();
+    let mut missing = crate::import::functions::ops_without_kernel_in_functions(
+        library.as_ref(),
+        nodes
+            .iter()
+            .flat_map(|n| crate::import::functions::called_functions(n.attrs.values())),
+    )?;
+    for n in &nodes {
+        if !crate::kernels::Kernel::available(n.kind) {
             *missing.entry(n.op.clone()).or_default() += 1;
         }
     }
@@ -398,19 +409,31 @@ fn resolve(
     by_name: &impl Fn(&str) -> Option<usize>,
     name: &str,
 ) -> Result<Endpoint> {
-    let (op, index) = match name.rsplit_once(':') {
-        Some((op, k)) => {
-            if op.contains(':') {
-                return Err(Error::BadTensorName(name.to_string()));
-            }
-            let k: usize = k
-                .parse()
-                .map_err(|_| Error::BadTensorName(name.to_string()))?;
-            (op, k)
-        }
-        None => (name, 0),
+    let tid = crate::parse_tensor_name(name);
+    if tid.is_control() && name.starts_with('^') {
+        // A control name (`^op`) names no tensor; Python's client looks it up as an op name.
+        return Err(Error::UnknownOperation(name.to_string()));
+    }
+    let op = tid.node;
+    let has_index = op.len() < name.len();
+    // Python's client (whose messages these are) takes `op` or `op:index` only: no colon in the
+    // op part, digits after the one colon.
+    if op.contains(':') || (!has_index && name.contains(':')) {
+        return Err(Error::BadTensorName(name.to_string()));
+    }
+    let shown = if has_index {
+        name.to_string()
+    } else {
+        format!("{op}:0")
     };
-    let shown = format!("{op}:{index}");
+    // An index past `i32` (which TensorFlow's parser truncates) is past every op's outputs.
+    let index = match name[op.len()..].strip_prefix(':').map(str::parse::<u64>) {
+        Some(Ok(k)) if u64::try_from(tid.index).ok() == Some(k) => {
+            usize::try_from(k).unwrap_or(usize::MAX)
+        }
+        Some(_) => usize::MAX,
+        None => 0,
+    };
     let Some(id) = by_name(op) else {
         return Err(Error::UnknownTensor {
             name: shown,
@@ -418,7 +441,7 @@ fn resolve(
         });
     };
     let n = &nodes[id];
-    if n.kind.is_some() && index >= n.output_types.len() {
+    if (n.kind.is_some() && index >= n.output_types.len()) || index == usize::MAX {
         return Err(Error::NoSuchOutput {
             name: shown,
             op: op.to_string(),

@@ -112,7 +112,7 @@ impl SavedModel {
         // the `saved_model_main_op` / `legacy_init_op` collections, not read here).
         if let Some(init) = signatures.get(INIT_OP_SIGNATURE_KEY) {
             for o in &init.outputs {
-                let op = o.name.split(':').next().unwrap_or_default();
+                let op = crate::parse_tensor_name(&o.name).node;
                 if !op.is_empty() {
                     session.run(&[], &[], &[op])?;
                 }

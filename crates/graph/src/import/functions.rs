@@ -13,8 +13,10 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use tensorcast_proto::{attr_value, FunctionDef, FunctionDefLibrary, GraphDef, Message, NodeDef};
 
 use crate::build::graph::Graph;
+use crate::build::tensor_id::parse_tensor_name;
 use crate::error::{Error, Result};
-use crate::import::{import_graph_def, parse_input};
+use crate::import::import_graph_def;
+use crate::kernels::Kernel;
 use crate::registry::opdef::Op;
 
 /// The ops that call a function named by their `f` attr.
@@ -41,8 +43,11 @@ pub(crate) struct Lowered {
 impl Lowered {
     /// `name` (`op` or `op:k`) as the lowered graph names it.
     pub(crate) fn resolve(&self, name: &str) -> String {
-        let (op, k) = parse_input(name);
-        match self.aliases.get(&(op.to_string(), k)) {
+        let id = parse_tensor_name(name);
+        match self
+            .aliases
+            .get(&(id.node.to_string(), i64::from(id.index)))
+        {
             Some(t) => t.clone(),
             None => name.to_string(),
         }
@@ -108,8 +113,8 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
     let resolve = |s: &str| -> String {
         let mut s = s.to_string();
         for _ in 0..=MAX_CALL_DEPTH {
-            let (op, k) = parse_input(&s);
-            match aliases.get(&(op.to_string(), k)) {
+            let id = parse_tensor_name(&s);
+            match aliases.get(&(id.node.to_string(), i64::from(id.index))) {
                 Some(t) => s = t.clone(),
                 None => break,
             }
@@ -219,33 +224,34 @@ fn expand(
         .map(|n| (n.name.as_str(), n.op.as_str()))
         .collect();
     let prefix = &call.name;
-    // `node:out_arg:index` -> the renamed tensor; an arg name -> the call's input.
+    // `node:out_arg:index` -> the renamed tensor; an arg name -> the call's input. The index is
+    // read by the one tensor-name parser; what is left is `node:out_arg`, or `node` (a tensor
+    // name in the graph form), and a name without an index is an arg.
     let tensor = |s: &str| -> Result<String> {
-        let parts: Vec<&str> = s.split(':').collect();
-        match parts.as_slice() {
-            [arg] => args.get(arg).map(|t| t.to_string()).ok_or_else(|| {
+        let id = parse_tensor_name(s);
+        if id.node.len() == s.len() {
+            return args.get(s).map(|t| t.to_string()).ok_or_else(|| {
                 unsupported(format!(
                     "function '{fname}' reads '{s}', which is not one of its inputs"
                 ))
-            }),
-            [node, out_arg, index] => {
+            });
+        }
+        match id.node.split_once(':') {
+            Some((_, out_arg)) if out_arg.contains(':') => Err(unsupported(format!(
+                "function '{fname}': bad tensor name '{s}'"
+            ))),
+            Some((node, out_arg)) => {
                 let op = ops.get(node).ok_or_else(|| {
                     unsupported(format!("function '{fname}' reads '{s}': no node '{node}'"))
                 })?;
-                let index: i64 = index.parse().map_err(|_| {
-                    unsupported(format!("function '{fname}': bad tensor name '{s}'"))
-                })?;
-                let k = output_index(op, out_arg, index);
+                let k = output_index(op, out_arg, i64::from(id.index));
                 Ok(if k == 0 {
                     format!("{prefix}/{node}")
                 } else {
                     format!("{prefix}/{node}:{k}")
                 })
             }
-            [node, index] => Ok(format!("{prefix}/{node}:{index}")),
-            _ => Err(unsupported(format!(
-                "function '{fname}': bad tensor name '{s}'"
-            ))),
+            None => Ok(format!("{prefix}/{}:{}", id.node, id.index)),
         }
     };
     let mut body = Vec::with_capacity(f.node_def.len());
@@ -263,11 +269,11 @@ fn expand(
         let mut inputs = Vec::with_capacity(n.input.len() + control.len());
         let mut controls = BTreeSet::new();
         for i in &n.input {
-            match i.strip_prefix('^') {
-                Some(c) => {
-                    controls.insert(format!("^{prefix}/{c}"));
-                }
-                None => inputs.push(tensor(i)?),
+            let id = parse_tensor_name(i);
+            if id.is_control() && i.starts_with('^') {
+                controls.insert(format!("^{prefix}/{}", id.node));
+            } else {
+                inputs.push(tensor(i)?);
             }
         }
         controls.extend(control.iter().map(|c| c.to_string()));
@@ -302,4 +308,63 @@ fn expand(
         ..Default::default()
     };
     Ok((body, noop, returns))
+}
+
+/// The functions an op's attrs name: every `func` attr and every list of them (`While`'s
+/// `cond` and `body`, `If`'s branches, `Case`'s `branches`, a call's `f`, ...).
+pub(crate) fn called_functions<'a>(
+    attrs: impl IntoIterator<Item = &'a tensorcast_proto::AttrValue>,
+) -> impl Iterator<Item = &'a str> {
+    attrs.into_iter().flat_map(|v| {
+        let (one, list): (Option<&str>, &[tensorcast_proto::NameAttrList]) = match &v.value {
+            Some(attr_value::Value::Func(f)) => (Some(f.name.as_str()), &[]),
+            Some(attr_value::Value::List(l)) => (None, l.func.as_slice()),
+            _ => (None, &[]),
+        };
+        one.into_iter().chain(list.iter().map(|f| f.name.as_str()))
+    })
+}
+
+/// The ops without a kernel in the bodies of the functions `roots` name, and of the functions
+/// those bodies call, transitively through `library` (each function counted once, however many
+/// nodes call it): op name -> number of body nodes. A body node that calls a function (a
+/// `PartitionedCall`, or an op named as a function of the library) is a call, not an op.
+///
+/// # Errors
+/// [`Error::Function`] for a library that does not decode.
+pub(crate) fn ops_without_kernel_in_functions<'a>(
+    library: Option<&bytes::Bytes>,
+    roots: impl IntoIterator<Item = &'a str>,
+) -> Result<std::collections::BTreeMap<String, usize>> {
+    let mut missing = std::collections::BTreeMap::new();
+    let mut queue: VecDeque<String> = roots.into_iter().map(str::to_string).collect();
+    let Some(bytes) = library.filter(|_| !queue.is_empty()) else {
+        return Ok(missing);
+    };
+    let library = FunctionDefLibrary::decode(bytes.clone())
+        .map_err(|e| unsupported(format!("the graph's function library does not decode: {e}")))?;
+    let functions: HashMap<&str, &FunctionDef> = library
+        .function
+        .iter()
+        .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
+        .collect();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    while let Some(name) = queue.pop_front() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        // A function the library lacks fails when it is called, with its own message.
+        let Some(f) = functions.get(name.as_str()) else {
+            continue;
+        };
+        for n in &f.node_def {
+            queue.extend(called_functions(n.attr.values()).map(str::to_string));
+            if functions.contains_key(n.op.as_str()) {
+                queue.push_back(n.op.clone());
+            } else if !is_call(&n.op) && !Kernel::available(Op::from_name(&n.op)) {
+                *missing.entry(n.op.clone()).or_default() += 1;
+            }
+        }
+    }
+    Ok(missing)
 }

@@ -13,32 +13,11 @@ use std::sync::Arc;
 use tensorcast_proto::{GraphDef, Message, NodeDef, VersionDef};
 
 use crate::build::finalize::Mode;
-use crate::build::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
+use crate::build::graph::{
+    make_node, valid_node_name, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION,
+};
+use crate::build::tensor_id::parse_tensor_name;
 use crate::error::{Error, Result};
-
-/// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
-pub(crate) fn valid_node_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    let Some(first) = chars.next() else {
-        return false;
-    };
-    (first.is_ascii_alphanumeric() || first == '.')
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '>' | '-'))
-}
-
-/// `name:k` (k all digits, fitting an `i32`) or `name` (output 0), as TensorFlow's import
-/// parses an input: an index that does not fit leaves the whole string as the node's name
-/// (`Unknown input node 'x:99999999999999999999999'`).
-pub(crate) fn parse_input(s: &str) -> (&str, i64) {
-    if let Some((name, k)) = s.rsplit_once(':') {
-        if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) {
-            if let Ok(k) = k.parse::<i32>() {
-                return (name, i64::from(k));
-            }
-        }
-    }
-    (s, 0)
-}
 
 /// TensorFlow's `TF_GRAPH_DEF_VERSION_MIN_PRODUCER`.
 const GRAPH_DEF_VERSION_MIN_PRODUCER: i32 = 0;
@@ -163,9 +142,12 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
     for n in nodes {
         let (mut d, mut c) = (Vec::new(), Vec::new());
         for s in &n.input {
-            if let Some(ctrl) = s.strip_prefix('^') {
+            let id = parse_tensor_name(s);
+            // A caret makes a control input; an index that truncates to -1 (TensorFlow aborts
+            // on one) stays a data input and fails as an invalid output.
+            if id.is_control() && s.starts_with('^') {
                 c.push(
-                    find(&index, &g.by_name, ctrl).ok_or_else(|| Error::UnknownInput {
+                    find(&index, &g.by_name, id.node).ok_or_else(|| Error::UnknownInput {
                         node: n.name.clone(),
                         input: s.clone(),
                     })?,
@@ -174,12 +156,11 @@ fn import_nodes(graph: &Graph, extras: Extras, mut defs: NodeDefs<'_>) -> Result
                 if !c.is_empty() {
                     return Err(Error::ControlBeforeData(n.name.clone()));
                 }
-                let (name, k) = parse_input(s);
-                let src = find(&index, &g.by_name, name).ok_or_else(|| Error::UnknownInput {
+                let src = find(&index, &g.by_name, id.node).ok_or_else(|| Error::UnknownInput {
                     node: n.name.clone(),
-                    input: name.to_string(),
+                    input: s.clone(),
                 })?;
-                d.push((src, k));
+                d.push((src, i64::from(id.index)));
             }
         }
         data.push(d);

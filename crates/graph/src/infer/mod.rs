@@ -10,22 +10,15 @@ use tensorcast_core::{DataType, Tensor};
 use crate::attr::Attrs;
 use crate::error::Result;
 use crate::registry::opdef::Op;
-use crate::shape::PShape;
+use tensorcast_core::PartialTensorShape;
 
+pub(crate) use crate::registry::{InferInput, Known};
 pub(crate) use shape_fns::broadcast_binary;
-pub(crate) use values::{Known, VALUE_BUDGET_BYTES};
-
-/// What inference knows about one input.
-#[derive(Debug, Clone)]
-pub(crate) struct InferInput {
-    pub(crate) shape: PShape,
-    pub(crate) value: Option<Known>,
-}
 
 /// What inference found for a node's outputs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Inferred {
-    pub(crate) shapes: Vec<PShape>,
+    pub(crate) shapes: Vec<PartialTensorShape>,
     pub(crate) values: Vec<Option<Known>>,
 }
 

@@ -1,13 +1,13 @@
 //! The shape function of each registered op (TensorFlow's `common_shape_fns` and the ops'
 //! registrations), with TensorFlow's messages.
 
-use tensorcast_core::DataType;
+use tensorcast_core::{DataType, PartialTensorShape};
 
 use super::{int_values, InferInput, Known};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
 use crate::registry::opdef::Op;
-use crate::shape::{self, PShape};
+use crate::registry::{known, shape_error};
 
 /// Output shapes of `op`.
 pub(super) fn run(
@@ -16,24 +16,26 @@ pub(super) fn run(
     inputs: &[InferInput],
     out_types: &[DataType],
     producer: i32,
-) -> Result<Vec<PShape>> {
-    let input = |i: usize| inputs.get(i).map(|x| x.shape.clone()).unwrap_or(None);
+) -> Result<Vec<PartialTensorShape>> {
+    let input = |i: usize| {
+        inputs
+            .get(i)
+            .map_or_else(PartialTensorShape::unknown_rank, |x| x.shape.clone())
+    };
     Ok(match op {
         Op::Const => vec![const_shape(attrs)?],
         Op::Placeholder => {
-            let s = attr::get_shape(attrs, "shape")
-                .map(shape::from_proto)
-                .unwrap_or(None);
+            let s = attr::get_partial_shape(attrs, "shape")?;
             // Legacy rule: GraphDefs up to version 21 wrote "unknown" as a shape with no dims.
-            let s = match s {
-                Some(d) if d.is_empty() && producer <= 21 => None,
-                s => s,
-            };
-            vec![s]
+            if s.rank() == Some(0) && producer <= 21 {
+                vec![PartialTensorShape::unknown_rank()]
+            } else {
+                vec![s]
+            }
         }
         Op::NoOp => Vec::new(),
         Op::Identity | Op::Cast => vec![input(0)],
-        Op::Shape => vec![Some(vec![input(0).map_or(-1, |d| d.len() as i64)])],
+        Op::Shape => vec![known(&[input(0).rank().map_or(-1, |r| r as i64)])?],
         Op::Bitcast => vec![bitcast(attrs, input(0))?],
         Op::BroadcastTo => vec![broadcast_to(input(0), inputs.get(1))?],
         Op::Reshape => vec![reshape(input(0), inputs.get(1))?],
@@ -50,9 +52,9 @@ pub(super) fn run(
     })
 }
 
-fn const_shape(attrs: &Attrs) -> Result<PShape> {
+fn const_shape(attrs: &Attrs) -> Result<PartialTensorShape> {
     let Some(proto) = attr::get_tensor(attrs, "value") else {
-        return Ok(None);
+        return Ok(PartialTensorShape::unknown_rank());
     };
     let dims: Vec<i64> = proto
         .tensor_shape
@@ -60,13 +62,20 @@ fn const_shape(attrs: &Attrs) -> Result<PShape> {
         .map(|s| s.dim.iter().map(|d| d.size).collect())
         .unwrap_or_default();
     if dims.iter().any(|&d| d < 0) {
-        return Err(Error::ShapeNotFullyDefined(shape::dims_debug(&dims)));
+        let shown = proto
+            .tensor_shape
+            .as_ref()
+            .map(tensorcast_proto::shape_proto_debug_string)
+            .unwrap_or_default();
+        return Err(Error::ShapeNotFullyDefined(shown));
     }
-    Ok(Some(dims))
+    known(&dims)
 }
 
-fn bitcast(attrs: &Attrs, input: PShape) -> Result<PShape> {
-    let Some(dims) = input else { return Ok(None) };
+fn bitcast(attrs: &Attrs, input: PartialTensorShape) -> Result<PartialTensorShape> {
+    let Some(dims) = input.dims() else {
+        return Ok(input);
+    };
     let from = attr::get_type(attrs, "T").unwrap_or(DataType::INVALID);
     let to = attr::get_type(attrs, "type").unwrap_or(DataType::INVALID);
     let (a, b) = (from.size() as i64, to.size() as i64);
@@ -78,12 +87,10 @@ fn bitcast(attrs: &Attrs, input: PShape) -> Result<PShape> {
         )));
     }
     if a == b {
-        return Ok(Some(dims));
+        return Ok(input);
     }
     if a > b {
-        let mut d = dims;
-        d.push(a / b);
-        return Ok(Some(d));
+        return input.concatenate_dim(a / b).map_err(shape_error);
     }
     let Some(&last) = dims.last() else {
         return Err(Error::RankAtLeast {
@@ -100,18 +107,16 @@ fn bitcast(attrs: &Attrs, input: PShape) -> Result<PShape> {
             ratio,
         });
     }
-    let mut d = dims;
-    d.pop();
-    Ok(Some(d))
+    known(&dims[..dims.len() - 1])
 }
 
 /// TensorFlow's largest rank (`TensorShape::MaxDimensions()`).
 const MAX_RANK: i64 = 254;
 
 /// `MakeShapeFromShapeTensor`: the partial shape a shape operand describes.
-fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<PShape> {
+fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<Option<Vec<i64>>> {
     let Some(input) = input else { return Ok(None) };
-    if let Some(d) = &input.shape {
+    if let Some(d) = input.shape.dims() {
         if d.len() != 1 {
             return Err(Error::RankMustBe {
                 expected: 1,
@@ -135,7 +140,7 @@ fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<PShape> {
             Ok(Some(out))
         }
         Some(Known::Partial(d)) => Ok(Some(d.clone())),
-        None => match &input.shape {
+        None => match input.shape.dims() {
             Some(d) if d[0] > MAX_RANK => Err(Error::InvalidInput(format!(
                 "Shape of rank {} is above the maximum rank {MAX_RANK}",
                 d[0]
@@ -146,10 +151,15 @@ fn shape_from_shape_tensor(input: Option<&InferInput>) -> Result<PShape> {
     }
 }
 
-fn broadcast_to(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
-    let out = shape_from_shape_tensor(target)?;
-    let (Some(mut out_dims), Some(in_dims)) = (out.clone(), input) else {
-        return Ok(out);
+fn broadcast_to(
+    input: PartialTensorShape,
+    target: Option<&InferInput>,
+) -> Result<PartialTensorShape> {
+    let Some(mut out_dims) = shape_from_shape_tensor(target)? else {
+        return Ok(PartialTensorShape::unknown_rank());
+    };
+    let Some(in_dims) = input.dims() else {
+        return known(&out_dims);
     };
     if in_dims.len() > out_dims.len() {
         return Err(Error::RankAtMost {
@@ -168,7 +178,7 @@ fn broadcast_to(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
             }
         }
     }
-    Ok(Some(out_dims))
+    known(&out_dims)
 }
 
 /// Element count of one side of a reshape: `(known product, index of the single unknown dim,
@@ -193,24 +203,23 @@ fn reshape_side(d: &[i64]) -> (i64, Option<usize>, bool) {
     (prod, unknown, too_many)
 }
 
-fn reshape(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
-    let out = shape_from_shape_tensor(target)?;
-    let Some(mut out_dims) = out else {
-        return Ok(None);
+fn reshape(input: PartialTensorShape, target: Option<&InferInput>) -> Result<PartialTensorShape> {
+    let Some(mut out_dims) = shape_from_shape_tensor(target)? else {
+        return Ok(PartialTensorShape::unknown_rank());
     };
-    let Some(in_dims) = input else {
-        return Ok(Some(out_dims));
+    let Some(in_dims) = input.dims() else {
+        return known(&out_dims);
     };
-    let (in_n, in_unknown, in_many) = reshape_side(&in_dims);
+    let (in_n, in_unknown, in_many) = reshape_side(in_dims);
     let (out_n, out_unknown, out_many) = reshape_side(&out_dims);
     if in_many || out_many {
-        return Ok(Some(out_dims));
+        return known(&out_dims);
     }
     match (in_unknown, out_unknown) {
         (None, None) if in_n != out_n => {
             return Err(Error::CannotReshape {
                 input_elements: in_n,
-                shape: shape::dims_debug(&out_dims),
+                shape: known(&out_dims)?.debug_string(),
                 output_elements: out_n,
             });
         }
@@ -234,13 +243,18 @@ fn reshape(input: PShape, target: Option<&InferInput>) -> Result<PShape> {
         }
         _ => {}
     }
-    Ok(Some(out_dims))
+    known(&out_dims)
 }
 
 /// `BroadcastBinaryOpOutputShapeFnHelper`.
-pub(crate) fn broadcast_binary(x: &PShape, y: &PShape, ise: bool) -> Result<PShape> {
-    let (Some(x), Some(y)) = (x, y) else {
-        return Ok(None);
+pub(crate) fn broadcast_binary(
+    x: &PartialTensorShape,
+    y: &PartialTensorShape,
+    ise: bool,
+) -> Result<PartialTensorShape> {
+    let unknown = Ok(PartialTensorShape::unknown_rank());
+    let (Some(x), Some(y)) = (x.dims(), y.dims()) else {
+        return unknown;
     };
     let n = x.len().max(y.len());
     let mut out = Vec::with_capacity(n);
@@ -263,16 +277,16 @@ pub(crate) fn broadcast_binary(x: &PShape, y: &PShape, ise: bool) -> Result<PSha
             } else if ise {
                 return Err(Error::DimensionsMustBeEqual(dx, dy));
             } else {
-                return Ok(Some(Vec::new()));
+                return known(&[]);
             }
         } else if dx > 1 {
             if !ise {
-                return Ok(None);
+                return unknown;
             }
             out.push(dx);
         } else if dy > 1 {
             if !ise {
-                return Ok(None);
+                return unknown;
             }
             out.push(dy);
         } else if dx == 1 {
@@ -283,10 +297,10 @@ pub(crate) fn broadcast_binary(x: &PShape, y: &PShape, ise: bool) -> Result<PSha
             out.push(-1);
         } else {
             if !ise {
-                return Ok(None);
+                return unknown;
             }
             out.push(-1);
         }
     }
-    Ok(Some(out))
+    known(&out)
 }

@@ -1,31 +1,15 @@
 //! Value propagation: which outputs have a value known at graph time (a constant tensor), or a
 //! known partial value (a shape vector with unknown entries, from `Shape` of a partial shape).
 
-use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 
-use super::InferInput;
+use super::{InferInput, Known};
 use crate::attr::{self, Attrs};
 use crate::registry::opdef::Op;
-use crate::shape::PShape;
-
-/// A value known at graph time.
-#[derive(Debug, Clone)]
-pub(crate) enum Known {
-    /// The whole tensor.
-    Tensor(Tensor),
-    /// A shape-valued int vector with `-1` for entries not known.
-    Partial(Vec<i64>),
-}
 
 /// Largest Const value (in elements) decoded at graph time: shape operands (rank at most 254)
 /// and the small index vectors shape functions read fit easily.
 const MAX_CONST_ELEMENTS: i64 = 1 << 10;
-
-/// What one graph may keep, in all, of values known at graph time (decoded constants and folded
-/// results), in bytes. Past it, further values are simply not known at graph time (inference
-/// gives less precise shapes; nothing fails), so a GraphDef of many constants costs memory in
-/// proportion to its own size, never 65,536 decoded elements per 20-byte node.
-pub(crate) const VALUE_BUDGET_BYTES: u64 = 1 << 20;
 
 /// True for the dtypes whose values shape inference uses (integers and bool); string, resource,
 /// variant and floating values are never decoded at graph time.
@@ -56,7 +40,7 @@ pub(super) fn propagate(
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],
-    shapes: &[PShape],
+    shapes: &[PartialTensorShape],
     budget: &mut u64,
 ) -> Vec<Option<Known>> {
     let values = known_values(op, attrs, inputs, out_types, shapes);
@@ -68,7 +52,7 @@ fn known_values(
     attrs: &Attrs,
     inputs: &[InferInput],
     out_types: &[DataType],
-    shapes: &[PShape],
+    shapes: &[PartialTensorShape],
 ) -> Vec<Option<Known>> {
     let one = |v: Option<Known>| vec![v];
     match op {
@@ -98,11 +82,11 @@ fn known_values(
         Op::Shape => {
             let out_type = out_types.first().copied().unwrap_or(DataType::INT32);
             one(inputs.first().and_then(|i| {
-                let d = i.shape.as_ref()?;
+                let d = i.shape.dims()?;
                 if d.iter().all(|&x| x >= 0) {
                     shape_tensor(d, out_type).map(Known::Tensor)
                 } else {
-                    Some(Known::Partial(d.clone()))
+                    Some(Known::Partial(d.to_vec()))
                 }
             }))
         }
@@ -160,13 +144,16 @@ fn shape_tensor(dims: &[i64], dtype: DataType) -> Option<Tensor> {
 }
 
 /// Constant folding of a small node whose inputs are all known tensors.
-fn fold(op: Op, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Vec<Option<Known>> {
+fn fold(
+    op: Op,
+    attrs: &Attrs,
+    inputs: &[InferInput],
+    shapes: &[PartialTensorShape],
+) -> Vec<Option<Known>> {
     let none = vec![None; shapes.len()];
-    let small = shapes.iter().all(|s| {
-        s.as_ref()
-            .and_then(|d| TensorShape::new(d).ok())
-            .is_some_and(|s| s.num_elements() <= MAX_FOLD_ELEMENTS)
-    });
+    let small = shapes
+        .iter()
+        .all(|s| s.is_fully_defined() && s.num_elements() <= MAX_FOLD_ELEMENTS);
     // Folding reads only values already known (integers and bools); a Cast or Bitcast to
     // another dtype could produce a float value: keep those out too.
     let small = small && out_types_decodable(op, attrs);

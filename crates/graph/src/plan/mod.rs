@@ -4,20 +4,21 @@
 //! value's last use, so it is moved out rather than shared), and the slot its output goes to.
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
+pub(crate) mod dataflow;
 pub(crate) mod order;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use tensorcast_core::DataType;
+use tensorcast_core::{DataType, PartialTensorShape};
 
+use crate::attr;
 use crate::build::graph::{Endpoint, Node};
 use crate::error::{Error, Result};
-use crate::execute::dataflow::DynPlan;
 use crate::kernels::{self, Kernel};
 use crate::registry::opdef::{Op, OpDef};
 use crate::registry::Flow;
-use crate::shape::PShape;
+use dataflow::DynPlan;
 
 /// One read of a value slot.
 #[derive(Debug, Clone, Copy)]
@@ -60,7 +61,7 @@ pub(crate) struct Feed {
     /// The dtype the graph's tensor has, when known.
     pub(crate) dtype: Option<DataType>,
     /// The (partial) shape it has, when known.
-    pub(crate) shape: Option<PShape>,
+    pub(crate) shape: Option<PartialTensorShape>,
     /// The same tensor was fed earlier in the list.
     pub(crate) duplicate: bool,
     /// Where the graph does not know the fed tensor's dtype (its producer's op is unknown
@@ -107,6 +108,7 @@ impl Plan {
         targets: &[usize],
         optimize: bool,
         max_constant_bytes: u64,
+        library: Option<&bytes::Bytes>,
     ) -> Result<Plan> {
         let mut slot_of: HashMap<Endpoint, usize> = HashMap::new();
         let new_slot = |ep: Endpoint, slot_of: &mut HashMap<Endpoint, usize>| {
@@ -150,24 +152,27 @@ impl Plan {
             );
             stack.extend(n.control_inputs.iter().copied());
         }
-        // Before anything is decoded or run: every op the run needs has a kernel (all missing
-        // ones named in one error), and the constants it needs fit the budget.
-        let mut missing: BTreeMap<&str, usize> = BTreeMap::new();
+        // Before anything is decoded or run: every op the run needs has a kernel - its own
+        // nodes' and those of the functions they call (`While`, `If`, ... bodies, through the
+        // library), all missing ones named in one error - and the constants it needs fit the
+        // budget.
+        let mut missing = crate::import::functions::ops_without_kernel_in_functions(
+            library,
+            nodes
+                .iter()
+                .filter(|n| needed[n.id])
+                .flat_map(|n| crate::import::functions::called_functions(n.attrs.values())),
+        )?;
         let mut constant_bytes: u64 = 0;
         for n in nodes.iter().filter(|n| needed[n.id]) {
-            if !Kernel::available(n) {
-                *missing.entry(n.op.as_str()).or_default() += 1;
+            if !Kernel::available(n.kind) {
+                *missing.entry(n.op.clone()).or_default() += 1;
             } else if n.kind == Some(Op::Const) {
                 constant_bytes = constant_bytes.saturating_add(kernels::const_bytes(&n.attrs));
             }
         }
         if !missing.is_empty() {
-            return Err(Error::MissingKernels(
-                missing
-                    .into_iter()
-                    .map(|(op, k)| (op.to_string(), k))
-                    .collect(),
-            ));
+            return Err(Error::MissingKernels(missing.into_iter().collect()));
         }
         if constant_bytes > max_constant_bytes {
             return Err(Error::ConstantBudget {
@@ -200,7 +205,7 @@ impl Plan {
                 fed_index.entry(ep).or_insert(i);
             }
             let dynamic = DynPlan::build(nodes, &needed, &fed_index, fetches, |n| {
-                Kernel::resolve(n, max_constant_bytes)
+                resolve_kernel(n, max_constant_bytes)
             })?;
             let num_slots = slot_of.len();
             return Ok(Plan {
@@ -219,7 +224,7 @@ impl Plan {
         let mut lazy_ok = vec![true; nodes.len()];
         let mut kernels: Vec<Option<Kernel>> = (0..nodes.len()).map(|_| None).collect();
         for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
-            let k = Kernel::resolve(n, max_constant_bytes);
+            let k = resolve_kernel(n, max_constant_bytes);
             for ep in &n.inputs {
                 if !k.reads_lazy() {
                     lazy_ok[ep.node] = false;
@@ -367,4 +372,33 @@ fn expected_input_type(n: &Node, pos: usize) -> Option<DataType> {
         .get(pos)
         .copied()
         .flatten()
+}
+
+/// The kernel of `node` (`Fail` with the run-time error for a placeholder, which must be fed,
+/// an unregistered op, an op without a kernel and a `Const` whose value does not decode).
+fn resolve_kernel(node: &Node, max_constant_bytes: u64) -> Kernel {
+    let attrs = &node.attrs;
+    let kernel = match node.kind {
+        Some(Op::Placeholder) => {
+            let dtype = attr::get_type(attrs, "dtype").unwrap_or(DataType::INVALID);
+            return Kernel::Fail(Error::MissingFeed {
+                name: node.name.clone(),
+                location: crate::build::graph::node_location(node).into(),
+                dtype,
+                shape: node
+                    .output_shapes
+                    .first()
+                    .filter(|s| s.rank().is_some())
+                    .map(PartialTensorShape::debug_string),
+            });
+        }
+        None => {
+            return Kernel::Fail(Error::OpNotRegistered(node.op.clone()));
+        }
+        Some(op) => Kernel::for_op(op, attrs, max_constant_bytes),
+    };
+    match kernel {
+        Kernel::Fail(e) => Kernel::Fail(e.at_node(node)),
+        k => k,
+    }
 }

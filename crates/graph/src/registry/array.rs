@@ -7,7 +7,6 @@ use tensorcast_kernels::array as k;
 use super::{defs, kernel_entry, kernel_error, many, one, out, Entry, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape;
 
 fn outs(t: tensorcast_core::Result<Vec<Tensor>>) -> Result<Vec<Tensor>> {
     t.map_err(kernel_error)
@@ -33,7 +32,7 @@ fn masks(attrs: &crate::attr::Attrs) -> k::StridedSliceMasks {
 
 /// The partial shapes of inputs `range`.
 fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTensorShape> {
-    range.map(|i| c.partial(i)).collect()
+    range.map(|i| c.shape(i)).collect()
 }
 
 fn entry(
@@ -49,7 +48,7 @@ pub(super) fn entries() -> Vec<Entry> {
     vec![
         entry(
             &defs::TRANSPOSE,
-            |c| one(k::transpose_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c| one(k::transpose_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::transpose(&x[0], &x[1])),
         ),
         entry(
@@ -82,7 +81,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::UNPACK,
             |c| {
                 many(k::unpack_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     int(c.attrs, "num"),
                     int(c.attrs, "axis"),
                 ))
@@ -94,7 +93,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |c| {
                 many(k::split_shape(
                     c.value(0),
-                    &c.partial(1),
+                    &c.shape(1),
                     int(c.attrs, "num_split"),
                 ))
             },
@@ -104,7 +103,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::SPLIT_V,
             |c| {
                 many(k::split_v_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     c.value(1),
                     c.value(2),
                     int(c.attrs, "num_split"),
@@ -116,7 +115,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::SQUEEZE,
             |c| {
                 let axis = attr::get_ints(c.attrs, "squeeze_dims").unwrap_or_default();
-                one(k::squeeze_shape(&c.partial(0), axis))
+                one(k::squeeze_shape(&c.shape(0), axis))
             },
             |c, x| {
                 let axis = attr::get_ints(c.attrs, "squeeze_dims").unwrap_or_default();
@@ -125,15 +124,15 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::EXPAND_DIMS,
-            |c| one(k::expand_dims_shape(&c.partial(0), c.value(1))),
+            |c| one(k::expand_dims_shape(&c.shape(0), c.value(1))),
             |_, x| out(k::expand_dims(&x[0], &x[1])),
         ),
         entry(
             &defs::SLICE,
             |c| {
                 one(k::slice_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     c.value(1),
                     c.value(2),
                 ))
@@ -145,10 +144,11 @@ pub(super) fn entries() -> Vec<Entry> {
             |c| {
                 let spec_len = c
                     .shape(1)
+                    .dims()
                     .and_then(|d| d.first().copied())
                     .and_then(|n| usize::try_from(n).ok());
                 one(k::strided_slice_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     spec_len,
                     c.value(1),
                     c.value(2),
@@ -162,8 +162,8 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::GATHER_V2,
             |c| {
                 one(k::gather_v2_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     c.value(2),
                     int(c.attrs, "batch_dims"),
                 ))
@@ -179,17 +179,17 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::PAD,
-            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::pad(&x[0], &x[1])),
         ),
         entry(
             &defs::PAD_V2,
-            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::pad_v2(&x[0], &x[1], &x[2])),
         ),
         entry(
             &defs::MIRROR_PAD,
-            |c| one(k::pad_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |c, x| {
                 let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
                 out(k::mirror_pad(&x[0], &x[1], &String::from_utf8_lossy(mode)))
@@ -197,12 +197,12 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::TILE,
-            |c| one(k::tile_shape(&c.partial(0), &c.partial(1), c.value(1))),
+            |c| one(k::tile_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::tile(&x[0], &x[1])),
         ),
         entry(
             &defs::FILL,
-            |c| one(k::fill_shape(&c.partial(0), c.value(0))),
+            |c| one(k::fill_shape(&c.shape(0), c.value(0))),
             |_, x| out(k::fill(&x[0], &x[1])),
         ),
         entry(
@@ -212,22 +212,22 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::ZEROS_LIKE,
-            |c| Ok(vec![shape::from_partial(&k::like_shape(&c.partial(0)))]),
+            |c| Ok(vec![k::like_shape(&c.shape(0))]),
             |_, x| out(k::zeros_like(&x[0])),
         ),
         entry(
             &defs::ONES_LIKE,
-            |c| Ok(vec![shape::from_partial(&k::like_shape(&c.partial(0)))]),
+            |c| Ok(vec![k::like_shape(&c.shape(0))]),
             |_, x| out(k::ones_like(&x[0])),
         ),
         entry(
             &defs::SIZE,
-            |_| Ok(vec![shape::from_partial(&k::size_shape())]),
+            |_| Ok(vec![k::size_shape()]),
             |c, x| out(k::size(&x[0], out_type(c.attrs))),
         ),
         entry(
             &defs::RANK,
-            |_| Ok(vec![shape::from_partial(&k::rank_shape())]),
+            |_| Ok(vec![k::rank_shape()]),
             |_, x| Ok(vec![k::rank(&x[0])]),
         ),
         entry(
@@ -246,7 +246,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::ONE_HOT,
             |c| {
                 one(k::one_hot_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     c.value(1),
                     int(c.attrs, "axis"),
                 ))
@@ -255,7 +255,7 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::CUMSUM,
-            |c| Ok(vec![shape::from_partial(&k::cumsum_shape(&c.partial(0)))]),
+            |c| Ok(vec![k::cumsum_shape(&c.shape(0))]),
             |c, x| {
                 out(k::cumsum(
                     &x[0],
@@ -267,7 +267,7 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::TOP_KV2,
-            |c| many(k::top_k_v2_shape(&c.partial(0), c.value(1))),
+            |c| many(k::top_k_v2_shape(&c.shape(0), c.value(1))),
             |c, x| {
                 let index_type = attr::get_type(c.attrs, "index_type").unwrap_or(DataType::INT32);
                 let sorted = attr::get_bool(c.attrs, "sorted").unwrap_or(true);

@@ -6,13 +6,15 @@
 //! (`While`, `If`, `Case` and their stateless twins) call functions of the graph's library
 //! (`execute/calls.rs`).
 
-use tensorcast_core::{Code, DataType, Tensor};
+use tensorcast_core::{Code, DataType, PartialTensorShape, Tensor};
 use tensorcast_proto::attr_value::Value as AttrKind;
 
-use super::{defs, kernel_error, same_as_input0, Entry, KernelCtx, ShapeCtx};
+use super::{
+    defs, kernel_error, known, same_as_input0, unknown_shapes, Entry, KernelCtx, ShapeCtx,
+};
+use crate::attr;
 use crate::error::{Error, Result};
 use crate::registry::opdef::Op;
-use crate::shape::PShape;
 
 /// What a TF1 control-flow op is to the dataflow executor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,18 +64,19 @@ fn dataflow_only(c: &KernelCtx<'_>, _: Vec<Tensor>) -> Result<Vec<Tensor>> {
 }
 
 /// `Switch`: both outputs have the data's shape.
-fn switch_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+fn switch_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     Ok(vec![c.shape(0), c.shape(0)])
 }
 
 /// `Merge`: the inputs' common shape - dims that differ unknown, a rank that differs (or an
 /// input not known yet, such as a loop's back edge) unknown - and a scalar `value_index`.
-fn merge_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    let mut out = c.shape(0);
+fn merge_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    let first = c.shape(0);
+    let mut out: Option<Vec<i64>> = first.dims().map(<[i64]>::to_vec);
     for i in 1..c.num_inputs() {
-        match (&mut out, c.shape(i)) {
+        match (&mut out, c.shape(i).dims()) {
             (Some(o), Some(s)) if s.len() == o.len() => {
-                for (d, x) in o.iter_mut().zip(s) {
+                for (d, &x) in o.iter_mut().zip(s) {
                     if *d != x {
                         *d = -1;
                     }
@@ -85,7 +88,14 @@ fn merge_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
             }
         }
     }
-    Ok(vec![out, Some(Vec::new())])
+    let out = match out {
+        Some(d) => known(&d)?,
+        None => PartialTensorShape::unknown_rank(),
+    };
+    Ok(vec![
+        out,
+        PartialTensorShape::from(&tensorcast_core::TensorShape::scalar()),
+    ])
 }
 
 /// The function a `func` attr names.
@@ -249,22 +259,25 @@ fn case_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>
 
 /// `While`'s shapes: `output_shapes` when set, else the loop variables' (the shapes a loop
 /// keeps from iteration to iteration).
-fn while_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+fn while_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     match output_shapes(c) {
-        Some(s) => Ok(s),
+        Some(s) => s,
         None => Ok((0..c.out_types.len()).map(|i| c.shape(i)).collect()),
     }
 }
 
 /// `If`'s shapes: `output_shapes` when set, else unknown.
-fn if_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(output_shapes(c).unwrap_or_else(|| vec![None; c.out_types.len()]))
+fn if_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    match output_shapes(c) {
+        Some(s) => s,
+        None => unknown_shapes(c),
+    }
 }
 
-fn output_shapes(c: &ShapeCtx<'_>) -> Option<Vec<PShape>> {
+fn output_shapes(c: &ShapeCtx<'_>) -> Option<Result<Vec<PartialTensorShape>>> {
     match c.attrs.get("output_shapes").and_then(|v| v.value.as_ref()) {
         Some(AttrKind::List(l)) if !l.shape.is_empty() && l.shape.len() == c.out_types.len() => {
-            Some(l.shape.iter().map(crate::shape::from_proto).collect())
+            Some(l.shape.iter().map(attr::partial_shape).collect())
         }
         _ => None,
     }

@@ -1,12 +1,11 @@
 //! Ops of the graph itself, with no computation of their own: `StopGradient`,
 //! `PreventGradient`, `Snapshot`, `IdentityN`, `PlaceholderWithDefault`.
 
-use tensorcast_core::Tensor;
+use tensorcast_core::{PartialTensorShape, Tensor};
 
 use super::{defs, same_as_input0, shapes_of_inputs, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::{self, PShape};
 
 /// Forwards every input to the output of the same index.
 fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
@@ -14,10 +13,8 @@ fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 }
 
 /// `PlaceholderWithDefault`: the `shape` attr where it is more precise than the default's.
-fn placeholder_with_default_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    let declared = attr::get_shape(c.attrs, "shape")
-        .map(shape::from_proto)
-        .unwrap_or(None);
+fn placeholder_with_default_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    let declared = attr::get_partial_shape(c.attrs, "shape")?;
     // TensorFlow's shape function returns the attr's shape after checking the input against it.
     Ok(vec![declared])
 }

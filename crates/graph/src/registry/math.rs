@@ -2,7 +2,7 @@
 //! `tensorcast_kernels::reduce`): each an entry of its OpDef, its shape function and its
 //! kernel.
 
-use tensorcast_core::DataType;
+use tensorcast_core::{DataType, PartialTensorShape};
 use tensorcast_kernels::math::{self, UnaryOp};
 use tensorcast_kernels::reduce::{self, ArgOp, Reduction};
 use tensorcast_kernels::unary as select;
@@ -10,7 +10,6 @@ use tensorcast_kernels::unary as select;
 use super::{defs, kernel_entry, one, out, same_as_input0, Entry, KernelFn, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::PShape;
 
 macro_rules! unary_kernel {
     ($op:expr) => {
@@ -36,17 +35,17 @@ macro_rules! arg_kernel {
     };
 }
 
-fn arg_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+fn arg_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     one(reduce::arg_reduce_shape(
-        &c.partial(0),
-        &c.partial(1),
+        &c.shape(0),
+        &c.shape(1),
         c.value(1),
     ))
 }
 
-fn reduce_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+fn reduce_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     let keep = attr::get_bool(c.attrs, "keep_dims").unwrap_or(false);
-    one(reduce::reduce_shape(&c.partial(0), c.value(1), keep))
+    one(reduce::reduce_shape(&c.shape(0), c.value(1), keep))
 }
 
 pub(super) fn entries() -> Vec<Entry> {
@@ -104,13 +103,7 @@ pub(super) fn entries() -> Vec<Entry> {
         u(&defs::LOG_SOFTMAX, |_, x| out(math::log_softmax(&x[0]))),
         kernel_entry(
             &defs::SELECT,
-            |c| {
-                one(select::select_shape(
-                    &c.partial(0),
-                    &c.partial(1),
-                    &c.partial(2),
-                ))
-            },
+            |c| one(select::select_shape(&c.shape(0), &c.shape(1), &c.shape(2))),
             |_, x| out(select::select(&x[0], &x[1], &x[2])),
             true,
         ),
@@ -118,9 +111,9 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::SELECT_V2,
             |c| {
                 one(select::select_v2_shape(
-                    &c.partial(0),
-                    &c.partial(1),
-                    &c.partial(2),
+                    &c.shape(0),
+                    &c.shape(1),
+                    &c.shape(2),
                 ))
             },
             |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),

@@ -31,12 +31,10 @@ use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::infer::{InferInput, Known};
 use crate::registry::opdef::OpDef;
-use crate::shape::{self, PShape};
 
 /// A shape function: the output shapes of a node from what is known of its inputs.
-pub(crate) type ShapeFn = fn(&ShapeCtx<'_>) -> Result<Vec<PShape>>;
+pub(crate) type ShapeFn = fn(&ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>>;
 
 /// A kernel: a node's outputs from its input tensors.
 pub(crate) type KernelFn = fn(&KernelCtx<'_>, Vec<Tensor>) -> Result<Vec<Tensor>>;
@@ -116,6 +114,22 @@ impl RegOp {
     }
 }
 
+/// A value known at graph time.
+#[derive(Debug, Clone)]
+pub(crate) enum Known {
+    /// The whole tensor.
+    Tensor(Tensor),
+    /// A shape-valued int vector with `-1` for entries not known.
+    Partial(Vec<i64>),
+}
+
+/// What inference knows about one input.
+#[derive(Debug, Clone)]
+pub(crate) struct InferInput {
+    pub(crate) shape: PartialTensorShape,
+    pub(crate) value: Option<Known>,
+}
+
 /// What a shape function sees.
 #[derive(Debug)]
 pub(crate) struct ShapeCtx<'a> {
@@ -133,12 +147,10 @@ pub(crate) struct ShapeCtx<'a> {
 )]
 impl ShapeCtx<'_> {
     /// Input `i`'s partial shape (unknown when there is no such input).
-    pub(crate) fn shape(&self, i: usize) -> PShape {
-        self.inputs.get(i).and_then(|x| x.shape.clone())
-    }
-    /// Input `i`'s partial shape as core's type.
-    pub(crate) fn partial(&self, i: usize) -> PartialTensorShape {
-        shape::to_partial(&self.shape(i))
+    pub(crate) fn shape(&self, i: usize) -> PartialTensorShape {
+        self.inputs
+            .get(i)
+            .map_or_else(PartialTensorShape::unknown_rank, |x| x.shape.clone())
     }
     /// Input `i`'s value, when known at graph time.
     pub(crate) fn value(&self, i: usize) -> Option<&Tensor> {
@@ -195,10 +207,6 @@ pub(crate) fn kernel_error(source: tensorcast_core::Error) -> Error {
 }
 
 /// A shape function's core error as the graph layer's.
-#[allow(
-    dead_code,
-    reason = "used by the shape functions of the kernels crate's ops"
-)]
 pub(crate) fn shape_error(e: tensorcast_core::Error) -> Error {
     Error::InvalidInput(e.to_string())
 }
@@ -219,15 +227,23 @@ pub(crate) fn kernel_entry(
 }
 
 /// A kernels-crate shape function's single result as the registry's.
-pub(crate) fn one(s: tensorcast_core::Result<PartialTensorShape>) -> Result<Vec<PShape>> {
-    s.map(|s| vec![shape::from_partial(&s)])
-        .map_err(shape_error)
+pub(crate) fn one(
+    s: tensorcast_core::Result<PartialTensorShape>,
+) -> Result<Vec<PartialTensorShape>> {
+    s.map(|s| vec![s]).map_err(shape_error)
 }
 
 /// A kernels-crate shape function's several results as the registry's.
-pub(crate) fn many(s: tensorcast_core::Result<Vec<PartialTensorShape>>) -> Result<Vec<PShape>> {
-    s.map(|v| v.iter().map(shape::from_partial).collect())
-        .map_err(shape_error)
+pub(crate) fn many(
+    s: tensorcast_core::Result<Vec<PartialTensorShape>>,
+) -> Result<Vec<PartialTensorShape>> {
+    s.map_err(shape_error)
+}
+
+/// A partial shape of known rank from inferred dims (-1: unknown), with core's checks (rank,
+/// dims below -1, element count) as a shape function's error.
+pub(crate) fn known(dims: &[i64]) -> Result<PartialTensorShape> {
+    PartialTensorShape::new(dims).map_err(shape_error)
 }
 
 /// A kernels-crate op's single output as a kernel's outputs.
@@ -236,17 +252,17 @@ pub(crate) fn out(t: tensorcast_core::Result<Tensor>) -> Result<Vec<Tensor>> {
 }
 
 /// Shape function of ops whose output shapes are not inferred here: all unknown.
-pub(crate) fn unknown_shapes(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(vec![None; c.out_types.len()])
+pub(crate) fn unknown_shapes(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    Ok(vec![PartialTensorShape::unknown_rank(); c.out_types.len()])
 }
 
 /// Shape function of ops whose outputs have the shapes of their inputs, one to one.
-pub(crate) fn shapes_of_inputs(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+pub(crate) fn shapes_of_inputs(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     Ok((0..c.out_types.len()).map(|i| c.shape(i)).collect())
 }
 
 /// Shape function of single-output ops whose output has input 0's shape.
-pub(crate) fn same_as_input0(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+pub(crate) fn same_as_input0(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     Ok(vec![c.shape(0)])
 }
 

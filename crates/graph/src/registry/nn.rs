@@ -1,14 +1,13 @@
 //! Linear algebra, convolution, pooling and normalisation (`tensorcast_kernels::linalg`,
 //! `tensorcast_kernels::nn`): each an entry of its OpDef, its shape function and its kernel.
 
-use tensorcast_core::Code;
+use tensorcast_core::{Code, PartialTensorShape};
 use tensorcast_kernels::linalg;
 use tensorcast_kernels::nn::{self, Padding};
 
 use super::{defs, kernel_entry, kernel_error, one, out, shape_error, Entry, ShapeCtx};
 use crate::attr::{self, Attrs};
 use crate::error::Result;
-use crate::shape::{self, PShape};
 
 fn ints<'a>(a: &'a Attrs, name: &str) -> &'a [i64] {
     attr::get_ints(a, name).unwrap_or_default()
@@ -70,11 +69,9 @@ fn bool_attr(a: &Attrs, name: &str) -> bool {
     attr::get_bool(a, name).unwrap_or(false)
 }
 
-fn batch_norm_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    let params = [c.partial(1), c.partial(2), c.partial(3), c.partial(4)];
-    nn::fused_batch_norm_v3_shape(&c.partial(0), &params)
-        .map(|v| v.iter().map(shape::from_partial).collect())
-        .map_err(shape_error)
+fn batch_norm_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    let params = [c.shape(1), c.shape(2), c.shape(3), c.shape(4)];
+    nn::fused_batch_norm_v3_shape(&c.shape(0), &params).map_err(shape_error)
 }
 
 pub(super) fn entries() -> Vec<Entry> {
@@ -83,8 +80,8 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::MAT_MUL,
             |c| {
                 one(linalg::mat_mul_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     bool_attr(c.attrs, "transpose_a"),
                     bool_attr(c.attrs, "transpose_b"),
                 ))
@@ -102,8 +99,8 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::BATCH_MAT_MUL_V2,
             |c| {
                 one(linalg::batch_mat_mul_v2_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     bool_attr(c.attrs, "adj_x"),
                     bool_attr(c.attrs, "adj_y"),
                 ))
@@ -120,7 +117,7 @@ pub(super) fn entries() -> Vec<Entry> {
         entry(
             &defs::EINSUM,
             |c| {
-                let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.partial(i)).collect();
+                let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.shape(i)).collect();
                 let refs: Vec<_> = shapes.iter().collect();
                 one(linalg::einsum_shape(&refs, &string(c.attrs, "equation")))
             },
@@ -131,7 +128,7 @@ pub(super) fn entries() -> Vec<Entry> {
         ),
         entry(
             &defs::BIAS_ADD,
-            |c| one(nn::bias_add_shape(&c.partial(0), &c.partial(1))),
+            |c| one(nn::bias_add_shape(&c.shape(0), &c.shape(1))),
             |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),
         ),
         entry(
@@ -139,8 +136,8 @@ pub(super) fn entries() -> Vec<Entry> {
             |c| {
                 let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::conv2d_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     st,
                     pad,
                     explicit,
@@ -158,8 +155,8 @@ pub(super) fn entries() -> Vec<Entry> {
             |c| {
                 let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::depthwise_conv2d_native_shape(
-                    &c.partial(0),
-                    &c.partial(1),
+                    &c.shape(0),
+                    &c.shape(1),
                     st,
                     pad,
                     explicit,
@@ -178,7 +175,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::MAX_POOL,
             |c| {
                 one(nn::pool_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     ints(c.attrs, "ksize"),
                     ints(c.attrs, "strides"),
                     padding(c.attrs),
@@ -198,7 +195,7 @@ pub(super) fn entries() -> Vec<Entry> {
             &defs::AVG_POOL,
             |c| {
                 one(nn::pool_shape(
-                    &c.partial(0),
+                    &c.shape(0),
                     ints(c.attrs, "ksize"),
                     ints(c.attrs, "strides"),
                     padding(c.attrs),

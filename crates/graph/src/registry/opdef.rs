@@ -106,7 +106,11 @@ impl AttrDefault {
         match self {
             AttrDefault::Type(d) => AttrValue::of_type(d.number()),
             AttrDefault::Bool(b) => AttrValue::of_bool(b),
-            AttrDefault::UnknownShape => AttrValue::of_shape(crate::shape::to_proto(&None)),
+            AttrDefault::UnknownShape => {
+                AttrValue::of_shape(tensorcast_proto::partial_shape_to_proto(
+                    &tensorcast_core::PartialTensorShape::unknown_rank(),
+                ))
+            }
             AttrDefault::Int(i) => AttrValue::of_int(i),
             AttrDefault::Float(f) => AttrValue {
                 value: Some(Value::F(f)),
@@ -440,6 +444,10 @@ pub(crate) static OPS: &[OpDef] = &[
         stateful: false,
     },
 ];
+
+/// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it
+/// a GraphDef's attr is refused rather than believed.
+pub(crate) const MAX_OUTPUTS: usize = 1 << 16;
 
 /// The registration of `op`, if tensorcast has one.
 pub(crate) fn lookup(op: &str) -> Option<&'static OpDef> {

@@ -9,32 +9,33 @@
 //! (Python adds the partitions). A scalar `serialized` (`parse_single_example`) gives results
 //! without the batch dim.
 
-use super::{defs, Entry, ShapeCtx};
+use tensorcast_core::PartialTensorShape;
+
+use super::{defs, known, Entry, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::{self, PShape};
 
 /// The `dense_shapes` attr: one partial shape per dense key.
-fn dense_shapes(attrs: &crate::attr::Attrs) -> Vec<PShape> {
+fn dense_shapes(attrs: &crate::attr::Attrs) -> Result<Vec<PartialTensorShape>> {
     match attrs.get("dense_shapes").and_then(|v| v.value.as_ref()) {
         Some(tensorcast_proto::attr_value::Value::List(l)) => {
-            l.shape.iter().map(shape::from_proto).collect()
+            l.shape.iter().map(attr::partial_shape).collect()
         }
-        _ => Vec::new(),
+        _ => Ok(Vec::new()),
     }
 }
 
 /// Shapes: `[B] + shape` for dense results of a batch (the shape alone for a scalar input), and
 /// what is fixed of the sparse and ragged results.
-fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    let batch: Option<Option<i64>> = match c.shape(0) {
-        Some(d) if d.is_empty() => Some(None),
+fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    let batch: Option<Option<i64>> = match c.shape(0).dims() {
+        Some([]) => Some(None),
         Some(d) if d.len() == 1 => Some(Some(d[0])),
         _ => None,
     };
     let num_sparse =
         usize::try_from(attr::get_int(c.attrs, "num_sparse").unwrap_or(0)).unwrap_or(0);
-    let dense_shapes = dense_shapes(c.attrs);
+    let dense_shapes = dense_shapes(c.attrs)?;
     let num_dense = attr::get_types(c.attrs, "Tdense").map_or(0, |t| t.len());
     let num_ragged = attr::get_types(c.attrs, "ragged_value_types").map_or(0, |t| t.len());
     let rank = batch.map(|b| i64::from(b.is_some()) + 1);
@@ -43,10 +44,10 @@ fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
     out.extend((0..num_sparse).map(|_| Some(vec![-1])));
     out.extend((0..num_sparse).map(|_| rank.map(|r| vec![r])));
     for i in 0..num_dense {
-        let one = dense_shapes.get(i).cloned().flatten();
+        let one = dense_shapes.get(i).and_then(|s| s.dims());
         out.push(match (batch, one) {
-            (Some(None), s) => s,
-            (Some(Some(b)), Some(s)) => Some(std::iter::once(b).chain(s).collect()),
+            (Some(None), s) => s.map(<[i64]>::to_vec),
+            (Some(Some(b)), Some(s)) => Some(std::iter::once(b).chain(s.iter().copied()).collect()),
             _ => None,
         });
     }
@@ -56,7 +57,9 @@ fn shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
         _ => Some(vec![-1]),
     }));
     out.resize(c.out_types.len(), None);
-    Ok(out)
+    out.into_iter()
+        .map(|d| d.map_or_else(|| Ok(PartialTensorShape::unknown_rank()), |d| known(&d)))
+        .collect()
 }
 
 #[cfg(feature = "parse-example")]
@@ -150,7 +153,7 @@ mod kernel {
             types(c, "ragged_value_types"),
             types(c, "ragged_split_types"),
         );
-        let dense_shapes = super::dense_shapes(c.attrs);
+        let dense_shapes = super::dense_shapes(c.attrs)?;
         let counts = [
             (
                 "sparse_keys",
@@ -196,7 +199,7 @@ mod kernel {
         }
         for (i, k) in dense_keys.iter().enumerate() {
             let dtype = dense_types.get(i).copied().unwrap_or(DataType::FLOAT);
-            let Some(dims) = dense_shapes[i].clone() else {
+            let Some(dims) = dense_shapes[i].dims().map(<[i64]>::to_vec) else {
                 return Err(invalid(format!(
                     "dense_shapes[{i}] for key {k} must have a known rank"
                 )));

@@ -10,20 +10,21 @@
 //! every op makes a new one.
 
 use bytes::Bytes;
-use tensorcast_core::{Code, DataType, Tensor, TensorShape, Variant, VariantTensorData};
+use tensorcast_core::{
+    Code, DataType, PartialTensorShape, Tensor, TensorShape, Variant, VariantTensorData,
+};
 use tensorcast_proto::{Message, TensorShapeProto};
 
-use super::{defs, kernel_error, Entry, KernelCtx, ShapeCtx};
+use super::{defs, kernel_error, unknown_shapes, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::{self, PShape};
 
 const TYPE_NAME: &str = "tensorflow::TensorList";
 
 /// A decoded list.
 struct List {
     dtype: DataType,
-    shape: PShape,
+    shape: PartialTensorShape,
     max: i64,
     items: Vec<Option<Tensor>>,
 }
@@ -69,7 +70,9 @@ impl List {
         }
         put_varint(&mut meta, self.dtype.number() as u64);
         put_varint(&mut meta, self.max as u64);
-        meta.extend_from_slice(&shape::to_proto(&self.shape).encode_to_vec());
+        meta.extend_from_slice(
+            &tensorcast_proto::partial_shape_to_proto(&self.shape).encode_to_vec(),
+        );
         let data = VariantTensorData {
             type_name: TYPE_NAME.to_string(),
             metadata: Bytes::from(meta),
@@ -126,56 +129,37 @@ impl List {
         }
         Ok(List {
             dtype,
-            shape: shape::from_proto(&proto),
+            shape: attr::partial_shape(&proto).map_err(|_| bad())?,
             max,
             items,
         })
     }
 
     /// `element_shape` merged with the list's shape and the shapes of its set elements.
-    fn element_shape(&self, op: &'static str, given: &PShape) -> Result<PShape> {
+    fn element_shape(
+        &self,
+        op: &'static str,
+        given: &PartialTensorShape,
+    ) -> Result<PartialTensorShape> {
         let mut s = merge(op, &self.shape, given)?;
         for t in self.items.iter().flatten() {
-            s = merge(op, &s, &Some(t.shape().dim_sizes().to_vec()))?;
+            s = merge(op, &s, &PartialTensorShape::from(t.shape()))?;
         }
         Ok(s)
     }
 }
 
-/// Two partial shapes merged (`PartialTensorShape::MergeWith`).
-fn merge(op: &'static str, a: &PShape, b: &PShape) -> Result<PShape> {
-    match (a, b) {
-        (None, x) | (x, None) => Ok(x.clone()),
-        (Some(x), Some(y)) => {
-            let fail = || {
-                err(
-                    op,
-                    format!(
-                        "PartialTensorShape: Incompatible shapes during merge: {} vs. {}",
-                        shape::debug(a),
-                        shape::debug(b)
-                    ),
-                )
-            };
-            if x.len() != y.len() {
-                return Err(fail());
-            }
-            x.iter()
-                .zip(y)
-                .map(|(&p, &q)| match (p, q) {
-                    (-1, q) => Ok(q),
-                    (p, -1) => Ok(p),
-                    (p, q) if p == q => Ok(p),
-                    _ => Err(fail()),
-                })
-                .collect::<Result<Vec<i64>>>()
-                .map(Some)
-        }
-    }
+/// Two partial shapes merged (`PartialTensorShape::MergeWith`, with its messages).
+fn merge(
+    op: &'static str,
+    a: &PartialTensorShape,
+    b: &PartialTensorShape,
+) -> Result<PartialTensorShape> {
+    a.merge_with(b).map_err(|e| err(op, e.to_string()))
 }
 
 /// An `element_shape` input: scalar -1 for unknown rank, or a vector with -1 for unknown dims.
-fn shape_input(op: &'static str, t: &Tensor) -> Result<PShape> {
+fn shape_input(op: &'static str, t: &Tensor) -> Result<PartialTensorShape> {
     let v: Vec<i64> = match t.dtype() {
         DataType::INT32 => t
             .as_slice::<i32>()
@@ -193,7 +177,7 @@ fn shape_input(op: &'static str, t: &Tensor) -> Result<PShape> {
     };
     if t.dims() == 0 {
         return if v == [-1] {
-            Ok(None)
+            Ok(PartialTensorShape::unknown_rank())
         } else {
             Err(err(
                 op,
@@ -205,7 +189,7 @@ fn shape_input(op: &'static str, t: &Tensor) -> Result<PShape> {
     if let Some(&d) = v.iter().find(|&&d| d < -1) {
         return Err(err(op, format!("Dimension {d} must be >= -1")));
     }
-    Ok(Some(v))
+    PartialTensorShape::new(&v).map_err(|e| err(op, e.to_string()))
 }
 
 fn scalar_i32(op: &'static str, t: &Tensor, what: &str) -> Result<i64> {
@@ -263,14 +247,13 @@ fn from_tensor(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
         ));
     }
     let dims = t.shape().dim_sizes();
-    let elem: PShape = Some(dims[1..].to_vec());
+    let elem = PartialTensorShape::new(&dims[1..]).map_err(kernel_error)?;
     if merge(OP, &shape, &elem).is_err() {
         return Err(err(
             OP,
             format!(
                 "Specified a list with shape {} from a tensor with shape {}",
-                shape::debug(&shape),
-                shape::debug(&elem)
+                shape, elem
             ),
         ));
     }
@@ -327,13 +310,13 @@ fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     }
     let given = shape_input(OP, &inputs[2])?;
     let s = list.element_shape(OP, &given)?;
-    match &s {
-        Some(d) if d.iter().all(|&x| x >= 0) => Ok(vec![zeros(dtype, d)?]),
+    match s.dims() {
+        Some(d) if s.is_fully_defined() => Ok(vec![zeros(dtype, d)?]),
         _ => Err(err(
             OP,
             format!(
                 "Trying to read an uninitialized tensor but element_shape is not fully defined: {} and no list element is set.",
-                shape::debug(&s)
+                s
             ),
         )),
     }
@@ -358,14 +341,14 @@ fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
         list.items.resize_with(index as usize + 1, || None);
     }
     let index = check_index(OP, "modify", index, list.items.len())?;
-    let elem: PShape = Some(item.shape().dim_sizes().to_vec());
+    let elem = PartialTensorShape::from(item.shape());
     if merge(OP, &list.shape, &elem).is_err() {
         return Err(err(
             OP,
             format!(
                 "Tried to set a tensor with incompatible shape at a list index. Item element shape: {} list shape: {}",
-                shape::debug(&elem),
-                shape::debug(&list.shape)
+                elem,
+                list.shape
             ),
         ));
     }
@@ -399,7 +382,7 @@ fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     }
     let given = shape_input(OP, &inputs[1])?;
     let s = list.element_shape(OP, &given)?;
-    let full = s.as_ref().filter(|d| d.iter().all(|&x| x >= 0)).cloned();
+    let full = s.dims().filter(|_| s.is_fully_defined());
     let mut items = Vec::with_capacity(list.items.len());
     for t in list.items {
         match (t, &full) {
@@ -410,7 +393,7 @@ fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
                     OP,
                     format!(
                         "Tried to stack list which only contains uninitialized tensors and has a non-fully-defined element_shape: {}",
-                        shape::debug(&s)
+                        s
                     ),
                 ))
             }
@@ -422,12 +405,12 @@ fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
                 OP,
                 format!(
                     "Tried to stack elements of an empty list with non-fully-defined element_shape: {}",
-                    shape::debug(&s)
+                    s
                 ),
             ));
         };
         let mut dims = vec![0];
-        dims.extend(d);
+        dims.extend_from_slice(d);
         return Ok(vec![zeros(dtype, &dims)?]);
     }
     let refs: Vec<&Tensor> = items.iter().collect();
@@ -442,7 +425,7 @@ fn length(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 fn element_shape(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     let list = List::decode("TensorListElementShape", &inputs[0])?;
     let int64 = attr::get_type(c.attrs, "shape_type") == Some(DataType::INT64);
-    let dims = match &list.shape {
+    let dims = match list.shape.dims() {
         None => {
             return Ok(vec![if int64 {
                 Tensor::scalar_of(-1i64)
@@ -450,7 +433,7 @@ fn element_shape(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> 
                 Tensor::scalar_of(-1i32)
             }])
         }
-        Some(d) => d.clone(),
+        Some(d) => d.to_vec(),
     };
     let t = if int64 {
         Tensor::vector(&dims)
@@ -460,12 +443,13 @@ fn element_shape(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> 
     Ok(vec![t])
 }
 
-fn scalar_shape(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(vec![Some(Vec::new()); c.out_types.len()])
-}
-
-fn unknown(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(vec![None; c.out_types.len()])
+fn scalar_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    Ok(vec![
+        PartialTensorShape::from(
+            &tensorcast_core::TensorShape::scalar()
+        );
+        c.out_types.len()
+    ])
 }
 
 pub(super) fn entries() -> Vec<Entry> {
@@ -478,10 +462,14 @@ pub(super) fn entries() -> Vec<Entry> {
     vec![
         e(&defs::TENSOR_LIST_RESERVE, scalar_shape, reserve),
         e(&defs::TENSOR_LIST_FROM_TENSOR, scalar_shape, from_tensor),
-        e(&defs::TENSOR_LIST_GET_ITEM, unknown, get_item),
+        e(&defs::TENSOR_LIST_GET_ITEM, unknown_shapes, get_item),
         e(&defs::TENSOR_LIST_SET_ITEM, scalar_shape, set_item),
-        e(&defs::TENSOR_LIST_STACK, unknown, stack),
+        e(&defs::TENSOR_LIST_STACK, unknown_shapes, stack),
         e(&defs::TENSOR_LIST_LENGTH, scalar_shape, length),
-        e(&defs::TENSOR_LIST_ELEMENT_SHAPE, unknown, element_shape),
+        e(
+            &defs::TENSOR_LIST_ELEMENT_SHAPE,
+            unknown_shapes,
+            element_shape,
+        ),
     ]
 }

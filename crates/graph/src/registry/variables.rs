@@ -6,12 +6,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock, Weak};
 
-use tensorcast_core::{Code, DataType, ResourceHandle, Tensor};
+use tensorcast_core::{Code, DataType, PartialTensorShape, ResourceHandle, Tensor};
 
 use super::{defs, kernel_error, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-use crate::shape::PShape;
 
 /// The variables of one session, by name (`container/shared_name` as TensorFlow keys them, the
 /// container empty for the default one).
@@ -116,9 +115,7 @@ fn var_handle(c: &KernelCtx<'_>, _: Vec<Tensor>) -> Result<Vec<Tensor>> {
         String::from_utf8_lossy(attr::get_string(c.attrs, "container").unwrap_or_default())
             .into_owned();
     let dtype = attr::get_type(c.attrs, "dtype").unwrap_or(DataType::INVALID);
-    let shape = attr::get_shape(c.attrs, "shape")
-        .map(crate::shape::from_proto)
-        .unwrap_or(None);
+    let shape = attr::get_partial_shape(c.attrs, "shape")?;
     let h = ResourceHandle {
         device: "/job:localhost/replica:0/task:0/device:CPU:0".into(),
         container: if container.is_empty() {
@@ -128,7 +125,7 @@ fn var_handle(c: &KernelCtx<'_>, _: Vec<Tensor>) -> Result<Vec<Tensor>> {
         },
         name,
         maybe_type_name: "tensorflow::Var".into(),
-        dtypes_and_shapes: vec![(dtype, crate::shape::to_partial(&shape))],
+        dtypes_and_shapes: vec![(dtype, shape)],
         ..ResourceHandle::default()
     };
     Ok(vec![Tensor::scalar_of(h)])
@@ -182,18 +179,20 @@ fn assign_variable(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Ten
     Ok(Vec::new())
 }
 
-fn scalar_shape(_: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(vec![Some(Vec::new())])
+fn scalar_shape(_: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    Ok(vec![PartialTensorShape::from(
+        &tensorcast_core::TensorShape::scalar(),
+    )])
 }
 
 /// `ReadVariableOp`'s shape: the handle's shape when the producer's `shape` attr is known; TF
 /// reads it from the handle's shape-and-type data, which tensorcast does not carry at graph
 /// time, so unknown.
-fn read_shape(_: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
-    Ok(vec![None])
+fn read_shape(_: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    Ok(vec![PartialTensorShape::unknown_rank()])
 }
 
-fn no_outputs(_: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
+fn no_outputs(_: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
     Ok(Vec::new())
 }
 

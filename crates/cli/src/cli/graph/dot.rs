@@ -68,13 +68,13 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             label([n.name(), &second])
         )?;
         for input in n.inputs() {
-            match input.strip_prefix('^') {
-                Some(c) => writeln!(out, "  {} -> {} [style=dashed];", quote(c), quote(n.name()))?,
-                None => {
-                    let (src, index) = match input.rsplit_once(':') {
-                        Some((s, k)) if k.bytes().all(|b| b.is_ascii_digit()) => (s, k),
-                        _ => (input.as_str(), "0"),
-                    };
+            let id = tensorcast::graph::parse_tensor_name(input);
+            match id.node {
+                c if id.is_control() && input.starts_with('^') => {
+                    writeln!(out, "  {} -> {} [style=dashed];", quote(c), quote(n.name()))?
+                }
+                src => {
+                    let index = id.index.to_string();
                     // A loop's back edge (`NextIteration` into `Merge`): drawn dashed, in
                     // blue, and not used to rank the nodes, so the loop reads top to bottom.
                     let back = matches!(n.op_type(), "Merge" | "RefMerge")
@@ -92,7 +92,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                         "  {} -> {} [label={}{style}];",
                         quote(src),
                         quote(n.name()),
-                        quote(index)
+                        quote(&index)
                     )?;
                 }
             }

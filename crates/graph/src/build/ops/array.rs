@@ -5,7 +5,7 @@ use tensorcast_proto::AttrValue;
 
 use super::single_output;
 use crate::error::Result;
-use crate::{shape, Input, Operation, Output, Scope};
+use crate::{Input, Operation, Output, Scope};
 
 /// A value fed at run time (`Placeholder`): attrs `dtype` and `shape` (default unknown rank).
 #[derive(Debug, Clone)]
@@ -54,7 +54,7 @@ impl Placeholder {
         if let Some(s) = &attrs.shape {
             a.push((
                 "shape",
-                AttrValue::of_shape(shape::to_proto(&shape::from_partial(s))),
+                AttrValue::of_shape(tensorcast_proto::partial_shape_to_proto(s)),
             ));
         }
         let operation = scope.build_op("Placeholder", Vec::new(), a)?;
