@@ -388,7 +388,11 @@ impl PartialTensorShape {
             if d < -1 {
                 return Err(Error::NegativeDimension { dim: d, min: -1 });
             }
-            if d >= 0 && n >= 0 {
+            // As TensorFlow's `AddDimWithStatus` for a partial shape: once a dim is unknown the
+            // element count is unknown, and no later dim can overflow it.
+            if d == -1 {
+                n = -1;
+            } else if n >= 0 {
                 n = multiply_without_overflow(n, d);
                 if n < 0 {
                     return Err(too_many_elements(dims));

@@ -82,6 +82,16 @@ impl Instance {
     }
 }
 
+/// A node as a delivery sees it: its index in its frame, its first input slot, whether it is a
+/// `Merge` (and how many dead data inputs make it dead in this iteration), its input count.
+struct Target {
+    local: usize,
+    base: usize,
+    is_merge: bool,
+    expected: u32,
+    num_inputs: usize,
+}
+
 enum Fetched {
     Unset,
     Dead,
@@ -216,17 +226,31 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// What delivering to node `dst` in iteration `it` needs to know of it.
+    fn target(&self, dst: u32, it: u64) -> Target {
+        let d = &self.plan.nodes[dst as usize];
+        Target {
+            local: d.local as usize,
+            base: d.in_base as usize,
+            is_merge: matches!(d.class, Class::Merge),
+            expected: if it == 0 {
+                d.merge_first
+            } else {
+                d.merge_later
+            },
+            num_inputs: d.step.node.inputs.len(),
+        }
+    }
+
     /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`).
     fn deliver(&mut self, dst: u32, slot: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
-        let d = &self.plan.nodes[dst as usize];
-        let (local, base) = (d.local as usize, d.in_base as usize);
-        let is_merge = matches!(d.class, Class::Merge);
-        let expected = if it == 0 {
-            d.merge_first
-        } else {
-            d.merge_later
-        };
-        let num_inputs = d.step.node.inputs.len();
+        let Target {
+            local,
+            base,
+            is_merge,
+            expected,
+            num_inputs,
+        } = self.target(dst, it);
         let iter = self.iter(inst, it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED {
@@ -257,15 +281,13 @@ impl Run<'_> {
 
     /// Delivers a control edge (from a dead node when `dead`).
     fn deliver_control(&mut self, dst: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
-        let d = &self.plan.nodes[dst as usize];
-        let (local, base) = (d.local as usize, d.in_base as usize);
-        let is_merge = matches!(d.class, Class::Merge);
-        let expected = if it == 0 {
-            d.merge_first
-        } else {
-            d.merge_later
-        };
-        let num_inputs = d.step.node.inputs.len();
+        let Target {
+            local,
+            base,
+            is_merge,
+            expected,
+            num_inputs,
+        } = self.target(dst, it);
         let iter = self.iter(inst, it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED || iter.pending[local] == 0 {

@@ -194,10 +194,16 @@ fn if_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> 
         func_attr(c, "else_branch")?
     };
     let out = functions.call(branch, inputs)?;
+    checked_outputs("If", c, out)
+}
+
+/// A branch's outputs, each of the dtype the node declares (TensorFlow's message for one that
+/// is not).
+fn checked_outputs(op: &'static str, c: &KernelCtx<'_>, out: Vec<Tensor>) -> Result<Vec<Tensor>> {
     for (i, (t, want)) in out.iter().zip(c.out_types).enumerate() {
         if t.dtype() != *want {
             return Err(op_error(
-                "If",
+                op,
                 Code::InvalidArgument,
                 format!(
                     "Expect {i}-th output is of type {} but get {}",
@@ -241,20 +247,7 @@ fn case_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>
         .filter(|&k| k <= last)
         .unwrap_or(last);
     let out = functions.call(branches[pick], inputs)?;
-    for (i, (t, want)) in out.iter().zip(c.out_types).enumerate() {
-        if t.dtype() != *want {
-            return Err(op_error(
-                "Case",
-                Code::InvalidArgument,
-                format!(
-                    "Expect {i}-th output is of type {} but get {}",
-                    want.name(),
-                    t.dtype().name()
-                ),
-            ));
-        }
-    }
-    Ok(out)
+    checked_outputs("Case", c, out)
 }
 
 /// `While`'s shapes: `output_shapes` when set, else the loop variables' (the shapes a loop

@@ -135,6 +135,22 @@ impl List {
         })
     }
 
+    /// The op's `element_dtype`, which must be the list's.
+    fn check_dtype(&self, op: &'static str, c: &KernelCtx<'_>) -> Result<DataType> {
+        let dtype = element_dtype(c);
+        if dtype != self.dtype {
+            return Err(err(
+                op,
+                format!(
+                    "Invalid data types; op elements {} but list elements {}",
+                    dtype.name(),
+                    self.dtype.name()
+                ),
+            ));
+        }
+        Ok(dtype)
+    }
+
     /// `element_shape` merged with the list's shape and the shapes of its set elements.
     fn element_shape(
         &self,
@@ -288,17 +304,7 @@ fn check_index(op: &'static str, verb: &str, index: i64, len: usize) -> Result<u
 fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     const OP: &str = "TensorListGetItem";
     let list = List::decode(OP, &inputs[0])?;
-    let dtype = element_dtype(c);
-    if dtype != list.dtype {
-        return Err(err(
-            OP,
-            format!(
-                "Invalid data types; op elements {} but list elements {}",
-                dtype.name(),
-                list.dtype.name()
-            ),
-        ));
-    }
+    let dtype = list.check_dtype(OP, c)?;
     let index = check_index(
         OP,
         "access",
@@ -359,17 +365,7 @@ fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     const OP: &str = "TensorListStack";
     let list = List::decode(OP, &inputs[0])?;
-    let dtype = element_dtype(c);
-    if dtype != list.dtype {
-        return Err(err(
-            OP,
-            format!(
-                "Invalid data types; op elements {} but list elements {}",
-                dtype.name(),
-                list.dtype.name()
-            ),
-        ));
-    }
+    let dtype = list.check_dtype(OP, c)?;
     let want = attr::get_int(c.attrs, "num_elements").unwrap_or(-1);
     if want != -1 && want != list.items.len() as i64 {
         return Err(err(
