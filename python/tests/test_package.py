@@ -77,25 +77,10 @@ def test_incompatible_shapes_text_matches_tensorflow(tf):
 
 def test_long_calls_release_the_gil():
     big = np.ones(1 << 24, np.float32)  # 64 MiB
-    windows, ticks = [], []
-
-    def work():
-        for _ in range(4):
-            t0 = time.perf_counter()
-            tc.cast(big, "float64")
-            windows.append((t0, time.perf_counter()))
-
-    th = threading.Thread(target=work)
-    th.start()
-    while th.is_alive():
-        ticks.append(time.perf_counter())
-        time.sleep(0.0005)
-    th.join()
     # The main thread ran Python while a cast was inside Rust: impossible with the GIL held.
-    inside = [t for t in ticks for (a, b) in windows if a + 0.002 < t < b - 0.002]
-    longest = max(b - a for a, b in windows)
+    ran, longest = python_ran_during(lambda: tc.cast(big, "float64"), repeat=4)
     assert longest > 0.01, "the casts were too short to tell"
-    assert inside, "no Python ran during a cast: the GIL was held"
+    assert ran, "no Python ran during a cast: the GIL was held"
 
 
 def stub_names():
