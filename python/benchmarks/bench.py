@@ -5,6 +5,7 @@ imports (import times are printed apart).
 
     python python/benchmarks/bench.py                  # everything (writes ~2.2 GiB to --dir)
     python python/benchmarks/bench.py --only numpy,examples --ckpt-mib 256
+    python python/benchmarks/bench.py --only ckpt,examples --rounds 3   # ranges over 3 rounds
 
 Prints one line per measurement (with the 1-minute load average at that moment) and a JSON
 summary at the end.
@@ -31,6 +32,17 @@ def best(fn, repeat):
     return min(times)
 
 
+def best_cpu(fn, repeat):
+    """The least CPU time (every thread of this process, user + system) of `repeat` runs: on
+    a machine shared with other jobs it moves less than the wall-clock time."""
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
 def child(mode, *args):
     """Runs `bench.py --child mode args...` in a fresh process; returns its JSON line."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", JAX_PLATFORMS="cpu")
@@ -40,6 +52,11 @@ def child(mode, *args):
     if out.returncode != 0:
         raise RuntimeError(f"{mode} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def span(ratios):
+    """The range of a comparison's ratios over the rounds."""
+    return f"{min(ratios):.1f}x - {max(ratios):.1f}x"
 
 
 def report(name, value, unit="s", **extra):
@@ -61,21 +78,36 @@ def child_main(mode, args):
 
         return {"seconds": time.perf_counter() - t0}
     if mode == "ckpt_tc":
+        import glob
+
         import numpy as np
         import tensorcast as tc
 
         imp = time.perf_counter() - t0
         prefix = args[0]
 
-        def run():
-            r = tc.train.load_checkpoint(prefix)
+        def run(mmap=True):
+            r = tc.train.load_checkpoint(prefix, mmap=mmap)
             total = 0
             for k in r.keys():
                 x = r.get_tensor(k)
                 total += 0 if k == "_CHECKPOINTABLE_OBJECT_GRAPH" else np.asarray(x).nbytes
             return total
 
-        return {"seconds": best(run, 3), "import": imp, "bytes": run()}
+        # Baselines in the same process: reading the shard's bytes into new memory (numpy's
+        # fromfile: the copy out of the page cache and the fresh pages' faults, what any
+        # reader that hands out arrays of their own pays), and copying that memory (memcpy).
+        (data,) = glob.glob(prefix + ".data-*")
+        held = np.fromfile(data, np.uint8)
+        return {
+            "seconds": best(run, 3),
+            "cpu": best_cpu(run, 3),
+            "unmapped": best(lambda: run(False), 3),
+            "fromfile": best(lambda: np.fromfile(data, np.uint8), 3),
+            "memcpy": best(lambda: held.copy(), 3),
+            "import": imp,
+            "bytes": run(),
+        }
     if mode == "ckpt_tf":
         import tensorflow as tf
 
@@ -90,7 +122,7 @@ def child_main(mode, args):
                 total += 0 if k == "_CHECKPOINTABLE_OBJECT_GRAPH" else x.nbytes
             return total
 
-        return {"seconds": best(run, 3), "import": imp, "bytes": run()}
+        return {"seconds": best(run, 3), "cpu": best_cpu(run, 3), "import": imp, "bytes": run()}
     if mode == "ckpt_write_tf":
         import numpy as np
         import tensorflow as tf
@@ -129,7 +161,17 @@ def child_main(mode, args):
         def arrow():
             return tc.io.parse_example(tc.io.read_records(path), spec, output="arrow").num_rows
 
-        return {"seconds": best(whole, 3), "batched": best(run, 3), "arrow": best(arrow, 3), "import": imp, "n": whole()}
+        def cat():
+            subprocess.run(["cat", path], stdout=subprocess.DEVNULL, check=True)
+
+        return {
+            "seconds": best(whole, 3),
+            "batched": best(run, 3),
+            "arrow": best(arrow, 3),
+            "cat": best(cat, 3),
+            "import": imp,
+            "n": whole(),
+        }
     if mode == "ex_tf":
         import tensorflow as tf
 
@@ -230,20 +272,37 @@ def bench_import():
     report("import tensorcast (fresh process)", min(times), note="best of 5")
 
 
-def bench_ckpt(d, mib):
+def bench_ckpt(d, mib, rounds):
     prefix = os.path.join(d, "ckpt-1")
     if not os.path.exists(prefix + ".index"):
         child("ckpt_write_tf", prefix, mib)
-    ours = child("ckpt_tc", prefix)
-    theirs = child("ckpt_tf", prefix)
-    assert ours["bytes"] == theirs["bytes"]
-    report(f"checkpoint {mib} MiB: tensorcast load_checkpoint + get_tensor (all)", ours["seconds"], import_s=round(ours["import"], 3))
-    report(
-        f"checkpoint {mib} MiB: tf.train.load_checkpoint + get_tensor (all)",
-        theirs["seconds"],
-        import_s=round(theirs["import"], 2),
-        ratio=round(theirs["seconds"] / ours["seconds"], 1),
-    )
+    ratios, cpu_ratios = [], []
+    for r in range(rounds):
+        ours = child("ckpt_tc", prefix)
+        theirs = child("ckpt_tf", prefix)
+        assert ours["bytes"] == theirs["bytes"]
+        tag = f"[{r + 1}/{rounds}] " if rounds > 1 else ""
+        report(
+            f"{tag}checkpoint {mib} MiB: tensorcast load_checkpoint + get_tensor (all)",
+            ours["seconds"],
+            cpu_s=round(ours["cpu"], 3),
+            import_s=round(ours["import"], 3),
+        )
+        report(f"{tag}  the same with mmap=False (writable arrays of their own)", ours["unmapped"], ratio=round(theirs["seconds"] / ours["unmapped"], 1))
+        report(f"{tag}  baseline: numpy.fromfile of the shard (read into new memory)", ours["fromfile"])
+        report(f"{tag}  baseline: memcpy of the shard's bytes (numpy copy)", ours["memcpy"])
+        report(
+            f"{tag}checkpoint {mib} MiB: tf.train.load_checkpoint + get_tensor (all)",
+            theirs["seconds"],
+            cpu_s=round(theirs["cpu"], 3),
+            import_s=round(theirs["import"], 2),
+            ratio=round(theirs["seconds"] / ours["seconds"], 1),
+            cpu_ratio=round(theirs["cpu"] / ours["cpu"], 1),
+        )
+        ratios.append(theirs["seconds"] / ours["seconds"])
+        cpu_ratios.append(theirs["cpu"] / ours["cpu"])
+    if rounds > 1:
+        print(f"checkpoint, TensorFlow / tensorcast over {rounds} rounds: {span(ratios)} (CPU time {span(cpu_ratios)})", flush=True)
 
 
 def write_examples(path, n, width, tags=None):
@@ -255,23 +314,31 @@ def write_examples(path, n, width, tags=None):
             w.write(example_bytes(i, width=width, tags=tags))
 
 
-def bench_examples(d, n, width, batch):
+def bench_examples(d, n, width, batch, rounds):
     path = os.path.join(d, f"examples-{n}-{width}.tfrecord")
     if not os.path.exists(path):
         write_examples(path, n, width)
-    ours = child("ex_tc", path, width, batch)
-    theirs = child("ex_tf", path, width, batch)
-    pypi = child("ex_pypi", path, width)
-    assert ours["n"] == theirs["n"] == pypi["n"] == n
     mb = os.path.getsize(path) / 1e6
-    report(f"{n} Examples ({mb:.0f} MB): tensorcast read + parse_example (one batch)", ours["seconds"])
-    report(f"{n} Examples: tensorcast, batches of {batch}", ours["batched"])
-    report(f"{n} Examples: tensorcast -> pyarrow.Table", ours["arrow"])
-    report(f"{n} Examples: tf.data.TFRecordDataset + parse_example (batch {batch})", theirs["seconds"], ratio=round(theirs["seconds"] / ours["batched"], 1))
-    report(f"{n} Examples: tfrecord (PyPI) reader", pypi["seconds"], ratio=round(pypi["seconds"] / ours["batched"], 1))
+    tf_ratios, pypi_ratios = [], []
+    for r in range(rounds):
+        tag = f"[{r + 1}/{rounds}] " if rounds > 1 else ""
+        ours = child("ex_tc", path, width, batch)
+        theirs = child("ex_tf", path, width, batch)
+        pypi = child("ex_pypi", path, width)
+        assert ours["n"] == theirs["n"] == pypi["n"] == n
+        report(f"{tag}{n} Examples ({mb:.0f} MB): tensorcast read + parse_example (one batch)", ours["seconds"])
+        report(f"{tag}{n} Examples: tensorcast, batches of {batch}", ours["batched"])
+        report(f"{tag}{n} Examples: tensorcast -> pyarrow.Table", ours["arrow"])
+        report(f"{tag}  baseline: cat of the file to /dev/null", ours["cat"])
+        report(f"{tag}{n} Examples: tf.data.TFRecordDataset + parse_example (batch {batch})", theirs["seconds"], ratio=round(theirs["seconds"] / ours["batched"], 1))
+        report(f"{tag}{n} Examples: tfrecord (PyPI) reader", pypi["seconds"], ratio=round(pypi["seconds"] / ours["batched"], 1))
+        tf_ratios.append(theirs["seconds"] / ours["batched"])
+        pypi_ratios.append(pypi["seconds"] / ours["batched"])
+    if rounds > 1:
+        print(f"examples over {rounds} rounds, tf.data / tensorcast: {span(tf_ratios)}; PyPI reader / tensorcast: {span(pypi_ratios)}", flush=True)
 
 
-def bench_ray(d, n, width):
+def bench_ray(d, n, width, rounds):
     shards = []
     per = n // 4
     for s in range(4):
@@ -281,11 +348,17 @@ def bench_ray(d, n, width):
             # block, and a list of 0, 1 or 2 values gives blocks whose types disagree.
             write_examples(p, per, width, tags=[b"t0", b"t1"])
         shards.append(p)
-    ours = child("ray_tc", ",".join(shards), width)
-    theirs = child("ray_ray", ",".join(shards), width)
-    assert ours["n"] == theirs["n"] == per * 4
-    report(f"Ray 2-CPU local cluster, {per * 4} Examples in 4 files: tensorcast.ray.read_tfrecords", ours["seconds"])
-    report("  ray.data.read_tfrecords, same files", theirs["seconds"], ratio=round(theirs["seconds"] / ours["seconds"], 1))
+    ratios = []
+    for r in range(rounds):
+        tag = f"[{r + 1}/{rounds}] " if rounds > 1 else ""
+        ours = child("ray_tc", ",".join(shards), width)
+        theirs = child("ray_ray", ",".join(shards), width)
+        assert ours["n"] == theirs["n"] == per * 4
+        report(f"{tag}Ray 2-CPU local cluster, {per * 4} Examples in 4 files: tensorcast.ray.read_tfrecords", ours["seconds"])
+        report(f"{tag}  ray.data.read_tfrecords, same files", theirs["seconds"], ratio=round(theirs["seconds"] / ours["seconds"], 1))
+        ratios.append(theirs["seconds"] / ours["seconds"])
+    if rounds > 1:
+        print(f"ray over {rounds} rounds, ray.data / tensorcast.ray: {span(ratios)}", flush=True)
 
 
 def main():
@@ -297,6 +370,7 @@ def main():
     p.add_argument("--examples", type=int, default=100_000)
     p.add_argument("--width", type=int, default=128)
     p.add_argument("--batch", type=int, default=1024)
+    p.add_argument("--rounds", type=int, default=1, help="repeat each comparison (fresh processes each time)")
     args, rest = p.parse_known_args()
     if args.child:
         print(json.dumps(child_main(args.child, rest)))
@@ -308,11 +382,11 @@ def main():
     if "import" in only:
         bench_import()
     if "ckpt" in only:
-        bench_ckpt(args.dir, args.ckpt_mib)
+        bench_ckpt(args.dir, args.ckpt_mib, args.rounds)
     if "examples" in only:
-        bench_examples(args.dir, args.examples, args.width, args.batch)
+        bench_examples(args.dir, args.examples, args.width, args.batch, args.rounds)
     if "ray" in only:
-        bench_ray(args.dir, args.examples, args.width)
+        bench_ray(args.dir, args.examples, args.width, args.rounds)
     print(json.dumps(RESULTS))
 
 

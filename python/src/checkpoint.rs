@@ -14,11 +14,17 @@ use tensorcast_io::{NamedTensor, ReadMode, ReadOptions};
 
 use crate::dtypes::py_name;
 use crate::errors::{op_error, ResultExt};
-use crate::tensor::{tensor_arg, to_numpy, PyTensor};
+use crate::tensor::{numpy_view, tensor_arg, PyTensor};
 
 /// A checkpoint opened by its prefix, `.index`, a `.data-*` file or its directory (the latest
 /// checkpoint). Only the index is read when it opens; each tensor is read (its CRC32C checked)
-/// when asked for, from a memory map of its shard.
+/// when asked for, with the GIL released.
+///
+/// `mmap=True` (the default): tensors are read-only numpy views of a memory map of their
+/// shard, no copy. A shard truncated in place while such arrays are alive kills the process
+/// with `SIGBUS` (a file replaced by rename, as TensorFlow's writer does, is safe).
+/// `mmap=False`: each tensor is read into memory of its own and returned as a writable array,
+/// as TensorFlow's reader does; a shard changed meanwhile is then an error, never a signal.
 ///
 /// >>> import numpy as np, tensorcast as tc, tempfile, os
 /// >>> prefix = os.path.join(tempfile.mkdtemp(), "ckpt-1")
@@ -34,6 +40,9 @@ pub(crate) struct CheckpointReader {
     ckpt: Checkpoint,
     /// Object path -> key, for a TF2 checkpoint.
     paths: HashMap<String, String>,
+    /// Whether tensors are views of the mapped shards (`mmap=True`) rather than read into
+    /// memory of their own.
+    mapped: bool,
 }
 
 impl CheckpointReader {
@@ -84,7 +93,11 @@ pub(crate) fn load_checkpoint(
             paths.entry(t.path.clone()).or_insert_with(|| t.key.clone());
         }
     }
-    Ok(CheckpointReader { ckpt, paths })
+    Ok(CheckpointReader {
+        ckpt,
+        paths,
+        mapped: mmap,
+    })
 }
 
 #[pymethods]
@@ -112,11 +125,13 @@ impl CheckpointReader {
         self.ckpt.entry(name).is_some()
     }
 
-    /// `get_tensor(name)`: the tensor as a numpy array (a view of the mapped shard where the
-    /// data's alignment allows, read-only). Strings are `object` arrays of bytes.
+    /// `get_tensor(name)`: the tensor as a numpy array. Mapped (the default): a read-only
+    /// view of the shard where the data's alignment allows. With `mmap=False`: a writable
+    /// array of its own, as TensorFlow's reader returns. Strings are `object` arrays of bytes.
     fn get_tensor<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         let t = self.read(py, name)?;
-        to_numpy(py, &t)
+        // Read into a buffer of its own, the tensor is this array's alone.
+        numpy_view(py, t, !self.mapped)
     }
 
     /// The tensor as a `tensorcast.Tensor`.

@@ -52,6 +52,9 @@ impl PyTensor {
 struct ArrayExport {
     tensor: Tensor,
     typestr: &'static str,
+    /// Whether numpy may write through the view: only for memory no one else sees (a buffer
+    /// read into for this array alone).
+    writable: bool,
 }
 
 #[pymethods]
@@ -62,7 +65,7 @@ impl ArrayExport {
         let shape = PyTuple::new(py, self.tensor.shape().dim_sizes())?;
         d.set_item("shape", shape)?;
         d.set_item("typestr", self.typestr)?;
-        d.set_item("data", (self.tensor.data_ptr() as usize, true))?;
+        d.set_item("data", (self.tensor.data_ptr() as usize, !self.writable))?;
         d.set_item("version", 3)?;
         Ok(d)
     }
@@ -71,6 +74,19 @@ impl ArrayExport {
 /// The tensor as a numpy array: a read-only view of its memory (no copy) for numeric dtypes,
 /// an `object` array of `bytes` (a copy) for strings.
 pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
+    numpy_view(py, t.clone(), false)
+}
+
+/// The tensor as a numpy array that owns it: a view of its memory, writable when `writable`
+/// (the caller's promise that nothing else reads or writes that memory: a buffer just read
+/// for this array, as `tf.train.load_checkpoint`'s `get_tensor` returns a fresh writable
+/// array); strings as `object` arrays of `bytes`.
+pub(crate) fn numpy_view<'py>(
+    py: Python<'py>,
+    t: Tensor,
+    writable: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let t = &t;
     let np = py.import("numpy")?;
     let dtype = t.dtype();
     let shape = PyTuple::new(py, t.shape().dim_sizes())?;
@@ -93,7 +109,9 @@ pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
     let np_dtype = dtypes::numpy_dtype(py, dtype)?;
     if t.num_elements() == 0 || t.buffer().is_none() {
         let arr = np.getattr("zeros")?.call1((shape, np_dtype))?;
-        arr.setattr("flags.writeable", false).ok();
+        if !writable {
+            arr.getattr("flags")?.setattr("writeable", false)?;
+        }
         return Ok(arr);
     }
     let export = Py::new(
@@ -101,6 +119,7 @@ pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, 
         ArrayExport {
             tensor: t.clone(),
             typestr,
+            writable,
         },
     )?;
     let arr = np.getattr("asarray")?.call1((export,))?;

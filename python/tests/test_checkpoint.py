@@ -114,3 +114,58 @@ def test_tensorflow_restores_what_we_write(tf, tmp_path):
     # And TensorFlow's reader sees the same keys and values.
     reader = tf.train.load_checkpoint(prefix)
     assert np.array_equal(reader.get_tensor("model/kernel/.ATTRIBUTES/VARIABLE_VALUE"), kernel)
+
+
+def test_unmapped_reads_are_writable_arrays_of_their_own(tf, tf_checkpoint):
+    mapped = tc.train.load_checkpoint(tf_checkpoint)
+    unmapped = tc.train.load_checkpoint(tf_checkpoint, mmap=False)
+    theirs = tf.train.load_checkpoint(tf_checkpoint)
+    key = "model/dense/kernel/.ATTRIBUTES/VARIABLE_VALUE"
+    a, b = mapped.get_tensor(key), unmapped.get_tensor(key)
+    assert a.tobytes() == b.tobytes() == theirs.get_tensor(key).tobytes()
+    # Views of the map are read-only; a read of its own is writable, as TensorFlow's is.
+    assert not a.flags.writeable
+    assert b.flags.writeable and theirs.get_tensor(key).flags.writeable
+    with pytest.raises(ValueError):
+        a[0, 0] = 1
+    b[...] = 0
+    # Each call reads afresh: the write changed neither the file nor the next read.
+    assert unmapped.get_tensor(key).tobytes() == a.tobytes() != b.tobytes()
+    assert mapped["model/names"].tolist() == unmapped["model/names"].tolist() == [b"alpha", b"", b"gamma"]
+
+
+@pytest.mark.parametrize("mmap", [True, False])
+def test_large_tensor_checksum_equals_tensorflows(tf, tmp_path, mmap):
+    # 24 MiB: past the size whose halves are checked on two threads. A flipped byte in the
+    # second half is found, with TensorFlow's error text.
+    big = np.random.default_rng(3).standard_normal(6 << 20).astype(np.float32)
+    model = tf.Module()
+    model.big = tf.Variable(big)
+    prefix = tf.train.Checkpoint(model=model).write(str(tmp_path / "good" / "ckpt-1"))
+    key = "model/big/.ATTRIBUTES/VARIABLE_VALUE"
+    got = tc.train.load_checkpoint(prefix, mmap=mmap).get_tensor(key)
+    assert got.tobytes() == big.tobytes()
+    import glob
+    import shutil
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    for f in glob.glob(prefix + "*"):
+        shutil.copy(f, bad)
+    bad_prefix = str(bad / "ckpt-1")
+    data = glob.glob(bad_prefix + ".data-*")[0]
+    raw = bytearray(open(data, "rb").read())
+    # Where the tensor's bytes are in its shard.
+    entry_offset = bytes(raw).find(big[:64].tobytes())
+    assert entry_offset >= 0
+    raw[entry_offset + big.nbytes - 1000] ^= 0x01
+    open(data, "wb").write(bytes(raw))
+    # TensorFlow's Python reader raises its C++ DATA_LOSS status as a plain OpError (its
+    # translation knows no "TensorBundle" prefix); ours is the DataLossError subclass of it.
+    with pytest.raises(tf.errors.OpError) as theirs:
+        tf.train.load_checkpoint(bad_prefix).get_tensor(key)
+    with pytest.raises(tc.errors.DataLossError) as ours:
+        tc.train.load_checkpoint(bad_prefix, mmap=mmap).get_tensor(key)
+    assert isinstance(ours.value, tc.errors.OpError)
+    assert "Checksum does not match" in str(ours.value)
+    assert str(ours.value) == str(theirs.value)

@@ -64,7 +64,12 @@ def single_process(d):
 def read_rows(ray, paths, **kw):
     rows = {}
     count = 0
+    import pyarrow as pa
+
     for batch in ray.data.Dataset.iter_batches(tc.ray.read_tfrecords(paths, spec=SPEC, **kw), batch_format="pyarrow"):
+        # Arrow blocks: the dense feature is a fixed-shape tensor column.
+        assert isinstance(batch.schema.field("x").type, pa.FixedShapeTensorType)
+        assert batch.schema.field("x").type.shape == [4]
         labels = batch.column("label").to_pylist()
         xs = batch.column("x").combine_chunks().to_numpy_ndarray()
         for label, x in zip(labels, xs):
@@ -103,6 +108,12 @@ def test_worker_killed_mid_read_loses_and_duplicates_nothing(ray_cluster, tfreco
     killed = [f for f in os.listdir(tmp_path) if f.startswith("killed-")]
     assert len(killed) >= 6, "every read task's first attempt killed its worker"
     assert count == 1500 and sorted(rows) == list(range(1500))
+    # A compressed file is one task, read whole: killed once and retried too.
+    gz_dir = tmp_path / "gz"
+    gz_dir.mkdir()
+    gz, gz_count = read_rows(ray_cluster, [str(d / "part-gz.tfrecord")], compression="GZIP", _kill_once_dir=str(gz_dir))
+    assert len([f for f in os.listdir(gz_dir) if f.startswith("killed-")]) == 1
+    assert gz_count == 250 and sorted(gz) == list(range(1500, 1750))
 
 
 def test_read_checkpoint_and_tensor_files(ray_cluster, tmp_path):
@@ -112,6 +123,8 @@ def test_read_checkpoint_and_tensor_files(ray_cluster, tmp_path):
     prefix = str(tmp_path / "ckpt-1")
     tc.train.save_checkpoint(prefix, tensors)
     rows = tc.ray.read_checkpoint(prefix, override_num_blocks=3, _kill_once_dir=str(tmp_path)).take_all()
+    assert len([f for f in os.listdir(tmp_path) if f.startswith("killed-")]) == 3, "each task killed once"
+    assert len(rows) == len(tensors), "nothing lost or read twice"
     got = {r["name"].replace("/.ATTRIBUTES/VARIABLE_VALUE", ""): tc.ray.row_to_numpy(r) for r in rows}
     assert sorted(got) == sorted(tensors)
     for k, v in tensors.items():

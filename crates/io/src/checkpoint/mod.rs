@@ -13,8 +13,9 @@
 //!   string is copied) with [`ReadMode::Map`](crate::ReadMode::Map), or with positioned reads
 //!   into an aligned buffer with [`ReadMode::Read`](crate::ReadMode::Read), which a shard
 //!   truncated or replaced meanwhile cannot turn into a signal.
-//! - **Verified.** Every tensor's masked CRC32C is checked by default (the `crc32c` crate: the
-//!   SSE4.2 instruction where the CPU has it), with TensorFlow's error text naming the bundle
+//! - **Verified.** Every tensor's masked CRC32C is checked by default (`crc.rs`: the
+//!   `crc-fast` crate's carry-less-multiply folding, a large mapped tensor's halves on two
+//!   threads), with TensorFlow's error text naming the bundle
 //!   and shard; [`Checkpoint::set_verify_checksums`] skips it. Strings use their own layout
 //!   (`varint64` lengths, a masked CRC of the lengths *as 4-byte integers* - not of the varints,
 //!   the checksum trap -, then the bytes), variants theirs (per element length, proto, running
@@ -66,6 +67,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod crc;
 mod object_graph;
 mod reader;
 mod slices;

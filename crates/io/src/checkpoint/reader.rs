@@ -11,6 +11,7 @@ use tensorcast_proto::{
     Endianness, Message, TensorSliceProto, TrackableObjectGraph, VariantTensorDataProto,
 };
 
+use super::crc;
 use super::object_graph::ObjectGraph;
 use super::slices;
 use super::table::{self, get_varint, unmask, TableError};
@@ -569,7 +570,7 @@ impl Checkpoint {
                 let bytes = map
                     .slice(offset as usize..end as usize)
                     .ok_or_else(|| self.short_read(shard))?;
-                let sum = crc.then(|| crc32c::crc32c(bytes.as_slice()));
+                let sum = crc.then(|| crc::crc32c_parallel(bytes.as_slice()));
                 Ok((bytes, sum))
             }
             ReadMode::Read => {
@@ -596,7 +597,7 @@ impl Checkpoint {
                                 return;
                             }
                             if crc {
-                                sum = crc32c::crc32c_append(sum, &scratch[..k]);
+                                sum = crc::crc32c_append(sum, &scratch[..k]);
                             }
                             w.put_slice(&scratch[..k]);
                             at += k as u64;
@@ -738,7 +739,7 @@ impl Checkpoint {
                     .ok_or_else(|| self.short_read(shard))?;
                 for piece in bytes.chunks(PIECE) {
                     if self.verify {
-                        sum = crc32c::crc32c_append(sum, piece);
+                        sum = crc::crc32c_append(sum, piece);
                     }
                     if bools && bad.is_none() {
                         bad = util::check_bools(piece).err();
@@ -757,7 +758,7 @@ impl Checkpoint {
                         .min(scratch.len());
                     read_piece(&f, &mut scratch[..k], at).map_err(|e| self.read_error(shard, e))?;
                     if self.verify {
-                        sum = crc32c::crc32c_append(sum, &scratch[..k]);
+                        sum = crc::crc32c_append(sum, &scratch[..k]);
                     }
                     if bools && bad.is_none() {
                         bad = util::check_bools(&scratch[..k]).err();
@@ -878,9 +879,9 @@ impl Checkpoint {
         for _ in 0..n {
             let len = get_varint(data, &mut pos, 10).ok_or_else(short)?;
             crc = if let Ok(l) = u32::try_from(len) {
-                crc32c::crc32c_append(crc, &l.to_le_bytes())
+                crc::crc32c_append(crc, &l.to_le_bytes())
             } else {
-                crc32c::crc32c_append(crc, &len.to_le_bytes())
+                crc::crc32c_append(crc, &len.to_le_bytes())
             };
             lens.push(len);
         }
@@ -893,7 +894,7 @@ impl Checkpoint {
                 )));
             }
         }
-        crc = crc32c::crc32c_append(crc, raw);
+        crc = crc::crc32c_append(crc, raw);
         pos += 4;
         let all = util::buffer_to_bytes(bytes.clone());
         let mut starts = Vec::with_capacity(n);
@@ -907,7 +908,7 @@ impl Checkpoint {
             pos = end;
         }
         if self.verify {
-            crc = crc32c::crc32c_append(crc, &data[starts.first().map_or(pos, |s| s.0)..pos]);
+            crc = crc::crc32c_append(crc, &data[starts.first().map_or(pos, |s| s.0)..pos]);
             let stored = unmask(s.proto.crc32c);
             if stored != crc {
                 return Err(self.checksum_error(s, stored, crc));
@@ -935,14 +936,14 @@ impl Checkpoint {
         let fill = DecodeOptions::new().with_max_fill_bytes(share);
         for i in 0..n {
             let len = get_varint(data, &mut pos, 10).ok_or_else(short)?;
-            crc = crc32c::crc32c_append(crc, &len.to_le_bytes());
+            crc = crc::crc32c_append(crc, &len.to_le_bytes());
             let end = usize::try_from(len)
                 .ok()
                 .and_then(|l| pos.checked_add(l))
                 .filter(|&e| e <= data.len())
                 .ok_or_else(short)?;
             let body = &data[pos..end];
-            crc = crc32c::crc32c_append(crc, body);
+            crc = crc::crc32c_append(crc, body);
             pos = end;
             let raw = data.get(pos..pos + 4).ok_or_else(short)?;
             let stored = unmask(u32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]]));
@@ -951,7 +952,7 @@ impl Checkpoint {
                     "The checksum after Variant {i} does not match. Expected: {stored} Actual: {crc}"
                 )));
             }
-            crc = crc32c::crc32c_append(crc, raw);
+            crc = crc::crc32c_append(crc, raw);
             pos += 4;
             let proto = VariantTensorDataProto::decode(body).map_err(|e| {
                 data_loss(format!(

@@ -20,6 +20,7 @@
 //! block, index keys shortened by `FindShortestSeparator` / `FindShortSuccessor`, an empty
 //! metaindex block, no compression.
 
+use super::crc;
 use crate::error::{IoError, Result};
 
 /// The footer's magic number.
@@ -178,7 +179,7 @@ fn read_block(
     let contents = &file[start..start + n];
     let kind = file[start + n];
     let stored = unmask(fixed32(&file[start + n + 1..]));
-    let actual = crc32c::crc32c_append(crc32c::crc32c(contents), &[kind]);
+    let actual = crc::crc32c_append(crc::crc32c(contents), &[kind]);
     if stored != actual {
         return Err(corrupt("block checksum mismatch"));
     }
@@ -384,7 +385,7 @@ impl TableBuilder {
             size: contents.len() as u64,
         };
         self.out.extend_from_slice(contents);
-        let crc = crc32c::crc32c_append(crc32c::crc32c(contents), &[0]);
+        let crc = crc::crc32c_append(crc::crc32c(contents), &[0]);
         self.out.push(0);
         self.out.extend_from_slice(&mask(crc).to_le_bytes());
         handle
@@ -421,12 +422,12 @@ mod tests {
     #[test]
     fn mask_matches_leveldb_and_unmask_inverts_it() {
         // LevelDB's crc32c_test: Mask(Value("foo")) differs from it and round-trips.
-        let crc = crc32c::crc32c(b"foo");
+        let crc = crc::crc32c(b"foo");
         assert_ne!(mask(crc), crc);
         assert_eq!(unmask(mask(crc)), crc);
         assert_eq!(unmask(mask(unmask(mask(crc)))), crc);
         // The CRC32C of "123456789" is 0xe3069283 (the Castagnoli check value).
-        assert_eq!(crc32c::crc32c(b"123456789"), 0xe306_9283);
+        assert_eq!(crc::crc32c(b"123456789"), 0xe306_9283);
     }
 
     #[test]
@@ -551,7 +552,7 @@ mod tests {
             };
             out.extend_from_slice(contents);
             out.push(kind);
-            let crc = crc32c::crc32c_append(crc32c::crc32c(contents), &[kind]);
+            let crc = crc::crc32c_append(crc::crc32c(contents), &[kind]);
             out.extend_from_slice(&mask(crc).to_le_bytes());
             h
         };

@@ -11,6 +11,7 @@ use tensorcast_proto::{
     TensorSliceProto, TrackableObjectGraph, VersionDef,
 };
 
+use super::crc;
 use super::slices;
 use super::table::{mask, put_varint, TableBuilder};
 use super::{data_file_name, OBJECT_GRAPH_KEY};
@@ -410,13 +411,13 @@ struct Checksummed<'a, W: Write + ?Sized> {
 impl<W: Write + ?Sized> Write for Checksummed<'_, W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let k = self.inner.write(buf)?;
-        self.crc = crc32c::crc32c_append(self.crc, &buf[..k]);
+        self.crc = crc::crc32c_append(self.crc, &buf[..k]);
         self.n += k as u64;
         Ok(k)
     }
     fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         for piece in buf.chunks(CHUNK) {
-            self.crc = crc32c::crc32c_append(self.crc, piece);
+            self.crc = crc::crc32c_append(self.crc, piece);
             self.inner.write_all(piece)?;
             self.n += piece.len() as u64;
         }
@@ -663,17 +664,17 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
                 let len = s.len() as u64;
                 put_varint(&mut head, len);
                 crc = match u32::try_from(len) {
-                    Ok(l) => crc32c::crc32c_append(crc, &l.to_le_bytes()),
-                    Err(_) => crc32c::crc32c_append(crc, &len.to_le_bytes()),
+                    Ok(l) => crc::crc32c_append(crc, &l.to_le_bytes()),
+                    Err(_) => crc::crc32c_append(crc, &len.to_le_bytes()),
                 };
             }
             let lc = mask(crc).to_le_bytes();
             head.extend_from_slice(&lc);
-            crc = crc32c::crc32c_append(crc, &lc);
+            crc = crc::crc32c_append(crc, &lc);
             w.write_all(&head).map_err(io)?;
             let mut size = head.len() as u64;
             for s in strings {
-                crc = crc32c::crc32c_append(crc, s.as_bytes());
+                crc = crc::crc32c_append(crc, s.as_bytes());
                 w.write_all(s.as_bytes()).map_err(io)?;
                 size += s.len() as u64;
             }
@@ -692,12 +693,12 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
                 let body = variant_to_proto(v).encode_to_vec();
                 buf.clear();
                 put_varint(&mut buf, body.len() as u64);
-                crc = crc32c::crc32c_append(crc, &(body.len() as u64).to_le_bytes());
-                crc = crc32c::crc32c_append(crc, &body);
+                crc = crc::crc32c_append(crc, &(body.len() as u64).to_le_bytes());
+                crc = crc::crc32c_append(crc, &body);
                 buf.extend_from_slice(&body);
                 let m = mask(crc).to_le_bytes();
                 buf.extend_from_slice(&m);
-                crc = crc32c::crc32c_append(crc, &m);
+                crc = crc::crc32c_append(crc, &m);
                 w.write_all(&buf).map_err(io)?;
                 size += buf.len() as u64;
             }
@@ -711,7 +712,7 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             };
             let mut crc = 0u32;
             for piece in bytes.chunks(CHUNK) {
-                crc = crc32c::crc32c_append(crc, piece);
+                crc = crc::crc32c_append(crc, piece);
                 w.write_all(piece).map_err(io)?;
             }
             Ok((bytes.len() as u64, crc))
