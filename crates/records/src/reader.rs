@@ -37,9 +37,11 @@ pub struct ReaderOptions {
     pub allow_incomplete_tail: bool,
     /// The size of the read buffer (default 256 KiB; the chunk size when prefetching).
     pub buffer_bytes: usize,
-    /// [`RecordReader::open`] only: read the file ahead on a thread of its own, so that
-    /// reading and checking overlap on two cores (default `false`: no thread is started).
-    /// Uncompressed files only; ignored otherwise.
+    /// [`RecordReader::open`] only: read the file ahead on threads of their own (on Unix two,
+    /// reading alternate chunks of `buffer_bytes` with positional reads), so that the copy out
+    /// of the page cache and the checksums run on every core at once (default `false`: no
+    /// thread is started). Memory: a few chunks per thread. Uncompressed files only; ignored
+    /// otherwise. A file that grows meanwhile is read up to where a chunk first came back short.
     pub prefetch: bool,
 }
 
