@@ -71,7 +71,9 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> IoError {
 /// it, renamed into place; on any error the old file stays and no temporary file is left).
 /// Parquet is written by the `parquet` crate with Snappy compression (pyarrow's default), the
 /// Arrow schema kept in the file so that extension types (`arrow.fixed_shape_tensor`) come
-/// back, and its column chunks encoded on every core (see [`write_parquet`]).
+/// back. Its column chunks are encoded on every core: the rows are cut into row groups of at
+/// least 16 MiB, one per core (at most 1Mi rows each), and each (row group, column) pair is
+/// encoded by its own task.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be written; [`Error::Invalid`] when a batch does not

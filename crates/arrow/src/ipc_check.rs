@@ -158,7 +158,7 @@ impl Walk {
             .buffers
             .pop_front()
             .ok_or_else(|| bad("fewer buffers than the schema's types need"))?;
-        if width > 1 && len as u64 % width as u64 != 0 {
+        if width > 1 && !(len as u64).is_multiple_of(width as u64) {
             return Err(bad(format!(
                 "a buffer of {width}-byte values is {len} bytes long"
             )));
