@@ -8,7 +8,8 @@
 //!
 //! arrow-data's validation also asserts (panics) where it views a buffer as typed values whose
 //! size does not divide the buffer's length (an offsets buffer of 4k+1 bytes), and arrow-ipc
-//! slices a union's buffers to the lengths its field node claims. So each record batch's
+//! slices a union's buffers to the lengths its field node claims (and multiplies a fixed-size
+//! list's length by its size with an `expect`). So each record batch's
 //! buffers are walked with the schema's types, in the order arrow-ipc reads them, and a buffer
 //! of fixed-width values whose length is not a multiple of the width, or a union buffer shorter
 //! than its node says, is refused before arrow-rs sees it.
@@ -218,8 +219,16 @@ impl Walk {
                 self.buffer(w)?;
                 self.field(child.data_type())?;
             }
-            T::FixedSizeList(child, _) => {
-                self.node()?;
+            T::FixedSizeList(child, size) => {
+                // arrow-data multiplies the length by the list size with an `expect`.
+                let rows = self.node()? as u64;
+                let fits = u64::try_from(*size)
+                    .ok()
+                    .and_then(|s| rows.checked_mul(s))
+                    .is_some_and(|n| usize::try_from(n).is_ok());
+                if !fits {
+                    return Err(bad("a fixed-size list's length times its size overflows"));
+                }
                 self.buffer(1)?;
                 self.field(child.data_type())?;
             }
