@@ -366,6 +366,7 @@ fn too_large(limits: &ReadLimits) -> Error {
 }
 
 fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let file_len = bytes.len() as u64;
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes)?;
     // Bound what decoding may allocate before decoding: rows times the columns' fixed widths
     // (a list or string column counts its declared uncompressed bytes).
@@ -374,6 +375,19 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     for rg in meta.row_groups() {
         let rows = rg.num_rows().max(0) as u64;
         for c in rg.columns() {
+            // The `parquet` crate asserts (panics) on a negative column start or size when it
+            // reads the chunk: refuse those, and chunks past the end of the file, first.
+            let start = c.dictionary_page_offset().unwrap_or(c.data_page_offset());
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(c.compressed_size()).ok())
+                .and_then(|(s, l)| s.checked_add(l))
+                .is_some_and(|end| end <= file_len);
+            if !inside {
+                return Err(Error::Invalid(
+                    "corrupt Parquet file: a column chunk lies outside the file".into(),
+                ));
+            }
             let width = match c.column_type() {
                 parquet::basic::Type::BOOLEAN => 1,
                 parquet::basic::Type::INT32 | parquet::basic::Type::FLOAT => 4,
