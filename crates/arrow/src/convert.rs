@@ -50,7 +50,19 @@ pub fn arrow_type(dtype: DataType) -> Result<ArrowType> {
 fn numeric<T: arrow_array::ArrowPrimitiveType>(t: &Tensor) -> Result<ArrayRef> {
     let n = t.num_elements() as usize;
     let bytes = if n == 0 { &[][..] } else { t.tensor_data()? };
-    let buf = Buffer::from_slice_ref(bytes);
+    let width = std::mem::size_of::<T::Native>();
+    let buf = match t.buffer() {
+        // Shared, not copied, where Arrow can view it (aligned for its values): the array
+        // keeps the tensor's buffer alive.
+        Some(b)
+            if n > 0
+                && b.len() == n * width
+                && b.as_ptr().align_offset(std::mem::align_of::<T::Native>()) == 0 =>
+        {
+            Buffer::from(b.clone().into_bytes())
+        }
+        _ => Buffer::from_slice_ref(bytes),
+    };
     Ok(Arc::new(PrimitiveArray::<T>::new(
         ScalarBuffer::new(buf, 0, n),
         None,
@@ -58,7 +70,8 @@ fn numeric<T: arrow_array::ArrowPrimitiveType>(t: &Tensor) -> Result<ArrayRef> {
 }
 
 /// The elements of `t`, flattened row-major, as an Arrow array of [`arrow_type`]`(t.dtype())`
-/// with no nulls (the data is copied once into Arrow's aligned buffers).
+/// with no nulls: numbers share the tensor's buffer where it is aligned for them (no copy),
+/// otherwise they are copied once into Arrow's aligned buffers.
 ///
 /// # Errors
 /// [`Error::Unsupported`] for dtypes Arrow lacks.

@@ -71,7 +71,9 @@ fn io_error(what: &str, e: impl std::fmt::Display) -> IoError {
 /// it, renamed into place; on any error the old file stays and no temporary file is left).
 /// Parquet is written by the `parquet` crate with Snappy compression (pyarrow's default), the
 /// Arrow schema kept in the file so that extension types (`arrow.fixed_shape_tensor`) come
-/// back.
+/// back. Its column chunks are encoded on every core: the rows are cut into row groups of at
+/// least 16 MiB, one per core (at most 1Mi rows each), and each (row group, column) pair is
+/// encoded by its own task.
 ///
 /// # Errors
 /// [`Error::Io`] when the file cannot be written; [`Error::Invalid`] when a batch does not
@@ -84,18 +86,7 @@ pub fn write_file(
 ) -> Result<()> {
     tensorcast_io::write_file_streamed(path, |w| match kind {
         FileKind::Parquet => {
-            let props = parquet_properties(&schema);
-            let mut writer = ArrowWriter::try_new(w, schema.clone(), Some(props))
-                .map_err(|e| io_error("cannot write Parquet", e))?;
-            for b in batches {
-                writer
-                    .write(b)
-                    .map_err(|e| io_error("cannot write Parquet", e))?;
-            }
-            writer
-                .close()
-                .map_err(|e| io_error("cannot write Parquet", e))?;
-            Ok(())
+            write_parquet(w, &schema, batches).map_err(|e| io_error("cannot write Parquet", e))
         }
         FileKind::ArrowFile => {
             let mut writer = arrow_ipc::writer::FileWriter::try_new(w, &schema)
@@ -122,6 +113,134 @@ pub fn write_file(
                 .map_err(|e| io_error("cannot write Arrow", e))
         }
     })?;
+    Ok(())
+}
+
+/// Row groups of at least this many bytes (Arrow's in-memory size) when a write is split into
+/// row groups to encode them on several cores: smaller ones would cost readers more per row
+/// (metadata, statistics, one more seek) than the encoding gains.
+const MIN_PARALLEL_ROW_GROUP_BYTES: usize = 16 << 20;
+
+/// The row groups of a write: consecutive slices of `batches` (zero-copy), at most `max_rows`
+/// rows each (the writer's row-group size, 1Mi rows as pyarrow's), and at least `threads` of
+/// them when the data is large enough that each still holds `MIN_PARALLEL_ROW_GROUP_BYTES`.
+fn row_groups(batches: &[RecordBatch], max_rows: usize, threads: usize) -> Vec<Vec<RecordBatch>> {
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    if rows == 0 {
+        return Vec::new();
+    }
+    let bytes: usize = batches.iter().map(RecordBatch::get_array_memory_size).sum();
+    let by_rows = rows.div_ceil(max_rows.max(1));
+    let by_cores = threads.min(bytes / MIN_PARALLEL_ROW_GROUP_BYTES).max(1);
+    let n = by_rows.max(by_cores).min(rows);
+    let mut groups = Vec::with_capacity(n);
+    let mut current = Vec::new();
+    let (mut g, mut in_group) = (0usize, 0usize);
+    // Group `g` takes rows up to `rows * (g + 1) / n`.
+    let goal = |g: usize| rows * (g + 1) / n - rows * g / n;
+    for b in batches {
+        let mut at = 0;
+        while at < b.num_rows() {
+            let take = (goal(g) - in_group).min(b.num_rows() - at);
+            current.push(b.slice(at, take));
+            at += take;
+            in_group += take;
+            if in_group == goal(g) {
+                groups.push(std::mem::take(&mut current));
+                g += 1;
+                in_group = 0;
+            }
+        }
+    }
+    groups
+}
+
+/// Writes Parquet with its column chunks encoded in parallel: the rows are cut into row groups
+/// ([`row_groups`]), and each (row group, column) pair is encoded by its own rayon task through
+/// the `parquet` crate's `ArrowColumnWriter`, a wave of row groups (one per core) at a time, so
+/// memory holds the encoded pages of one wave. The file is what `ArrowWriter` writes for the
+/// same row groups: the same properties, the Arrow schema in the footer.
+fn write_parquet<W: std::io::Write + Send>(
+    w: W,
+    schema: &SchemaRef,
+    batches: &[RecordBatch],
+) -> parquet::errors::Result<()> {
+    use parquet::arrow::arrow_writer::{compute_leaves, ArrowColumnChunk, ArrowColumnWriter};
+    use parquet::errors::ParquetError;
+    use rayon::prelude::*;
+
+    for b in batches {
+        let fits = b.num_columns() == schema.fields().len()
+            && (b.columns().iter().zip(schema.fields()))
+                .all(|(c, f)| c.data_type() == f.data_type());
+        if !fits {
+            return Err(ParquetError::General(format!(
+                "a record batch of schema {} does not match the file's schema {}",
+                b.schema(),
+                schema
+            )));
+        }
+    }
+    let props = parquet_properties(schema);
+    let max_rows = props
+        .max_row_group_row_count()
+        .unwrap_or(parquet::file::properties::DEFAULT_MAX_ROW_GROUP_ROW_COUNT);
+    let writer = ArrowWriter::try_new(w, schema.clone(), Some(props))?;
+    let (mut file, factory) = writer.into_serialized_writer()?;
+    // How many Parquet leaf columns each Arrow field has (a nested field has several).
+    let descr = file.schema_descr();
+    let mut leaves_of = vec![0usize; schema.fields().len()];
+    for leaf in 0..descr.num_columns() {
+        if let Some(n) = leaves_of.get_mut(descr.get_column_root_idx(leaf)) {
+            *n += 1;
+        }
+    }
+    let threads = rayon::current_num_threads().max(1);
+    let groups = row_groups(batches, max_rows, threads);
+    let mut next_group = 0usize;
+    for wave in groups.chunks(threads) {
+        // One task per (row group, field), with that field's column writers.
+        let mut tasks: Vec<(&[RecordBatch], usize, Vec<ArrowColumnWriter>)> = Vec::new();
+        for group in wave {
+            let mut writers = factory.create_column_writers(next_group)?.into_iter();
+            next_group += 1;
+            for (i, &n) in leaves_of.iter().enumerate() {
+                tasks.push((group.as_slice(), i, writers.by_ref().take(n).collect()));
+            }
+        }
+        let encoded: Vec<Vec<ArrowColumnChunk>> = tasks
+            .into_par_iter()
+            .map(|(group, i, mut writers)| {
+                let field = schema.field(i);
+                for b in group {
+                    let leaves = compute_leaves(field, b.column(i))?;
+                    if leaves.len() != writers.len() {
+                        return Err(ParquetError::General(format!(
+                            "column '{}' has {} leaves, its schema {}",
+                            field.name(),
+                            leaves.len(),
+                            writers.len()
+                        )));
+                    }
+                    for (w, leaf) in writers.iter_mut().zip(&leaves) {
+                        w.write(leaf)?;
+                    }
+                }
+                writers.into_iter().map(ArrowColumnWriter::close).collect()
+            })
+            .collect::<parquet::errors::Result<_>>()?;
+        let mut encoded = encoded.into_iter();
+        for _ in wave {
+            let mut rg = file.next_row_group()?;
+            for chunks in encoded.by_ref().take(leaves_of.len()) {
+                for c in chunks {
+                    c.append_to_row_group(&mut rg)?;
+                }
+            }
+            rg.close()?;
+        }
+    }
+    file.close()?;
     Ok(())
 }
 
@@ -247,6 +366,7 @@ fn too_large(limits: &ReadLimits) -> Error {
 }
 
 fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let file_len = bytes.len() as u64;
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes)?;
     // Bound what decoding may allocate before decoding: rows times the columns' fixed widths
     // (a list or string column counts its declared uncompressed bytes).
@@ -255,6 +375,19 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     for rg in meta.row_groups() {
         let rows = rg.num_rows().max(0) as u64;
         for c in rg.columns() {
+            // The `parquet` crate asserts (panics) on a negative column start or size when it
+            // reads the chunk: refuse those, and chunks past the end of the file, first.
+            let start = c.dictionary_page_offset().unwrap_or(c.data_page_offset());
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(c.compressed_size()).ok())
+                .and_then(|(s, l)| s.checked_add(l))
+                .is_some_and(|end| end <= file_len);
+            if !inside {
+                return Err(Error::Invalid(
+                    "corrupt Parquet file: a column chunk lies outside the file".into(),
+                ));
+            }
             let width = match c.column_type() {
                 parquet::basic::Type::BOOLEAN => 1,
                 parquet::basic::Type::INT32 | parquet::basic::Type::FLOAT => 4,
@@ -274,4 +407,75 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     let schema = builder.schema().clone();
     let reader = builder.build()?;
     collect(schema, reader, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+
+    use super::{row_groups, MIN_PARALLEL_ROW_GROUP_BYTES};
+
+    fn batches(sizes: &[usize]) -> Vec<RecordBatch> {
+        let mut next = 0i64;
+        sizes
+            .iter()
+            .map(|&n| {
+                let a: ArrayRef = Arc::new(Int64Array::from_iter_values(next..next + n as i64));
+                next += n as i64;
+                RecordBatch::try_from_iter([("v", a)]).unwrap()
+            })
+            .collect()
+    }
+
+    /// The values of each group, concatenated.
+    fn values(groups: &[Vec<RecordBatch>]) -> Vec<Vec<i64>> {
+        groups
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .flat_map(|b| {
+                        let a = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                        a.values().to_vec()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn row_groups_small_data_stays_one_group() {
+        let g = row_groups(&batches(&[1024, 1024, 10]), 1 << 20, 2);
+        assert_eq!(g.len(), 1);
+        assert_eq!(values(&g)[0], (0..2058).collect::<Vec<_>>());
+        assert!(row_groups(&batches(&[0, 0]), 1 << 20, 2).is_empty());
+        assert!(row_groups(&[], 1 << 20, 2).is_empty());
+    }
+
+    #[test]
+    fn row_groups_large_data_splits_per_core_across_batch_boundaries() {
+        // 40 MiB of int64 in 3 uneven batches: two groups of at least 16 MiB, on 4 cores.
+        let rows = 5 << 20;
+        let b = batches(&[rows / 3 + 1, rows / 3, rows - 2 * (rows / 3) - 1]);
+        let bytes: usize = b.iter().map(RecordBatch::get_array_memory_size).sum();
+        let want = 4.min(bytes / MIN_PARALLEL_ROW_GROUP_BYTES).max(1);
+        assert_eq!(want, 2);
+        let g = row_groups(&b, 1 << 30, 4);
+        assert_eq!(g.len(), want);
+        let v = values(&g);
+        assert_eq!(v.concat(), (0..rows as i64).collect::<Vec<_>>());
+        let sizes: Vec<usize> = v.iter().map(Vec::len).collect();
+        assert!(
+            sizes.iter().max().unwrap() - sizes.iter().min().unwrap() <= 1,
+            "{sizes:?}"
+        );
+    }
+
+    #[test]
+    fn row_groups_respect_the_row_group_size() {
+        let g = row_groups(&batches(&[100, 100, 50]), 60, 2);
+        let sizes: Vec<usize> = values(&g).iter().map(Vec::len).collect();
+        assert_eq!(sizes, [50, 50, 50, 50, 50]);
+    }
 }

@@ -319,3 +319,59 @@ fn duckdb_and_polars_query_our_parquet() {
     std::fs::write(&want_path, want.to_string()).unwrap();
     assert_eq!(run(QUERY, &[&path, &want_path]).trim(), "ok");
 }
+
+const PYARROW_DUCKDB_ROW_GROUPS: &str = r#"
+import sys
+import numpy as np, pyarrow.parquet as pq, duckdb
+p, out = sys.argv[1], sys.argv[2]
+f = pq.ParquetFile(p)
+t = f.read()
+x = t.column("x").combine_chunks().to_numpy_ndarray()
+open(out, "wb").write(np.ascontiguousarray(x).tobytes())
+rows, total = duckdb.sql(f"select count(*), sum(label) from '{p}'").fetchall()[0]
+print(f.metadata.num_row_groups, t.num_rows, int(t.column("label").to_numpy().sum()), rows, int(total))
+"#;
+
+/// A write large enough to be cut into row groups encoded on several cores: pyarrow reads the
+/// tensors back bit-exactly and DuckDB sums the same labels.
+#[test]
+fn pyarrow_and_duckdb_read_our_parquet_encoded_in_parallel_row_groups() {
+    if !peers_present("pyarrow, numpy, duckdb") {
+        return;
+    }
+    let rows = 150_000i64;
+    let x = Tensor::from_vec(
+        (0..rows * 64).map(|i| (i % 9973) as f32 * 0.25).collect(),
+        [rows, 64],
+    )
+    .unwrap();
+    let labels: Vec<i64> = (0..rows).map(|i| i % 10).collect();
+    let want_sum: i64 = labels.iter().sum();
+    let y = Tensor::from_vec(labels, [rows]).unwrap();
+    let batch = tensors_to_batch([("x", &x), ("label", &y)]).unwrap();
+    // Batches of 1000 rows, as a streaming caller hands them over.
+    let batches: Vec<_> = (0..rows as usize)
+        .step_by(1000)
+        .map(|at| batch.slice(at, 1000.min(rows as usize - at)))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.parquet");
+    write_file(&path, FileKind::Parquet, batch.schema(), &batches).unwrap();
+    let out = dir.path().join("x.bin");
+    let got = run(PYARROW_DUCKDB_ROW_GROUPS, &[&path, &out]);
+    let f: Vec<i64> = got.split_whitespace().map(|v| v.parse().unwrap()).collect();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores >= 2 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        assert_eq!(f[0], 2, "row groups ({got})");
+    }
+    assert_eq!(&f[1..], &[rows, want_sum, rows, want_sum], "{got}");
+    assert!(std::fs::read(&out).unwrap() == x.tensor_data().unwrap());
+    // And we read it back ourselves.
+    let (schema, back) = read_bytes(
+        Bytes::from(std::fs::read(&path).unwrap()),
+        &ReadLimits::default(),
+    )
+    .unwrap();
+    let t = batches_to_tensors(&schema, &back).unwrap();
+    assert_eq!(t, vec![("x".to_string(), x), ("label".to_string(), y)]);
+}

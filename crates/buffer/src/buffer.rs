@@ -310,6 +310,12 @@ impl Drop for Buffer {
     }
 }
 
+impl AsRef<[u8]> for Buffer {
+    fn as_ref(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
 impl Default for Buffer {
     fn default() -> Self {
         Self::empty()
@@ -493,6 +499,12 @@ impl Buffer {
                 kind: "bytes",
             },
         })
+    }
+
+    /// The range as a `bytes::Bytes`, without copying: the `Bytes` keeps this handle (and so
+    /// the root allocation or mapping) alive, as [`Buffer::from_bytes`] does the other way.
+    pub fn into_bytes(self) -> bytes::Bytes {
+        bytes::Bytes::from_owner(self)
     }
 
     /// Adopts any owner of bytes without copying (read-only), as `bytes::Bytes::from_owner`:

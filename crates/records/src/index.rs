@@ -101,6 +101,12 @@ impl RecordIndex {
         Ok(index)
     }
 
+    /// Appends a record whose header is at `offset` and whose data is `length` bytes.
+    pub(crate) fn push(&mut self, offset: u64, length: u64) {
+        self.offsets.push(offset);
+        self.lengths.push(length);
+    }
+
     /// The number of records.
     pub fn len(&self) -> usize {
         self.offsets.len()

@@ -90,6 +90,7 @@ mod crc;
 mod detect;
 mod error;
 pub mod events;
+mod file;
 mod index;
 mod inflate;
 mod parse;
@@ -102,6 +103,7 @@ mod writer;
 pub use crc::masked_crc32c;
 pub use detect::detect_compression;
 pub use error::{Code, RecordsError, Result};
+pub use file::RecordFile;
 pub use index::RecordIndex;
 pub use parse::{
     by_name, parse_example, parse_single_example, FeatureSpec, Parsed, Partition,

@@ -37,9 +37,11 @@ pub struct ReaderOptions {
     pub allow_incomplete_tail: bool,
     /// The size of the read buffer (default 256 KiB; the chunk size when prefetching).
     pub buffer_bytes: usize,
-    /// [`RecordReader::open`] only: read the file ahead on a thread of its own, so that
-    /// reading and checking overlap on two cores (default `false`: no thread is started).
-    /// Uncompressed files only; ignored otherwise.
+    /// [`RecordReader::open`] only: read the file ahead on threads of their own (on Unix two,
+    /// reading alternate chunks of `buffer_bytes` with positional reads), so that the copy out
+    /// of the page cache and the checksums run on every core at once (default `false`: no
+    /// thread is started). Memory: a few chunks per thread. Uncompressed files only; ignored
+    /// otherwise. A file that grows meanwhile is read up to where a chunk first came back short.
     pub prefetch: bool,
 }
 
@@ -445,46 +447,16 @@ pub fn read_records(data: &[u8], options: ReaderOptions) -> Result<Vec<Bytes>> {
 }
 
 /// Reads the records of an uncompressed TFRecord file held in `data` without copying them:
-/// each record is a slice of `data`. The fastest way to read a file that is in memory (or
-/// mapped). Errors as [`RecordReader::next_record`].
+/// each record is a slice of `data`. The data checksums are verified on every core
+/// ([`crate::RecordFile`], with no record-size limit: the records are already in memory).
 ///
 /// # Errors
-/// As [`RecordReader::next_record`].
+/// As [`RecordReader::next_record`], for the first damaged record in file order.
 pub fn slice_records(data: &Bytes, verify_checksums: bool) -> Result<Vec<Bytes>> {
-    // One pass in file order: each record's data is checksummed right after its header is
-    // read, while both are in cache (a second, parallel pass over the data measured slower:
-    // it reads the file from memory twice).
-    let mut out = Vec::new();
-    let mut offset = 0usize;
-    while data.len() - offset >= HEADER_BYTES {
-        let h = &data[offset..offset + HEADER_BYTES];
-        let length = u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
-        if verify_checksums
-            && masked_crc32c(&h[..8]) != u32::from_le_bytes([h[8], h[9], h[10], h[11]])
-        {
-            return Err(RecordsError::CorruptedLength {
-                offset: offset as u64,
-            });
-        }
-        let start = offset + HEADER_BYTES;
-        let rest = (data.len() - start) as u64;
-        if length.saturating_add(FOOTER_BYTES as u64) > rest {
-            return Err(RecordsError::Truncated {
-                offset: offset as u64,
-                cause: "Read less bytes than requested",
-            });
-        }
-        let end = start + length as usize;
-        if verify_checksums {
-            let f = &data[end..end + FOOTER_BYTES];
-            if masked_crc32c(&data[start..end]) != u32::from_le_bytes([f[0], f[1], f[2], f[3]]) {
-                return Err(RecordsError::CorruptedData {
-                    offset: start as u64,
-                });
-            }
-        }
-        out.push(data.slice(start..end));
-        offset = end + FOOTER_BYTES;
-    }
-    Ok(out)
+    let options = ReaderOptions {
+        verify_checksums,
+        max_record_bytes: u64::MAX,
+        ..ReaderOptions::default()
+    };
+    crate::file::RecordFile::from_bytes(data.clone(), &options).map(|f| f.to_vec())
 }

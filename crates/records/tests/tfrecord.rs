@@ -2,7 +2,7 @@
 
 use tensorcast_records::{
     masked_crc32c, read_records, slice_records, write_file, Code, Compression, ReaderOptions,
-    RecordIndex, RecordReader, RecordWriter, RecordsError,
+    RecordFile, RecordIndex, RecordReader, RecordWriter, RecordsError,
 };
 
 const ALL: [Compression; 3] = [Compression::None, Compression::Gzip, Compression::Zlib];
@@ -350,4 +350,89 @@ fn slice_records_reports_the_first_damage_in_file_order() {
         slice_records(&bytes::Bytes::from(f), false).unwrap().len(),
         5000
     );
+}
+
+/// The whole-file reader (mapped, CRCs checked on every core) gives what the streaming reader
+/// gives for the same bytes and options: the same records, or the same first error (text and
+/// offset), on good, cut-short and damaged files, with and without checksums, the incomplete
+/// tail allowed or not, and a record-size limit.
+#[test]
+fn record_file_equals_the_streaming_reader_on_good_and_damaged_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.tfrecord");
+    let recs: Vec<Vec<u8>> = (0..2000u32)
+        .map(|i| i.to_le_bytes().repeat((i % 300) as usize))
+        .collect();
+    let file = file_of(
+        &recs.iter().map(|r| &r[..]).collect::<Vec<_>>(),
+        Compression::None,
+    );
+    let mut variants = vec![file.clone(), Vec::new(), file[..11].to_vec()];
+    for cut in [12, 13, 1000, file.len() / 2, file.len() - 1] {
+        variants.push(file[..cut].to_vec());
+    }
+    for flips in [
+        vec![8],
+        vec![12],
+        vec![3000],
+        vec![file.len() - 1],
+        vec![file.len() / 2, file.len() * 3 / 4],
+    ] {
+        let mut f = file.clone();
+        for i in flips {
+            f[i] ^= 1;
+        }
+        variants.push(f);
+    }
+    for bytes in &variants {
+        std::fs::write(&path, bytes).unwrap();
+        for (verify, tail, limit) in [
+            (true, false, u64::MAX),
+            (true, true, u64::MAX),
+            (false, false, u64::MAX),
+            (true, false, 1000),
+        ] {
+            let opts = ReaderOptions {
+                verify_checksums: verify,
+                allow_incomplete_tail: tail,
+                max_record_bytes: limit,
+                ..ReaderOptions::default()
+            };
+            let (want, err) = read_all(RecordReader::open(&path, opts.clone()).unwrap());
+            let got = RecordFile::open(&path, &opts);
+            let what = format!("{} bytes, {opts:?}", bytes.len());
+            match (got, err) {
+                (Ok(f), None) => {
+                    assert_eq!(f.len(), want.len(), "{what}");
+                    assert!(f.iter().eq(want.iter()), "{what}");
+                    assert_eq!(f.get(f.len()), None);
+                    if let Some(r) = f.get(0) {
+                        // A slice of the file's memory, not a copy.
+                        assert!(f.bytes().as_ptr_range().contains(&r.as_ptr()));
+                    }
+                }
+                (Err(e), Some(want)) => assert_eq!(e.to_string(), want, "{what}"),
+                (got, want) => panic!("{what}: whole-file {got:?}, streaming {want:?}"),
+            }
+        }
+    }
+    // The whole good file: every record, its index and its end.
+    std::fs::write(&path, &file).unwrap();
+    let f = RecordFile::open(&path, &ReaderOptions::default()).unwrap();
+    assert_eq!(f.to_vec(), recs);
+    assert_eq!(f.end_offset(), file.len() as u64);
+    assert_eq!(f.index(), &RecordIndex::build_file(&path).unwrap());
+}
+
+#[test]
+fn record_file_refuses_a_compressed_file_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.tfrecord.gz");
+    std::fs::write(&path, file_of(&[b"x"], Compression::Gzip)).unwrap();
+    let e =
+        RecordFile::open(&path, &ReaderOptions::with_compression(Compression::Gzip)).unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.to_string().contains("RecordReader"), "{e}");
+    let e = RecordFile::open(dir.path().join("missing"), &ReaderOptions::default()).unwrap_err();
+    assert_eq!(e.code(), Code::Unknown);
 }

@@ -3,11 +3,12 @@
 //! or 64 MiB of records, so a finding is a panic, a hang or an allocation the input does not
 //! justify (a gzip bomb must stop at the record limit; run with `-malloc_limit_mb`). Checks
 //! that the streaming reader, the read-ahead reader (from a temporary file, 64-byte chunks),
-//! the in-memory slicer and the index agree on uncompressed input, and that records read back
-//! write to the same bytes.
+//! the in-memory slicer, the whole-file reader (`RecordFile`, same records or the same error
+//! text) and the index agree on uncompressed input, and that records read back write to the
+//! same bytes.
 
 use tensorcast_records::{
-    slice_records, Compression, ReaderOptions, RecordIndex, RecordReader, RecordWriter,
+    slice_records, Compression, ReaderOptions, RecordFile, RecordIndex, RecordReader, RecordWriter,
 };
 
 /// The record limit the target reads with.
@@ -76,6 +77,7 @@ pub fn run(data: &[u8]) {
     let mut records = Vec::new();
     let mut total = 0usize;
     let mut failed = false;
+    let mut error = None;
     while records.len() < 100_000 && total < 64 << 20 {
         match reader.next_record() {
             Ok(Some(r)) => {
@@ -84,10 +86,20 @@ pub fn run(data: &[u8]) {
             }
             Ok(None) => break,
             Err(e) => {
-                let _ = e.to_string();
+                error = Some(e.to_string());
                 failed = true;
                 break;
             }
+        }
+    }
+    if compression == Compression::None && records.len() < 100_000 && total < 64 << 20 {
+        // The whole-file reader (headers walked, CRCs checked in parallel) gives what the
+        // streaming reader gave: the same records, or the same first error.
+        let whole = RecordFile::from_bytes(bytes::Bytes::copy_from_slice(file), &options_of(first));
+        match (&whole, &error) {
+            (Ok(f), None) => assert!(f.iter().eq(records.iter().map(|r| &r[..]))),
+            (Err(a), Some(b)) => assert_eq!(a.to_string(), *b),
+            (a, b) => panic!("whole-file reader {a:?}, streaming reader {b:?}"),
         }
     }
     if compression == Compression::None && first & 0x40 == 0 && records.len() < 100_000 {
