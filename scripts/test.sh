@@ -53,10 +53,39 @@ echo "   ($((SECONDS - started)) s so far)"
 # (tensorcast_buffer::simd::level). The kernels crate's ops (math, reductions, linear algebra,
 # nn, data movement) have one path and are not rerun.
 simd_files="bitcast,broadcast,cast,elementwise,ops_binary,graph_shape_inference,graph_run_errors,graph_def"
+# The reruns use the test binaries `cargo test --release --workspace` just built: `cargo test -p`
+# on a few crates would build them again under another feature set (minutes in a fresh tree).
+simd_crates="crates/buffer crates/core crates/kernels"
+mapfile -t simd_bins < <(cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
+  | SIMD_CRATES="$simd_crates" python3 -c '
+import json, os, sys
+crates = [os.path.join(os.getcwd(), c, "Cargo.toml") for c in os.environ["SIMD_CRATES"].split()]
+root = os.path.join(os.getcwd(), "Cargo.toml")
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") != "compiler-artifact" or not m.get("executable") or not m["profile"]["test"]:
+        continue
+    if m["manifest_path"] in crates or (m["manifest_path"] == root and m["target"]["name"] == "conformance"):
+        print(m["target"]["name"], m["executable"])
+')
+if [ "${#simd_bins[@]}" -lt 2 ]; then
+  echo "SIMD reruns: the test binaries of $simd_crates and the conformance runner were not found" >&2
+  exit 1
+fi
 for simd in avx2 baseline; do
-  echo "== core tests and conformance with TENSORCAST_SIMD=$simd"
-  TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-core -p tensorcast-buffer
-  TENSORCAST_SIMD=$simd TENSORCAST_CONFORMANCE_FILES="$simd_files" cargo test --release -q --test conformance
+  echo "== $simd_crates tests and conformance with TENSORCAST_SIMD=$simd"
+  for entry in "${simd_bins[@]}"; do
+    name="${entry%% *}"
+    exe="${entry#* }"
+    if [ "$name" = conformance ]; then
+      TENSORCAST_SIMD=$simd TENSORCAST_CONFORMANCE_FILES="$simd_files" "$exe"
+    else
+      TENSORCAST_SIMD=$simd "$exe" -q
+    fi
+  done
 done
 # ---- the Python package (python/, issue 19): build with maturin, install into the peers'
 # venv, pytest (doctests included) against the pinned peers. See python/ci.sh.

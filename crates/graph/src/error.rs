@@ -2,7 +2,7 @@
 
 use tensorcast_core::DataType;
 
-use crate::graph::Node;
+use crate::build::graph::Node;
 
 pub use tensorcast_core::Code;
 

@@ -24,7 +24,7 @@
 //!   broadcast in a graph may be fused into the operation that consumes it).
 //! * **Control flow, two ways.** A run that needs TensorFlow 1's loop and conditional ops
 //!   (`Enter`, `Exit`, `Merge`, `Switch`, `NextIteration`, `LoopCond`) goes to a *dynamic
-//!   dataflow executor* (`session/dataflow.rs`) instead of the static plan: nodes get
+//!   dataflow executor* (`execute/dataflow.rs`) instead of the static plan: nodes get
 //!   TensorFlow's frames at plan time, and at run time each frame has instances and numbered
 //!   iterations holding pending counts and input values; the untaken side of a `Switch` is a
 //!   dead tensor that propagates as TensorFlow's executor propagates it (a `Merge` fires on its
@@ -38,20 +38,20 @@
 //!   TensorFlow's `N nodes in a cycle`. TensorFlow 2's functional ops (`While`,
 //!   `StatelessWhile`, `If`, `StatelessIf`, `Case`, `StatelessCase`) call functions of the graph's library: each function
 //!   is compiled once into a session of its own (its body inlined and planned, on the caller's
-//!   variables) and that plan runs per iteration or branch (`session/calls.rs`). TensorLists are
+//!   variables) and that plan runs per iteration or branch (`execute/calls.rs`). TensorLists are
 //!   scalar `variant` tensors encoded as TensorFlow encodes them (`registry/tensor_list.rs`).
 //!
 //! # Adding an op
 //!
-//! Each op tensorcast registers is a variant of one enum (`Op`, in `opdef.rs`), parsed once from
+//! Each op tensorcast registers is a variant of one enum (`Op`, in `registry/opdef.rs`), parsed once from
 //! a node's type string when the node is made; every stage - attr finalisation (the op's
 //! `OpDef` row in `OPS`), shape inference (`infer/shape_fns.rs`), graph-time values
-//! (`infer/values.rs`), the session's kernels (`session/kernels.rs`) and the rewrite pass -
+//! (`infer/values.rs`), the session's kernels (`kernels.rs`) and the rewrite pass -
 //! matches on it with no wildcard, so a stage that forgets a new op does not compile. An
 //! element-wise binary op needs no variant of its own: it is a `BinaryOp` of the core crate (its
 //! kernel and type list) plus its `binary!` row in `OPS`, and every stage handles it as
 //! `Op::Binary`. Function calls (`PartitionedCall`, `StatefulPartitionedCall`) are not ops here:
-//! a session inlines them (`functions.rs`) before it plans. Control-flow ops are registry
+//! a session inlines them (`import/functions.rs`) before it plans. Control-flow ops are registry
 //! entries too (`registry/control_flow.rs`); what `Enter` ... `Merge` do beyond their identity
 //! kernels is the dataflow executor's.
 //!
@@ -107,35 +107,29 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 mod attr;
+mod build;
 mod error;
-mod finalize;
-mod functions;
-mod graph;
+mod execute;
 mod import;
 mod infer;
-mod input;
-mod opdef;
-mod operation;
-pub mod ops;
-mod order;
+mod kernels;
+mod plan;
 mod registry;
 mod rewrite;
-#[cfg(feature = "saved-model")]
-mod saved_model;
-mod scope;
-mod session;
 mod shape;
 
+pub use build::ops;
+
 pub use attr::{summarize as summarize_attr, Attrs};
+pub use build::graph::{Graph, Node, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER};
+pub use build::input::Input;
+pub use build::operation::{Operation, Output};
+pub use build::scope::Scope;
 pub use error::{Code, Error, Result};
-pub use graph::{Graph, Node, GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER};
-pub use import::{import_graph_def, import_graph_def_bytes};
-pub use input::Input;
-pub use operation::{Operation, Output};
-pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};
 #[cfg(feature = "saved-model")]
-pub use saved_model::SavedModel;
-pub use scope::Scope;
-pub use session::{
+pub use execute::saved_model::SavedModel;
+pub use execute::{
     ops_without_kernel, RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES,
 };
+pub use import::{import_graph_def, import_graph_def_bytes};
+pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};

@@ -24,11 +24,11 @@ use std::collections::{HashMap, HashSet};
 
 use tensorcast_proto::GraphDef;
 
+use crate::build::graph::{Endpoint, Graph, Node};
 use crate::error::Result;
-use crate::graph::{Endpoint, Graph, Node};
 use crate::import::{import_graph_def, parse_input};
 use crate::infer::broadcast_binary;
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
 /// The GraphDef after the optimization pass, with the nodes named in `keep` (fetches) left in
@@ -186,5 +186,5 @@ fn dependency_order(nodes: &[std::sync::Arc<Node>]) -> Vec<usize> {
         .rev()
         .filter(|&i| pending[i] == 0)
         .collect();
-    crate::order::kahn(ready, pending, &consumers)
+    crate::plan::order::kahn(ready, pending, &consumers)
 }

@@ -9,7 +9,7 @@ use tensorcast_core::{DataType, Tensor};
 
 use crate::attr::Attrs;
 use crate::error::Result;
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
 pub(crate) use shape_fns::broadcast_binary;

@@ -6,7 +6,7 @@ use tensorcast_core::DataType;
 use super::{int_values, InferInput, Known};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 use crate::shape::{self, PShape};
 
 /// Output shapes of `op`.

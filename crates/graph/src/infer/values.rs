@@ -5,7 +5,7 @@ use tensorcast_core::{DataType, Tensor, TensorShape};
 
 use super::InferInput;
 use crate::attr::{self, Attrs};
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
 /// A value known at graph time.
@@ -180,7 +180,7 @@ fn fold(op: Op, attrs: &Attrs, inputs: &[InferInput], shapes: &[PShape]) -> Vec<
             _ => return none,
         }
     }
-    match crate::session::kernels::compute(op, attrs, &tensors) {
+    match crate::kernels::compute(op, attrs, &tensors) {
         Ok(out) if out.len() == shapes.len() => {
             out.into_iter().map(|t| Some(Known::Tensor(t))).collect()
         }

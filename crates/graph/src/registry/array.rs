@@ -37,7 +37,7 @@ fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTenso
 }
 
 fn entry(
-    def: &'static crate::opdef::OpDef,
+    def: &'static crate::registry::opdef::OpDef,
     shape: super::ShapeFn,
     kernel: super::KernelFn,
 ) -> Entry {

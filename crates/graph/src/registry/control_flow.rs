@@ -1,17 +1,17 @@
 //! Control flow. TensorFlow 1's loop and conditional primitives (`Enter`, `Exit`, `Merge`,
 //! `Switch`, `NextIteration`, `LoopCond`) have no computation of their own: what they do -
-//! frames, iterations, dead tensors - is the dataflow executor's (`session/dataflow.rs`), which
+//! frames, iterations, dead tensors - is the dataflow executor's (`execute/dataflow.rs`), which
 //! runs every graph that contains one. Their entries here give the signatures, shape functions
 //! and the identity kernels the executor's bookkeeping wraps. TensorFlow 2's functional forms
 //! (`While`, `If`, `Case` and their stateless twins) call functions of the graph's library
-//! (`session/calls.rs`).
+//! (`execute/calls.rs`).
 
 use tensorcast_core::{Code, DataType, Tensor};
 use tensorcast_proto::attr_value::Value as AttrKind;
 
 use super::{defs, kernel_error, same_as_input0, Entry, KernelCtx, ShapeCtx};
 use crate::error::{Error, Result};
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 use crate::shape::PShape;
 
 /// What a TF1 control-flow op is to the dataflow executor.

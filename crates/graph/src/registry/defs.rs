@@ -3,7 +3,7 @@
 
 use tensorcast_core::DataType;
 
-use crate::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};
+use crate::registry::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};
 
 /// `MatMul`.
 pub(crate) const MAT_MUL: OpDef = OpDef {

@@ -122,7 +122,7 @@ out = [
     "",
     "use tensorcast_core::DataType;",
     "",
-    "use crate::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};",
+    "use crate::registry::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};",
     "",
 ]
 for name in OPS:

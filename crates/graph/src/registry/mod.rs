@@ -16,6 +16,7 @@ mod defs;
 mod graph_ops;
 mod math;
 mod nn;
+pub(crate) mod opdef;
 mod parse_example;
 mod tensor_list;
 mod variables;
@@ -31,7 +32,7 @@ use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
 use crate::infer::{InferInput, Known};
-use crate::opdef::OpDef;
+use crate::registry::opdef::OpDef;
 use crate::shape::{self, PShape};
 
 /// A shape function: the output shapes of a node from what is known of its inputs.
@@ -252,7 +253,7 @@ pub(crate) fn same_as_input0(c: &ShapeCtx<'_>) -> Result<Vec<PShape>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opdef::Op;
+    use crate::registry::opdef::Op;
 
     #[test]
     fn every_registry_op_parses_back_and_no_name_is_registered_twice() {

@@ -49,7 +49,7 @@ fn pool_format(op: &'static str, a: &Attrs) -> Result<()> {
 }
 
 fn entry(
-    def: &'static crate::opdef::OpDef,
+    def: &'static crate::registry::opdef::OpDef,
     shape: super::ShapeFn,
     kernel: super::KernelFn,
 ) -> Entry {

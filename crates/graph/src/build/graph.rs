@@ -10,11 +10,11 @@ use tensorcast_proto::{
 };
 
 use crate::attr::Attrs;
+use crate::build::finalize::{finalize, InputInfo, Mode};
+use crate::build::operation::Operation;
 use crate::error::{Error, Result};
-use crate::finalize::{finalize, InputInfo, Mode};
 use crate::infer::{infer, InferInput, Known};
-use crate::opdef::Op;
-use crate::operation::Operation;
+use crate::registry::opdef::Op;
 use crate::shape::{self, PShape};
 
 /// TensorFlow 2.21's `TF_GRAPH_DEF_VERSION`, written as `versions.producer`.

@@ -3,6 +3,8 @@
 //! dtypes, shape functions, cycles. Iterative throughout: a deep or adversarial graph cannot
 //! overflow the stack.
 
+pub(crate) mod functions;
+
 use std::collections::HashMap;
 
 use bytes::Bytes;
@@ -10,9 +12,9 @@ use std::sync::Arc;
 
 use tensorcast_proto::{GraphDef, Message, NodeDef, VersionDef};
 
+use crate::build::finalize::Mode;
+use crate::build::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
 use crate::error::{Error, Result};
-use crate::finalize::Mode;
-use crate::graph::{make_node, Endpoint, Graph, Node, NodeSpec, GRAPH_DEF_VERSION};
 
 /// TensorFlow's node-name rule at import: `[A-Za-z0-9.][A-Za-z0-9_./>-]*`.
 pub(crate) fn valid_node_name(name: &str) -> bool {

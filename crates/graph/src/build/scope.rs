@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use tensorcast_proto::{AttrValue, GraphDef};
 
+use crate::build::graph::{Graph, NodeSpec};
+use crate::build::input::Input;
+use crate::build::operation::Operation;
 use crate::error::{Error, Result};
-use crate::graph::{Graph, NodeSpec};
-use crate::input::Input;
-use crate::operation::Operation;
 
 type NameMap = Arc<Mutex<HashMap<String, u64>>>;
 
@@ -233,7 +233,7 @@ impl Scope {
     /// TensorFlow's C API `TF_NewOperation` ... `TF_FinishOperation` does): type attrs are
     /// inferred from the inputs, defaults filled in, attrs validated, shapes inferred. Named
     /// `op_type` unless [`Scope::with_op_name`] says otherwise. The op classes in
-    /// [`ops`](crate::ops) are this with typed arguments.
+    /// [`ops`](crate::build::ops) are this with typed arguments.
     ///
     /// # Errors
     /// The scope's stored error, or the node's graph-time error (also stored in the scope).

@@ -15,23 +15,23 @@
 //! ([`Error::full_message`]).
 
 mod calls;
-mod dataflow;
-mod executor;
-pub(crate) mod kernels;
+pub(crate) mod dataflow;
+pub(crate) mod executor;
 mod parallel;
-mod plan;
+#[cfg(feature = "saved-model")]
+pub(crate) mod saved_model;
 
 use std::sync::{Arc, Mutex};
 
 use tensorcast_core::Tensor;
 
+use crate::build::graph::{Endpoint, Graph, Node};
+use crate::build::operation::Output;
 use crate::error::{Error, Result};
-use crate::functions::Lowered;
-use crate::graph::{Endpoint, Graph, Node};
-use crate::operation::Output;
+use crate::import::functions::Lowered;
+use crate::plan::Plan;
 use crate::registry::Resources;
 use parallel::Parallel;
-use plan::Plan;
 
 /// Options of a [`Session`].
 #[derive(Debug, Clone, Copy)]
@@ -340,7 +340,7 @@ impl Session {
                 return Ok(l.clone());
             }
         }
-        let l = crate::functions::lower(&self.graph)?.map(Arc::new);
+        let l = crate::import::functions::lower(&self.graph)?.map(Arc::new);
         *cache = Some((count, l.clone()));
         Ok(l)
     }
@@ -381,11 +381,11 @@ impl Session {
 /// # Errors
 /// As lowering a graph with function calls (a call to a function the library lacks...).
 pub fn ops_without_kernel(graph: &Graph) -> Result<Vec<(String, usize)>> {
-    let lowered = crate::functions::lower(graph)?;
+    let lowered = crate::import::functions::lower(graph)?;
     let g = lowered.as_ref().map_or(graph, |l| &l.graph);
     let mut missing: std::collections::BTreeMap<String, usize> = Default::default();
     for n in g.nodes() {
-        if !kernels::Kernel::available(&n) {
+        if !crate::kernels::Kernel::available(&n) {
             *missing.entry(n.op.clone()).or_default() += 1;
         }
     }

@@ -7,7 +7,7 @@ use tensorcast_proto::{attr_value::Value, AttrValue};
 
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
-use crate::opdef::{ArgType, AttrKind, OpDef};
+use crate::registry::opdef::{ArgType, AttrKind, OpDef};
 use crate::shape;
 
 /// How a node is being added.

@@ -6,11 +6,11 @@ use tensorcast_core::ops::broadcast::{check_broadcast_to, shape_from_tensor, Bro
 use tensorcast_core::ops::elementwise::{binary, Operand};
 use tensorcast_core::{DataType, Tensor, TensorShape};
 
-use super::kernels::{self, Kernel};
 use super::parallel::Parallel;
-use super::plan::{Plan, Read, Step};
 use super::RunStats;
 use crate::error::{Error, Result};
+use crate::kernels::{self, Kernel};
+use crate::plan::{Plan, Read, Step};
 use crate::registry::Resources;
 use crate::shape;
 

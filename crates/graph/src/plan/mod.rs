@@ -4,16 +4,18 @@
 //! value's last use, so it is moved out rather than shared), and the slot its output goes to.
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
+pub(crate) mod order;
+
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use tensorcast_core::DataType;
 
-use super::dataflow::DynPlan;
-use super::kernels::{self, Kernel};
+use crate::build::graph::{Endpoint, Node};
 use crate::error::{Error, Result};
-use crate::graph::{Endpoint, Node};
-use crate::opdef::{Op, OpDef};
+use crate::execute::dataflow::DynPlan;
+use crate::kernels::{self, Kernel};
+use crate::registry::opdef::{Op, OpDef};
 use crate::registry::Flow;
 use crate::shape::PShape;
 
@@ -240,7 +242,7 @@ impl Plan {
             .filter(|&i| needed[i] && pending[i] == 0)
             .collect();
         ready.reverse();
-        let order = crate::order::kahn(ready, pending, &consumers);
+        let order = crate::plan::order::kahn(ready, pending, &consumers);
         let mut step_of = vec![usize::MAX; nodes.len()];
         for (i, &id) in order.iter().enumerate() {
             step_of[id] = i;

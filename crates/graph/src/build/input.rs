@@ -4,10 +4,10 @@
 
 use tensorcast_core::{Element, Tensor};
 
+use crate::build::operation::{Operation, Output};
+use crate::build::ops::Const;
+use crate::build::scope::Scope;
 use crate::error::{Error, Result};
-use crate::operation::{Operation, Output};
-use crate::ops::Const;
-use crate::scope::Scope;
 
 #[derive(Debug, Clone)]
 enum Inner {

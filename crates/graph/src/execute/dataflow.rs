@@ -37,11 +37,11 @@ use std::sync::Arc;
 use tensorcast_core::{Code, DataType, Tensor};
 
 use super::executor::{run_step, Outputs, Value};
-use super::kernels::Kernel;
-use super::plan::Step;
 use crate::attr;
+use crate::build::graph::{Endpoint, Node};
 use crate::error::{Error, Result};
-use crate::graph::{Endpoint, Node};
+use crate::kernels::Kernel;
+use crate::plan::Step;
 use crate::registry::{Flow, Resources};
 
 /// What a node is to the executor.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tensorcast_core::{DataType, PartialTensorShape};
 
-use crate::graph::{Endpoint, Graph, Node};
+use crate::build::graph::{Endpoint, Graph, Node};
 
 /// A node of a graph, as a handle (TensorFlow's `Operation`). Cheap to clone.
 #[derive(Clone)]

@@ -5,10 +5,10 @@ use tensorcast_core::ops::elementwise::{binary, BinaryOp};
 use tensorcast_core::{ops, DataType, Tensor, TensorShape};
 
 use crate::attr::{self, Attrs};
+use crate::build::finalize::MAX_OUTPUTS;
+use crate::build::graph::Node;
 use crate::error::{Error, Result};
-use crate::finalize::MAX_OUTPUTS;
-use crate::graph::Node;
-use crate::opdef::{Op, OpDef};
+use crate::registry::opdef::{Op, OpDef};
 use crate::shape;
 
 use tensorcast_core::Error as CoreError;

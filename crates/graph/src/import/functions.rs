@@ -12,10 +12,10 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use tensorcast_proto::{attr_value, FunctionDef, FunctionDefLibrary, GraphDef, Message, NodeDef};
 
+use crate::build::graph::Graph;
 use crate::error::{Error, Result};
-use crate::graph::Graph;
 use crate::import::{import_graph_def, parse_input};
-use crate::opdef::Op;
+use crate::registry::opdef::Op;
 
 /// The ops that call a function named by their `f` attr.
 pub(crate) fn is_call(op: &str) -> bool {

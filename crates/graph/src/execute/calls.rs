@@ -3,7 +3,7 @@
 //! a graph of one placeholder per argument and one call, lowered (its body inlined, nested
 //! calls too) and planned by a session of its own on the caller's variables - and that plan is
 //! run per call. (`PartitionedCall` nodes are inlined into the caller's plan instead, see
-//! `functions.rs`.)
+//! `import/functions.rs`.)
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,8 +18,8 @@ use tensorcast_proto::{
 };
 
 use super::{Session, SessionOptions};
+use crate::build::graph::Graph;
 use crate::error::{Error, Result};
-use crate::graph::Graph;
 use crate::import::import_graph_def;
 use crate::registry::{Functions, Resources};
 
@@ -187,7 +187,7 @@ impl FunctionLibrary {
                 library: Some(self.bytes.clone()),
                 version: 0,
                 versions: Some(VersionDef {
-                    producer: crate::graph::GRAPH_DEF_VERSION,
+                    producer: crate::build::graph::GRAPH_DEF_VERSION,
                     ..Default::default()
                 }),
                 debug_info: None,

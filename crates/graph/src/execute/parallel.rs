@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::executor::{missing, run_step, store, Outputs, Value};
-use super::plan::Plan;
 use super::RunStats;
 use crate::error::{Error, Result};
+use crate::plan::Plan;
 use crate::registry::Resources;
 
 /// When to run ready steps concurrently.
