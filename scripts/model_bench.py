@@ -2,7 +2,7 @@
 frozen graphs, in one run, printed as one table.
 
     .venv/bin/python scripts/model_bench.py [--models DIR] [--runs N] [--repeat R]
-        [--tensorcast PATH] [--tract PATH] [--only a,b] [--json]
+        [--tensorcast PATH] [--compare PATH] [--tract PATH] [--only a,b] [--no-kernels] [--json]
 
 - The graphs are tests/models/gen_bench_models.py's (written into DIR, default
   target/bench_models, when DIR has no bench.json): MobileNetV3Small 96x96 batch 1 and 32,
@@ -95,7 +95,12 @@ def tract_graph(exe, d, g, runs):
     causes = []
     for i, l in enumerate(lines):
         if l.startswith("Caused by:"):
-            causes = [c for c in lines[i + 1:i + 8] if re.match(r"\d+: ", c)]
+            causes = []
+            for c in lines[i + 1:]:
+                if not c and causes:
+                    break
+                if re.match(r"\d+: ", c):
+                    causes.append(c)
             break
         if "ERROR tract]" in l and not causes:
             causes = [l.split("ERROR tract]", 1)[1].strip()]
@@ -146,6 +151,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--tensorcast", default=os.path.join(ROOT, "target", "release", "tensorcast"))
     ap.add_argument("--tract", default=shutil.which("tract") or os.path.expanduser("~/.cargo/bin/tract"))
+    ap.add_argument("--compare", default="",
+                    help="another tensorcast binary (an earlier build) timed beside, same graphs")
     ap.add_argument("--only", default="")
     ap.add_argument("--no-kernels", action="store_true")
     ap.add_argument("--json", action="store_true")
@@ -160,12 +167,15 @@ def main():
     have_tract = a.tract and os.path.exists(a.tract)
     before = load()
     tfs = {g["name"]: TfGraph(d, g) for g in graphs}
-    res = {g["name"]: {"tensorcast": [], "tensorflow": [], "tract": []} for g in graphs}
+    res = {g["name"]: {"tensorcast": [], "compare": [], "tensorflow": [], "tract": []}
+           for g in graphs}
     kernels = []
     for _ in range(a.repeat):
         for g in graphs:
             r = res[g["name"]]
             r["tensorcast"].append(tensorcast_graph(a.tensorcast, d, g, a.runs))
+            if a.compare:
+                r["compare"].append(tensorcast_graph(a.compare, d, g, a.runs))
             r["tensorflow"].append(tfs[g["name"]].time(a.runs))
             r["tract"].append(tract_graph(a.tract, d, g, a.runs) if have_tract else None)
         if not a.no_kernels:
@@ -186,6 +196,10 @@ def main():
         print(f"| {label} | {span(r['tensorcast'])} | {span(r['tensorflow'])} | "
               f"{span(ratio, lambda x: f'{x:.2f}')} | {span(r['tract'])} | "
               f"{span(tr, lambda x: f'{x:.2f}')} |")
+        if a.compare:
+            gain = [c / b for c, b in zip(r["tensorcast"], r["compare"])]
+            print(f"| {g['name']}: the --compare build | {span(r['compare'])} | | "
+                  f"this build / it: {span(gain, lambda x: f'{x:.2f}')} | | |")
         if g["name"] == "chain_100":
             print(f"| chain_100 per op node | {span([s / 100 for s in r['tensorcast']])} | "
                   f"{span([s / 100 for s in r['tensorflow']])} | | | |")
