@@ -52,14 +52,14 @@ def separable():
     return keras.Model(inp, out), [("x", [2, 32, 32, 8])]
 
 
-def transformer():
-    inp = keras.Input([16, 32], name="x")
+def transformer(tokens=16):
+    inp = keras.Input([tokens, 32], name="x")
     a = layers.MultiHeadAttention(num_heads=4, key_dim=8)(inp, inp)
     h = layers.LayerNormalization()(inp + a)
     f = layers.Dense(64, activation="gelu")(h)
     f = layers.Dense(32)(f)
     out = layers.LayerNormalization()(h + f)
-    return keras.Model(inp, out), [("x", [2, 16, 32])]
+    return keras.Model(inp, out), [("x", [2, tokens, 32])]
 
 
 def mobilenet():
@@ -83,6 +83,14 @@ MODELS = {"mlp": mlp, "cnn_bn": cnn_bn, "separable": separable, "transformer": t
           "mobilenet_v3_small": mobilenet, "embedding_lstm": lstm}
 
 
+def freeze(model, specs):
+    """The model's inference function on `specs`, frozen as TensorFlow 2 freezes it: the
+    concrete function with its variables turned into constants, and its GraphDef."""
+    fn = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
+    frozen = convert_variables_to_constants_v2(fn.get_concrete_function(*specs))
+    return frozen, frozen.graph.as_graph_def()
+
+
 def main():
     out_dir = sys.argv[1]
     only = sys.argv[2:]
@@ -102,10 +110,7 @@ def main():
         # Inputs: (name, shape) float32, or (name, shape, dtype).
         inputs = [(i[0], i[1], i[2] if len(i) > 2 else "float32") for i in inputs]
         specs = [tf.TensorSpec([None] + shape[1:], dt, name=n) for n, shape, dt in inputs]
-        fn = tf.function(lambda *xs: model(list(xs) if len(xs) > 1 else xs[0], training=False))
-        concrete = fn.get_concrete_function(*specs)
-        frozen = convert_variables_to_constants_v2(concrete)
-        gd = frozen.graph.as_graph_def()
+        frozen, gd = freeze(model, specs)
         with open(os.path.join(out_dir, name + ".pb"), "wb") as f:
             f.write(gd.SerializeToString())
         rng = np.random.default_rng(11)

@@ -382,3 +382,40 @@ fn noop_runs_as_a_target_and_as_a_control_input() {
     let e = s.run(&[], &["init"], &[]).unwrap_err();
     assert!(e.to_string().contains("only has 0 outputs"), "{e}");
 }
+
+// ---- issue 18: an op whose output no allocator could give fails with TensorFlow's text -----
+
+#[test]
+fn session_matmul_of_a_terabyte_output_is_tensorflows_oom_text_at_its_node() {
+    let f = AttrValue::of_type(1);
+    let gd = graph_def(vec![
+        placeholder("a", &[1_000_000, 1]),
+        placeholder("b", &[1, 1_000_000]),
+        node(
+            "mm",
+            "MatMul",
+            &["a", "b"],
+            &[
+                ("T", f),
+                ("transpose_a", AttrValue::of_bool(false)),
+                ("transpose_b", AttrValue::of_bool(false)),
+            ],
+        ),
+    ]);
+    let g = Graph::new();
+    import_graph_def(&g, &gd).unwrap();
+    let col = Tensor::new(DataType::FLOAT, TensorShape::new(&[1_000_000, 1]).unwrap()).unwrap();
+    let row = Tensor::new(DataType::FLOAT, TensorShape::new(&[1, 1_000_000]).unwrap()).unwrap();
+    let e = Session::new(&g)
+        .run(&[("a", col), ("b", row)], &["mm"], &[])
+        .unwrap_err();
+    assert_eq!(e.code(), tensorcast_graph::Code::ResourceExhausted);
+    assert!(
+        e.to_string().starts_with(
+            "OOM when allocating tensor with shape[1000000,1000000] and type float on \
+             /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu"
+        ),
+        "{e}"
+    );
+    assert!(e.full_message().contains("{{node mm}}"), "{}", e.full_message());
+}

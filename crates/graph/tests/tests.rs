@@ -2,6 +2,7 @@
 
 mod common;
 mod control_flow;
+mod fold;
 mod functions;
 mod hostile;
 mod import;

@@ -5,6 +5,7 @@ mod bitcast_ops;
 mod broadcast_ops;
 mod cast_ops;
 mod elementwise;
+mod hostile;
 mod linalg;
 mod math;
 mod nn;

@@ -36,7 +36,9 @@ use parallel::Parallel;
 /// Options of a [`Session`].
 #[derive(Debug, Clone, Copy)]
 pub struct SessionOptions {
-    /// Run the optimization pass (lazy `BroadcastTo`); default true.
+    /// Run the optimization passes: constant folding when a run is planned (nodes whose inputs
+    /// are all constants are computed once, as grappler folds them) and lazy `BroadcastTo`;
+    /// default true.
     pub optimize: bool,
     /// Run independent branches concurrently on the rayon pool when their steps are big enough
     /// (see [`SessionOptions::parallel_min_elements`]); default true. Results and errors are the

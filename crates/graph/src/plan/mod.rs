@@ -5,6 +5,7 @@
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
 pub(crate) mod dataflow;
+mod fold;
 pub(crate) mod order;
 
 use std::collections::HashMap;
@@ -98,9 +99,9 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// Prunes `nodes` to what `fetches` and `targets` need (stopping at fed tensors), orders it
-    /// (Kahn's algorithm with a stack, iteratively: deep graphs need no stack), resolves the
-    /// kernels and assigns value slots.
+    /// Prunes `nodes` to what `fetches` and `targets` need (stopping at fed tensors), resolves
+    /// the kernels, folds constants (`optimize`: see `fold`), orders the rest (Kahn's
+    /// algorithm with a stack, iteratively: deep graphs need no stack) and assigns value slots.
     pub(crate) fn build(
         nodes: &[Arc<Node>],
         feeds: &[Endpoint],
@@ -129,29 +130,9 @@ impl Plan {
                 consumer_types: Vec::new(),
             });
         }
-        // Needed nodes.
-        let mut needed = vec![false; nodes.len()];
-        let mut stack: Vec<usize> = targets.to_vec();
-        stack.extend(
-            fetches
-                .iter()
-                .filter(|ep| !fed.contains_key(ep))
-                .map(|ep| ep.node),
-        );
-        while let Some(id) = stack.pop() {
-            if needed[id] {
-                continue;
-            }
-            needed[id] = true;
-            let n = &nodes[id];
-            stack.extend(
-                n.inputs
-                    .iter()
-                    .filter(|ep| !fed.contains_key(ep))
-                    .map(|ep| ep.node),
-            );
-            stack.extend(n.control_inputs.iter().copied());
-        }
+        let is_fed = |ep: &Endpoint| fed.contains_key(ep);
+        let no_fold = vec![false; nodes.len()];
+        let mut needed = needed_nodes(nodes, &is_fed, fetches, targets, &no_fold);
         // Before anything is decoded or run: every op the run needs has a kernel - its own
         // nodes' and those of the functions they call (`While`, `If`, ... bodies, through the
         // library), all missing ones named in one error - and the constants it needs fit the
@@ -218,27 +199,43 @@ impl Plan {
                 dynamic: Some(Box::new(dynamic)),
             });
         }
-        // Kahn's order.
-        let mut pending = vec![0usize; nodes.len()];
-        let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-        let mut lazy_ok = vec![true; nodes.len()];
         let mut kernels: Vec<Option<Kernel>> = (0..nodes.len()).map(|_| None).collect();
         for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
-            let k = resolve_kernel(n, max_constant_bytes);
-            for ep in &n.inputs {
-                if !k.reads_lazy() {
+            kernels[id] = Some(resolve_kernel(n, max_constant_bytes));
+        }
+        // Constant folding: what depends on constants alone is computed once, here; what
+        // only folded nodes read is no longer needed.
+        let folded = if optimize {
+            let (pending, consumers) = edges(nodes, &needed, &is_fed, &no_fold);
+            let ready: Vec<usize> = (0..nodes.len())
+                .rev()
+                .filter(|&i| needed[i] && pending[i] == 0)
+                .collect();
+            let order = crate::plan::order::kahn(ready, pending, &consumers);
+            let budget = max_constant_bytes.saturating_sub(constant_bytes);
+            let folded = fold::fold(nodes, &order, &is_fed, &mut kernels, budget);
+            if folded.contains(&true) {
+                needed = needed_nodes(nodes, &is_fed, fetches, targets, &folded);
+                for (k, &n) in kernels.iter_mut().zip(&needed) {
+                    if !n {
+                        *k = None;
+                    }
+                }
+            }
+            folded
+        } else {
+            no_fold
+        };
+        // Kahn's order.
+        let (pending, consumers) = edges(nodes, &needed, &is_fed, &folded);
+        let mut lazy_ok = vec![true; nodes.len()];
+        for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
+            let reads_lazy = kernels[id].as_ref().is_some_and(Kernel::reads_lazy);
+            if !reads_lazy && !folded[id] {
+                for ep in &n.inputs {
                     lazy_ok[ep.node] = false;
                 }
-                if !fed.contains_key(ep) {
-                    pending[id] += 1;
-                    consumers[ep.node].push(id);
-                }
             }
-            for &c in &n.control_inputs {
-                pending[id] += 1;
-                consumers[c].push(id);
-            }
-            kernels[id] = Some(k);
         }
         for ep in fetches {
             lazy_ok[ep.node] = false;
@@ -256,8 +253,8 @@ impl Plan {
         let mut steps = Vec::with_capacity(order.len());
         for &id in &order {
             let n = &nodes[id];
-            let inputs = n
-                .inputs
+            let (data, control) = node_edges(n, folded[id]);
+            let inputs = data
                 .iter()
                 .map(|&ep| Read {
                     slot: new_slot(ep, &mut slot_of),
@@ -270,8 +267,7 @@ impl Plan {
                 .filter(|&c| c != usize::MAX)
                 .collect();
             step_consumers.sort_unstable();
-            let waits_for =
-                n.inputs.iter().filter(|ep| !fed.contains_key(ep)).count() + n.control_inputs.len();
+            let waits_for = data.iter().filter(|ep| !is_fed(ep)).count() + control.len();
             steps.push(Step {
                 node: n.clone(),
                 kernel: kernels[id]
@@ -335,6 +331,62 @@ impl Plan {
             dynamic: None,
         })
     }
+}
+
+/// A node's data and control inputs as the plan reads them: none for a folded node.
+fn node_edges(n: &Node, folded: bool) -> (&[Endpoint], &[usize]) {
+    if folded {
+        (&[], &[])
+    } else {
+        (&n.inputs, &n.control_inputs)
+    }
+}
+
+/// The nodes `fetches` and `targets` need, stopping at fed tensors and at folded nodes.
+fn needed_nodes(
+    nodes: &[Arc<Node>],
+    is_fed: &impl Fn(&Endpoint) -> bool,
+    fetches: &[Endpoint],
+    targets: &[usize],
+    folded: &[bool],
+) -> Vec<bool> {
+    let mut needed = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = targets.to_vec();
+    stack.extend(fetches.iter().filter(|ep| !is_fed(ep)).map(|ep| ep.node));
+    while let Some(id) = stack.pop() {
+        if needed[id] {
+            continue;
+        }
+        needed[id] = true;
+        let (data, control) = node_edges(&nodes[id], folded[id]);
+        stack.extend(data.iter().filter(|ep| !is_fed(ep)).map(|ep| ep.node));
+        stack.extend(control.iter().copied());
+    }
+    needed
+}
+
+/// Each needed node's count of inputs to wait for, and each node's consumers (data edges from
+/// nodes that are not fed, and control edges).
+fn edges(
+    nodes: &[Arc<Node>],
+    needed: &[bool],
+    is_fed: &impl Fn(&Endpoint) -> bool,
+    folded: &[bool],
+) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let mut pending = vec![0usize; nodes.len()];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
+        let (data, control) = node_edges(n, folded[id]);
+        for ep in data.iter().filter(|ep| !is_fed(ep)) {
+            pending[id] += 1;
+            consumers[ep.node].push(id);
+        }
+        for &c in control {
+            pending[id] += 1;
+            consumers[c].push(id);
+        }
+    }
+    (pending, consumers)
 }
 
 /// True when two steps with inputs can be ready at once (simulating the run in waves of every

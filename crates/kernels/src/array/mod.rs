@@ -31,6 +31,9 @@ mod shape_ops;
 mod slice;
 mod transpose;
 
+pub(crate) use common::oom;
+pub(crate) use engine::check_output;
+
 pub use concat::{
     concat_v2, concat_v2_shape, pack, pack_shape, split, split_shape, split_v, split_v_shape,
     unpack, unpack_shape,

@@ -19,13 +19,23 @@ pub(crate) fn data<T: Element + Clone>(t: &Tensor) -> Result<Cow<'_, [T]>> {
 }
 
 /// A zero-filled output tensor of `dtype` and `shape` (from the default CPU allocator) and
-/// `f` run over its elements; allocation failure is an error, never an abort.
+/// `f` run over its elements. An output over the data-movement ops' limit (1 TiB) is refused
+/// before the allocator is asked, and one the allocator cannot give is TensorFlow's
+/// `RESOURCE_EXHAUSTED` text (`OOM when allocating tensor with shape[...] and type float on
+/// ... by allocator mklcpu`), never an abort.
 pub(crate) fn output<T: Element>(
     dtype: DataType,
     shape: TensorShape,
     f: impl FnOnce(&mut [T]) -> Result<()>,
 ) -> Result<Tensor> {
-    let mut out = Tensor::new(dtype, shape)?;
+    // TensorFlow's kernels fail in `allocate_output`, whose message names no op.
+    const OP: &str = "allocate_output";
+    crate::array::check_output(OP, dtype, shape.dim_sizes())?;
+    let dims = shape.dim_sizes().to_vec();
+    let mut out = Tensor::new(dtype, shape).map_err(|e| match e {
+        Error::Alloc(_) | Error::OutOfMemory { .. } => crate::array::oom(OP, dtype, &dims),
+        e => e,
+    })?;
     if out.num_elements() > 0 {
         f(out.as_mut_slice::<T>()?)?;
     }

@@ -1,0 +1,148 @@
+//! Constant folding when a session plans a run: folded plans compute what unfolded ones do, bit
+//! for bit, run fewer nodes, and leave failing or oversized nodes to run time.
+
+use tensorcast_core::Tensor;
+use tensorcast_graph::{import_graph_def, Graph, RunStats, Session, SessionOptions};
+use tensorcast_proto::{AttrValue, GraphDef, NodeDef, TensorProto};
+
+use crate::common::{fill_const, graph_def, node, shape_proto};
+
+fn ty() -> (&'static str, AttrValue) {
+    ("T", AttrValue::of_type(1))
+}
+
+fn const_f32(name: &str, dims: &[i64], values: &[f32]) -> NodeDef {
+    let value = TensorProto {
+        dtype: 1,
+        tensor_shape: Some(shape_proto(dims)),
+        float_val: values.to_vec(),
+        ..Default::default()
+    };
+    node(
+        name,
+        "Const",
+        &[],
+        &[
+            ("dtype", AttrValue::of_type(1)),
+            ("value", AttrValue::of_tensor(value)),
+        ],
+    )
+}
+
+fn placeholder(name: &str, dims: &[i64]) -> NodeDef {
+    node(
+        name,
+        "Placeholder",
+        &[],
+        &[
+            ("dtype", AttrValue::of_type(1)),
+            ("shape", AttrValue::of_shape(shape_proto(dims))),
+        ],
+    )
+}
+
+/// A frozen Keras batch normalisation as TensorFlow 2 writes it: `x * (Rsqrt(var + eps) *
+/// gamma) + (beta - mean * (Rsqrt(var + eps) * gamma))`, the statistics behind `Identity`
+/// nodes (what freezing leaves of `ReadVariableOp`).
+fn batch_norm_graph() -> GraphDef {
+    graph_def(vec![
+        placeholder("x", &[2, 3]),
+        const_f32("var", &[3], &[0.5, 1e-30, 3.0e7]),
+        node("var/read", "Identity", &["var"], &[ty()]),
+        const_f32("eps", &[], &[1e-3]),
+        node("add", "AddV2", &["var/read", "eps"], &[ty()]),
+        node("rsqrt", "Rsqrt", &["add"], &[ty()]),
+        const_f32("gamma", &[3], &[1.5, -0.25, 7.0]),
+        node("mul", "Mul", &["rsqrt", "gamma"], &[ty()]),
+        const_f32("mean", &[3], &[0.1, -2.0, 1e5]),
+        node("mul_2", "Mul", &["mean", "mul"], &[ty()]),
+        const_f32("beta", &[3], &[0.0, 0.3, -1.0]),
+        node("sub", "Sub", &["beta", "mul_2"], &[ty()]),
+        node("mul_1", "Mul", &["x", "mul"], &[ty()]),
+        node("y", "AddV2", &["mul_1", "sub"], &[ty()]),
+    ])
+}
+
+fn session(gd: &GraphDef, optimize: bool) -> Session {
+    let g = Graph::new();
+    import_graph_def(&g, gd).unwrap();
+    Session::with_options(
+        &g,
+        SessionOptions {
+            optimize,
+            ..SessionOptions::default()
+        },
+    )
+}
+
+fn run(s: &Session, feeds: &[(&str, Tensor)], fetch: &str) -> (Tensor, RunStats) {
+    let (mut out, stats) = s.run_with_stats(feeds, &[fetch], &[]).unwrap();
+    (out.remove(0), stats)
+}
+
+fn bits(t: &Tensor) -> Vec<u32> {
+    t.to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+#[test]
+fn folded_batch_norm_matches_unfolded_bit_for_bit_and_runs_fewer_nodes() {
+    let gd = batch_norm_graph();
+    let x = Tensor::from_vec(
+        vec![1.0f32, -3.5, f32::NAN, 1e-40, f32::INFINITY, 2.5e6],
+        [2i64, 3].as_slice(),
+    )
+    .unwrap();
+    let feeds = [("x", x)];
+    let (want, plain) = run(&session(&gd, false), &feeds, "y");
+    let folded = session(&gd, true);
+    let (got, stats) = run(&folded, &feeds, "y");
+    assert_eq!(bits(&got), bits(&want));
+    // Unfolded: 13 nodes besides the fed x. Folded: `mul` and `sub` as constants, then
+    // `mul_1` and `y`.
+    assert_eq!(plain.nodes_run, 13);
+    assert_eq!(stats.nodes_run, 4);
+    // Twice through the cached plan: the same.
+    let (again, _) = run(&folded, &feeds, "y");
+    assert_eq!(bits(&again), bits(&want));
+}
+
+#[test]
+fn fed_constants_are_not_folded() {
+    let gd = batch_norm_graph();
+    let x = Tensor::from_vec(vec![1.0f32; 6], [2i64, 3].as_slice()).unwrap();
+    let var = Tensor::vector(&[4.0f32, 4.0, 4.0]);
+    let feeds = [("x", x), ("var", var)];
+    let (want, _) = run(&session(&gd, false), &feeds, "y");
+    let (got, _) = run(&session(&gd, true), &feeds, "y");
+    assert_eq!(bits(&got), bits(&want));
+    // And folding does not leak into a run of the same session without the feed.
+    let s = session(&gd, true);
+    let (with_feed, _) = run(&s, &feeds, "y");
+    let (without, _) = run(&s, &feeds[..1], "y");
+    assert_ne!(bits(&with_feed), bits(&without));
+}
+
+#[test]
+fn values_over_ten_mib_are_not_folded() {
+    // 4Mi floats (16 MiB): AddV2 of two such constants stays a run-time step.
+    let gd = graph_def(vec![
+        fill_const("a", 1, 4 << 20, true),
+        fill_const("b", 1, 4 << 20, true),
+        node("big", "AddV2", &["a", "b"], &[ty()]),
+        const_f32("c", &[], &[2.0]),
+        node("small", "Mul", &["c", "c"], &[ty()]),
+        placeholder("x", &[]),
+        node("y", "Mul", &["small", "x"], &[ty()]),
+        node("z", "AddV2", &["big", "y"], &[ty()]),
+    ]);
+    let s = session(&gd, true);
+    let (out, stats) = run(&s, &[("x", Tensor::from(0.5f32))], "z");
+    assert_eq!(out.num_elements(), 4 << 20);
+    assert_eq!(out.to_vec::<f32>().unwrap()[7], 4.0);
+    // a, b, big (not folded); small (folded: a constant step); y; z.
+    assert_eq!(stats.nodes_run, 6);
+}

@@ -1,0 +1,142 @@
+//! Arguments that ask for absurd amounts of memory or make no sense (issue 18, section 5): each
+//! gives TensorFlow 2.21's error text (recorded from its eager ops on this machine), never a
+//! panic, an abort or an attempt to allocate what was asked.
+
+use tensorcast_core::{Code, DataType, Tensor, TensorShape};
+use tensorcast_kernels::array::{self as a, StridedSliceMasks};
+use tensorcast_kernels::linalg::mat_mul;
+use tensorcast_kernels::nn::{conv2d, Padding};
+
+const ON_CPU: &str = " on /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu";
+
+fn oom(shape: &str, dtype: &str) -> String {
+    format!("OOM when allocating tensor with shape{shape} and type {dtype}{ON_CPU}")
+}
+
+#[test]
+fn mat_mul_of_a_terabyte_output_is_tensorflows_oom_text() {
+    let a = Tensor::new(DataType::FLOAT, [1_000_000i64, 1].as_slice()).unwrap();
+    let b = Tensor::new(DataType::FLOAT, [1i64, 1_000_000].as_slice()).unwrap();
+    let e = mat_mul(&a, &b, false, false).unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    assert_eq!(e.to_string(), oom("[1000000,1000000]", "float"));
+}
+
+#[test]
+fn conv2d_of_a_terabyte_output_is_tensorflows_oom_text() {
+    // TensorFlow 2.21's oneDNN kernel reports this OOM, then crashes the process; the text is
+    // what it reports.
+    let x = Tensor::from_vec(vec![1.0f32], [1i64, 1, 1, 1].as_slice()).unwrap();
+    let w = Tensor::from_vec(vec![1.0f32; 64], [1i64, 1, 1, 64].as_slice()).unwrap();
+    let pads = [0, 0, 1_000_000, 1_000_000, 1_000_000, 1_000_000, 0, 0];
+    let e = conv2d(
+        &x,
+        &w,
+        &[1, 1, 1, 1],
+        Padding::Explicit,
+        &pads,
+        &[1, 1, 1, 1],
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    assert_eq!(e.to_string(), oom("[1,2000001,2000001,64]", "float"));
+}
+
+#[test]
+fn range_fill_and_tile_asking_for_terabytes_are_tensorflows_oom_text() {
+    let e = a::range(
+        &Tensor::from(0i64),
+        &Tensor::from(1i64 << 40),
+        &Tensor::from(1i64),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), oom("[1099511627776]", "int64"));
+    let e = a::fill(
+        &Tensor::vector(&[1i64 << 20, 1 << 20]),
+        &Tensor::from(1.0f32),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), oom("[1048576,1048576]", "float"));
+    let x = Tensor::new(DataType::FLOAT, TensorShape::new(&[2, 2]).unwrap()).unwrap();
+    let e = a::tile(&x, &Tensor::vector(&[1i32 << 30, 1 << 30])).unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    assert_eq!(e.to_string(), oom("[2147483648,2147483648]", "float"));
+}
+
+fn strided(
+    x: &Tensor,
+    begin: &[i64],
+    end: &[i64],
+    strides: &[i64],
+    m: StridedSliceMasks,
+) -> String {
+    match a::strided_slice(
+        x,
+        &Tensor::vector(begin),
+        &Tensor::vector(end),
+        &Tensor::vector(strides),
+        m,
+    ) {
+        Ok(t) => format!("ok {:?}", t.shape().dim_sizes()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn strided_slice_with_absurd_masks_gives_tensorflows_text() {
+    let x = Tensor::new(DataType::FLOAT, TensorShape::new(&[2, 2]).unwrap()).unwrap();
+    let none = StridedSliceMasks::default();
+    // Not yet here: TensorFlow refuses a spec of 32 or more entries (its masks are 32 bits)
+    // with `Expected begin, end, and strides to be 1D equal size tensors, but got shapes [40],
+    // [40], and [40] instead.`; tensorcast takes 40 new axes and returns a 42-dimension view.
+    assert_eq!(
+        strided(
+            &x,
+            &[0, 0],
+            &[1, 1],
+            &[1, 1],
+            StridedSliceMasks {
+                ellipsis_mask: 3,
+                ..none
+            }
+        ),
+        "Multiple ellipses in slice spec not allowed"
+    );
+    assert_eq!(
+        strided(&x, &[0], &[1], &[0], none),
+        "strides[0] must be non-zero"
+    );
+    assert_eq!(
+        strided(
+            &x,
+            &[5, 0],
+            &[6, 1],
+            &[1, 1],
+            StridedSliceMasks {
+                shrink_axis_mask: -1,
+                ..none
+            }
+        ),
+        "slice index 5 of dimension 0 out of bounds."
+    );
+    // What TensorFlow accepts, it gives the same shape for.
+    assert_eq!(
+        strided(&x, &[-(1 << 62)], &[1 << 62], &[1 << 62], none),
+        "ok [1, 2]"
+    );
+    assert_eq!(
+        strided(
+            &x,
+            &[0, 0],
+            &[1, 1],
+            &[1, 1],
+            StridedSliceMasks {
+                begin_mask: -1,
+                end_mask: -1,
+                shrink_axis_mask: -1,
+                ..none
+            }
+        ),
+        "ok []"
+    );
+}
