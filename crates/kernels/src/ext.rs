@@ -54,7 +54,7 @@ macro_rules! binary_bodies {
     ($($t:tt)*) => { binary_methods!(body; $($t)*); };
 }
 
-/// The ops of this crate as methods on [`Tensor`] (see the [module docs](self) for why this is
+/// The ops of this crate as methods on [`Tensor`] (see the [crate docs](crate) for why this is
 /// a trait). Sealed: only `Tensor` implements it.
 pub trait TensorOps: sealed::Sealed {
     /// TensorFlow's `Bitcast`: this tensor's bytes as `dtype`, sharing the buffer

@@ -1,7 +1,7 @@
 //! TensorFlow's `BroadcastTo`, materialised: [`broadcast_to`], [`broadcast_to_op`] (the shape
 //! as an int32/int64 tensor, as the op takes it), [`broadcast_to_in`] (with an allocator) and
-//! [`Tensor::broadcast_to`]. The lazy form, which allocates nothing, is
-//! [`Tensor::broadcast_view`].
+//! [`TensorOps::broadcast_to`](crate::TensorOps::broadcast_to). The lazy form, which allocates nothing, is
+//! [`TensorOps::broadcast_view`](crate::TensorOps::broadcast_view).
 //!
 //! # Semantics
 //! The checks run in the order of TensorFlow's kernel (`broadcast_to_op.cc`), with its messages:

@@ -1,7 +1,7 @@
 //! TensorFlow's `BroadcastTo` and the broadcasting rule the element-wise ops share.
 //!
 //! - [`shape`]: `BCast`'s rule ([`broadcast_shapes`]) and `BroadcastTo`'s checks;
-//! - [`view`]: the lazy broadcast ([`tensorcast_core::Tensor::broadcast_view`], a [`BroadcastView`]);
+//! - [`view`]: the lazy broadcast ([`TensorOps::broadcast_view`](crate::TensorOps::broadcast_view), a [`BroadcastView`]);
 //! - [`kernel`]: the materialised broadcast ([`broadcast_to`] and friends).
 //!
 //! The three only depend downwards (`kernel` and `view` on `shape`; `kernel` on `view` for

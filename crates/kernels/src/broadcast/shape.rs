@@ -124,7 +124,7 @@ pub fn shape_from_tensor(shape: &Tensor) -> Result<TensorShape> {
 /// [out]`. A scalar input broadcasts to every shape. (The identity case, which TensorFlow
 /// accepts before any check, passes too.)
 ///
-/// [`Tensor::broadcast_view`] runs this check first, so the lazy view and the materialised
+/// [`broadcast_view`](crate::broadcast::broadcast_view) runs this check first, so the lazy view and the materialised
 /// broadcast fail alike.
 ///
 /// # Errors

@@ -1,4 +1,4 @@
-//! Lazy broadcasts: [`Tensor::broadcast_view`] gives a [`BroadcastView`], a tensor read as if
+//! Lazy broadcasts: [`broadcast_view`] gives a [`BroadcastView`], a tensor read as if
 //! broadcast to a larger shape through stride-0 axes, with no allocation and no copy. The
 //! element-wise ops ([`crate::elementwise`]) read it in place; [`BroadcastView::array`]
 //! gives it as a typed `ndarray` view.

@@ -2,8 +2,8 @@
 //! `Less`, `LessEqual`, `Greater`, `GreaterEqual`, `AddV2`, `Sub`, `Mul`, `Maximum`,
 //! `Minimum`.
 //!
-//! Each is a free function here ([`equal`], [`add`], ...) and a method on [`Tensor`] and on
-//! [`BroadcastView`], and takes tensors or lazy broadcast views ([`Tensor::broadcast_view`])
+//! Each is a free function here ([`equal()`], [`add`], ...) and a method on [`Tensor`] (through [`TensorOps`](crate::TensorOps)) and on
+//! [`BroadcastView`], and takes tensors or lazy broadcast views ([`broadcast_view`](crate::broadcast::broadcast_view))
 //! alike ([`Operand`]): a view is read in place, so only the output is allocated.
 //!
 //! # Semantics (TensorFlow 2.21 on x86 CPUs)
