@@ -417,5 +417,9 @@ fn session_matmul_of_a_terabyte_output_is_tensorflows_oom_text_at_its_node() {
         ),
         "{e}"
     );
-    assert!(e.full_message().contains("{{node mm}}"), "{}", e.full_message());
+    assert!(
+        e.full_message().contains("{{node mm}}"),
+        "{}",
+        e.full_message()
+    );
 }

@@ -76,8 +76,9 @@ use tensorcast_core::{DataType, Tensor, TensorShape};
 /// `half`, `bfloat16`, `float` or `double` and TensorFlow 2.21's (the C library's `pow`
 /// against Eigen's), as measured on `tests/tf_observed/ops_binary.jsonl` for operands inside
 /// the type's normal range (16, on a `double` result near `1e260`; most results are within 2).
-/// Operands at its edges (the smallest normal or the largest finite magnitude), which Eigen's
-/// `pow` special-cases, are a known gap: the conformance runner reports those records skipped.
+/// The special cases are TensorFlow's exactly: `pow(1, y)` and `pow(x, 0)` are 1 for every NaN
+/// (signalling ones too), and operands and results subnormal in the computing type (`float` for
+/// `half` and `bfloat16`) read and come out as zero, as in TensorFlow's DAZ/FTZ threads.
 pub const POW_ULPS: u64 = 16;
 /// The largest distance, in ULPs per part, between tensorcast's complex quotient (Eigen's
 /// vectorised formula) and TensorFlow's (whose scalar remainder uses the C library's).

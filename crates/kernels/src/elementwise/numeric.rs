@@ -239,12 +239,18 @@ pub(crate) fn floor_mod64(x: f64, y: f64) -> f64 {
 }
 
 /// `x` to the power `y` in `float` as TensorFlow's `Pow` gives it: the operands read with DAZ,
-/// the C library's `powf` (IEEE's special cases: `pow(1, NaN) = 1`, `pow(NaN, 0) = 1`), the
-/// result flushed with FTZ, and every NaN result the positive default NaN. Finite results are
-/// within [`super::POW_ULPS`] of TensorFlow's (Eigen's own `pow`).
+/// IEEE's special cases for every NaN, signalling ones included (`pow(1, y) = 1`,
+/// `pow(x, 0) = 1`: the C library's `powf` answers a signalling NaN with NaN, TensorFlow with
+/// 1), the C library's `powf` otherwise, the result flushed with FTZ, and every NaN result the
+/// positive default NaN. Finite results are within [`super::POW_ULPS`] of TensorFlow's
+/// (Eigen's own `pow`).
 #[inline(always)]
 pub(crate) fn pow32(x: f32, y: f32) -> f32 {
-    let r = ftz32(daz32(x).powf(daz32(y)));
+    let (x, y) = (daz32(x), daz32(y));
+    if x == 1.0 || y == 0.0 {
+        return 1.0;
+    }
+    let r = ftz32(x.powf(y));
     if r.is_nan() {
         f32::from_bits(0x7fc0_0000)
     } else {
@@ -255,7 +261,11 @@ pub(crate) fn pow32(x: f32, y: f32) -> f32 {
 /// [`pow32`] for `double`.
 #[inline(always)]
 pub(crate) fn pow64(x: f64, y: f64) -> f64 {
-    let r = ftz64(daz64(x).powf(daz64(y)));
+    let (x, y) = (daz64(x), daz64(y));
+    if x == 1.0 || y == 0.0 {
+        return 1.0;
+    }
+    let r = ftz64(x.powf(y));
     if r.is_nan() {
         f64::from_bits(0x7ff8_0000_0000_0000)
     } else {
@@ -264,11 +274,13 @@ pub(crate) fn pow64(x: f64, y: f64) -> f64 {
 }
 
 /// `pow` of the C library in `float` for `half` and `bfloat16` `Pow` (TensorFlow computes them
-/// with `std::pow` element by element, without flushing subnormal operands), with x86's NaN:
-/// an invalid power (a negative base to a non-integer power) is the negative default NaN.
+/// with `std::pow` element by element, in its threads' DAZ/FTZ mode: a `bfloat16` operand
+/// that is subnormal in `float` reads as zero, a result subnormal in `float` is zero; for
+/// `half` neither can happen), with x86's NaN: an invalid power (a negative base to a
+/// non-integer power) is the negative default NaN.
 #[inline(always)]
 pub(crate) fn pow_scalar32(x: f32, y: f32) -> f32 {
-    let r = x.powf(y);
+    let r = ftz32(daz32(x).powf(daz32(y)));
     if r.is_nan() && !x.is_nan() && !y.is_nan() {
         f32::from_bits(0xffc0_0000)
     } else if r.is_nan() {
