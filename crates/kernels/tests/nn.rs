@@ -94,24 +94,6 @@ proptest! {
 }
 
 #[test]
-fn conv2d_terabyte_output_is_an_allocation_error_not_an_abort() {
-    // A 1x1 input padded by a million on every side: a [1, 2000001, 2000001, 64] float output.
-    let x = Tensor::from_vec(vec![1.0f32], [1i64, 1, 1, 1].as_slice()).unwrap();
-    let w = Tensor::from_vec(vec![1.0f32; 64], [1i64, 1, 1, 64].as_slice()).unwrap();
-    let pads = [0, 0, 1_000_000, 1_000_000, 1_000_000, 1_000_000, 0, 0];
-    let e = conv2d(
-        &x,
-        &w,
-        &[1, 1, 1, 1],
-        Padding::Explicit,
-        &pads,
-        &[1, 1, 1, 1],
-    )
-    .unwrap_err();
-    assert_eq!(e.code(), tensorcast_core::Code::ResourceExhausted, "{e}");
-}
-
-#[test]
 fn conv2d_mismatched_depths_give_tensorflow_text() {
     let x = Tensor::from_vec(vec![0.0f32; 3], [1i64, 1, 1, 3].as_slice()).unwrap();
     let w = Tensor::from_vec(vec![0.0f32; 8], [1i64, 1, 2, 4].as_slice()).unwrap();
