@@ -367,7 +367,7 @@ fn too_large(limits: &ReadLimits) -> Error {
 
 fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let file_len = bytes.len() as u64;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())?;
     // Bound what decoding may allocate before decoding: rows times the columns' fixed widths
     // (a list or string column counts its declared uncompressed bytes).
     let meta = builder.metadata().clone();
@@ -404,9 +404,75 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     if estimate > limits.max_decoded_bytes {
         return Err(too_large(limits));
     }
+    check_dictionary_pages(&bytes, &meta)?;
     let schema = builder.schema().clone();
     let reader = builder.build()?;
     collect(schema, reader, limits)
+}
+
+/// Refuses a column chunk holding a dictionary-encoded data page before (or without) its
+/// dictionary page, or a dictionary page of no values that holds bytes. The `parquet` crate
+/// (60.x) panics on both (found by the `arrow_read` fuzz target and the damaged-file test:
+/// "Decoder for dict should have been set" where the arrow reader decodes a fixed-width
+/// column, a division by zero in its plain byte-array decoder), so each chunk's pages are
+/// walked first through the same page reader, with the same page locations, that the arrow
+/// reader will use. The walk reads every page once more (decompressing it); Parquet reading
+/// is not on a hot path here, and a file that cannot crash the reader is worth it.
+fn check_dictionary_pages(
+    bytes: &Bytes,
+    meta: &parquet::file::metadata::ParquetMetaData,
+) -> Result<()> {
+    use parquet::basic::Encoding;
+    use parquet::column::page::{Page, PageReader};
+    use parquet::file::serialized_reader::SerializedPageReader;
+
+    let reader = std::sync::Arc::new(bytes.clone());
+    for (rg_idx, rg) in meta.row_groups().iter().enumerate() {
+        for (col_idx, chunk) in rg.columns().iter().enumerate() {
+            let locations = meta
+                .page_index()
+                .and_then(|i| i.page_locations(rg_idx, col_idx).cloned());
+            let total_rows = usize::try_from(rg.num_rows()).unwrap_or(0);
+            let mut pages =
+                SerializedPageReader::new(reader.clone(), chunk, total_rows, locations)?;
+            let mut have_dictionary = false;
+            while let Some(page) = pages.get_next_page()? {
+                let encoding = match page {
+                    Page::DictionaryPage {
+                        buf, num_values, ..
+                    } => {
+                        // A dictionary of no values holding bytes makes the crate's plain
+                        // byte-array decoder divide by zero.
+                        if num_values == 0 && !buf.is_empty() {
+                            return Err(Error::Invalid(format!(
+                                "corrupt Parquet file: the dictionary page of column {} of row \
+                                 group {} holds {} bytes for no values",
+                                chunk.column_path(),
+                                rg_idx,
+                                buf.len()
+                            )));
+                        }
+                        have_dictionary = true;
+                        continue;
+                    }
+                    Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => encoding,
+                };
+                let dictionary_encoded = matches!(
+                    encoding,
+                    Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                );
+                if dictionary_encoded && !have_dictionary {
+                    return Err(Error::Invalid(format!(
+                        "corrupt Parquet file: column {} of row group {} has a dictionary-encoded \
+                         page before its dictionary page",
+                        chunk.column_path(),
+                        rg_idx
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
