@@ -367,7 +367,11 @@ fn too_large(limits: &ReadLimits) -> Error {
 
 fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let file_len = bytes.len() as u64;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(bytes.clone())?;
+    crate::thrift_check::check_footer(&bytes)?;
+    // No page index: the reader walks each chunk's page headers, which are checked below.
+    let options = parquet::arrow::arrow_reader::ArrowReaderOptions::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Skip);
+    let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes.clone(), options)?;
     // Bound what decoding may allocate before decoding: rows times the columns' fixed widths
     // (a list or string column counts its declared uncompressed bytes).
     let meta = builder.metadata().clone();
@@ -388,6 +392,12 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
                     "corrupt Parquet file: a column chunk lies outside the file".into(),
                 ));
             }
+            let start = start as usize;
+            crate::thrift_check::check_page_headers(
+                &bytes,
+                start,
+                start + c.compressed_size() as usize,
+            )?;
             let width = match c.column_type() {
                 parquet::basic::Type::BOOLEAN => 1,
                 parquet::basic::Type::INT32 | parquet::basic::Type::FLOAT => 4,

@@ -52,6 +52,7 @@ mod error;
 mod file;
 mod ipc_check;
 mod meta;
+mod thrift_check;
 
 pub use arrow_array;
 pub use arrow_schema;

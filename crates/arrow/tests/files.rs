@@ -557,3 +557,16 @@ fn a_dictionary_encoded_page_without_its_dictionary_is_refused() {
     );
     assert!(!e.contains("reader failed"), "{e}");
 }
+
+/// A footer found by the `arrow_read` fuzz target: an unknown field holding a list of 2^28 or
+/// so booleans, which the `parquet` crate skips by looping over the count (0.3 s here, and
+/// nested lists would take hours). Refused before the crate reads it, at once.
+#[test]
+fn a_footer_with_a_huge_skipped_list_is_refused_at_once() {
+    let data = include_bytes!("data/parquet_footer_huge_skipped_list.parquet");
+    let t = std::time::Instant::now();
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(t.elapsed() < std::time::Duration::from_millis(50), "{:?}", t.elapsed());
+    let e = e.to_string();
+    assert!(e.starts_with("corrupt Parquet file: its footer"), "{e}");
+}
