@@ -160,47 +160,64 @@ pub(crate) fn walk_headers(
 ) -> (RecordIndex, Option<RecordsError>) {
     let mut index = RecordIndex::default();
     let mut offset = 0usize;
-    while data.len() - offset >= HEADER_BYTES {
-        let h = &data[offset..offset + HEADER_BYTES];
-        let length = u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
-        if options.verify_checksums
-            && masked_crc32c(&h[..8]) != u32::from_le_bytes([h[8], h[9], h[10], h[11]])
-        {
-            let e = RecordsError::CorruptedLength {
-                offset: offset as u64,
-            };
-            return (index, Some(e));
+    loop {
+        let at = offset;
+        match next_span(data, &mut offset, options) {
+            Ok(Some((start, end))) => index.push(at as u64, (end - start) as u64),
+            Ok(None) => return (index, None),
+            Err(e) => return (index, Some(e)),
         }
-        if length > options.max_record_bytes {
-            let e = RecordsError::RecordTooLarge {
-                offset: offset as u64,
-                length,
-                limit: options.max_record_bytes,
-            };
-            return (index, Some(e));
-        }
-        let rest = (data.len() - offset - HEADER_BYTES) as u64;
-        if length.saturating_add(FOOTER_BYTES as u64) > rest {
-            let e = (!options.allow_incomplete_tail).then_some(RecordsError::Truncated {
-                offset: offset as u64,
-                cause: "Read less bytes than requested",
-            });
-            return (index, e);
-        }
-        // Within `data` (checked above), so it fits a usize.
-        let start = offset + HEADER_BYTES;
-        let end = start + length as usize;
-        if options.verify_checksums {
-            let f = &data[end..end + FOOTER_BYTES];
-            if masked_crc32c(&data[start..end]) != u32::from_le_bytes([f[0], f[1], f[2], f[3]]) {
-                let e = RecordsError::CorruptedData {
-                    offset: start as u64,
-                };
-                return (index, Some(e));
-            }
-        }
-        index.push(offset as u64, length);
-        offset = end + FOOTER_BYTES;
     }
-    (index, None)
+}
+
+/// One step of the walk from `*offset` (the start of a record): the span of that record's
+/// data, checked, with `*offset` moved past the record; `None` at the end of the records (the
+/// end of `data`, a partial header, or with [`ReaderOptions::allow_incomplete_tail`] an
+/// incomplete record); or the damage found there.
+pub(crate) fn next_span(
+    data: &[u8],
+    offset: &mut usize,
+    options: &ReaderOptions,
+) -> Result<Option<(usize, usize)>> {
+    let at = *offset;
+    if data.len() - at < HEADER_BYTES {
+        return Ok(None);
+    }
+    let h = &data[at..at + HEADER_BYTES];
+    let length = u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
+    if options.verify_checksums
+        && masked_crc32c(&h[..8]) != u32::from_le_bytes([h[8], h[9], h[10], h[11]])
+    {
+        return Err(RecordsError::CorruptedLength { offset: at as u64 });
+    }
+    if length > options.max_record_bytes {
+        return Err(RecordsError::RecordTooLarge {
+            offset: at as u64,
+            length,
+            limit: options.max_record_bytes,
+        });
+    }
+    let rest = (data.len() - at - HEADER_BYTES) as u64;
+    if length.saturating_add(FOOTER_BYTES as u64) > rest {
+        if options.allow_incomplete_tail {
+            return Ok(None);
+        }
+        return Err(RecordsError::Truncated {
+            offset: at as u64,
+            cause: "Read less bytes than requested",
+        });
+    }
+    // Within `data` (checked above), so it fits a usize.
+    let start = at + HEADER_BYTES;
+    let end = start + length as usize;
+    if options.verify_checksums {
+        let f = &data[end..end + FOOTER_BYTES];
+        if masked_crc32c(&data[start..end]) != u32::from_le_bytes([f[0], f[1], f[2], f[3]]) {
+            return Err(RecordsError::CorruptedData {
+                offset: start as u64,
+            });
+        }
+    }
+    *offset = end + FOOTER_BYTES;
+    Ok(Some((start, end)))
 }

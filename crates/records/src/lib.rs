@@ -86,6 +86,7 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub, missing_debug_implementations)]
 
+mod batches;
 mod crc;
 mod detect;
 mod error;
@@ -100,6 +101,7 @@ mod sequence;
 mod wire;
 mod writer;
 
+pub use batches::{ExampleBatches, ParsedBatch};
 pub use crc::masked_crc32c;
 pub use detect::detect_compression;
 pub use error::{Code, RecordsError, Result};

@@ -308,3 +308,140 @@ fn errors_in_large_batches_are_the_first_examples() {
         "Could not parse example input, value: '\n\u{5}first'"
     );
 }
+
+/// `n` Examples with a float vector, a label and 0-2 strings (the sparse path), example `i`
+/// holding `i` in each.
+fn batch_examples(n: usize) -> Vec<Bytes> {
+    (0..n)
+        .map(|i| {
+            let tags = (0..i % 3)
+                .map(|j| Bytes::from(format!("t{i}.{j}")))
+                .collect();
+            ex(vec![
+                ("x", floats(&[i as f32, -(i as f32)])),
+                ("label", ints(&[i as i64])),
+                ("tags", Kind::BytesList(BytesList { value: tags })),
+            ])
+        })
+        .collect()
+}
+
+fn batch_specs() -> Vec<(String, FeatureSpec)> {
+    vec![
+        ("x".into(), fixed(&[2], DataType::FLOAT, None)),
+        ("label".into(), fixed(&[], DataType::INT64, None)),
+        (
+            "tags".into(),
+            FeatureSpec::VarLen {
+                dtype: DataType::STRING,
+            },
+        ),
+    ]
+}
+
+/// What `parse_example` gives for each `batch_size` slice of `records`.
+fn expected_batches(records: &[Bytes], batch_size: usize) -> Vec<Vec<(String, Parsed)>> {
+    records
+        .chunks(batch_size)
+        .map(|c| parse_example(c, None, &batch_specs()).unwrap())
+        .collect()
+}
+
+/// Batches read ahead from a file (uncompressed, GZIP, ZLIB) or from memory are
+/// `parse_example`'s results for each slice of the file, in order, whatever the batch size.
+#[test]
+fn example_batches_equal_parse_example_of_each_slice() {
+    use tensorcast_records::{write_file, Compression, ExampleBatches, ReaderOptions};
+    let records = batch_examples(1000);
+    let dir = tempfile::tempdir().unwrap();
+    for compression in [Compression::None, Compression::Gzip, Compression::Zlib] {
+        let path = dir.path().join(format!("{compression:?}.tfrecord"));
+        write_file(&path, compression, &records).unwrap();
+        for batch_size in [1, 7, 256, 1000, 5000] {
+            let want = expected_batches(&records, batch_size);
+            let options = ReaderOptions::with_compression(compression);
+            let got: Vec<_> = ExampleBatches::open(&path, options, batch_size, batch_specs())
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(got, want, "{compression:?}, batches of {batch_size}");
+            let got: Vec<_> =
+                ExampleBatches::from_records(records.clone(), batch_size, batch_specs())
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+            assert_eq!(got, want, "from memory, batches of {batch_size}");
+        }
+    }
+    // An empty file: no batches.
+    let path = dir.path().join("empty.tfrecord");
+    std::fs::write(&path, b"").unwrap();
+    let opened = ExampleBatches::open(&path, ReaderOptions::default(), 4, batch_specs());
+    assert_eq!(opened.unwrap().count(), 0);
+    assert!(ExampleBatches::from_records(records, 0, batch_specs())
+        .unwrap_err()
+        .to_string()
+        .contains("batch_size"));
+}
+
+/// A damaged record: the batches before it, then the reader's error (TensorFlow's text and
+/// offset), then nothing; an Example that does not parse: the batches before its batch, then
+/// `parse_example`'s error for that batch, then nothing.
+#[test]
+fn example_batches_stop_at_the_first_damage_or_parse_error() {
+    use tensorcast_records::{
+        write_file, Compression, ExampleBatches, ReaderOptions, RecordReader,
+    };
+    let mut records = batch_examples(100);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("damaged.tfrecord");
+    write_file(&path, Compression::None, &records).unwrap();
+    let mut bytes = std::fs::read(&path).unwrap();
+    // Damage record 45's data.
+    let at: usize = records[..45].iter().map(|r| r.len() + 16).sum::<usize>() + 12 + 3;
+    bytes[at] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    let mut reader = RecordReader::open(&path, ReaderOptions::default()).unwrap();
+    let reader_error = loop {
+        match reader.next_record() {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("no damage found"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    let mut it = ExampleBatches::open(&path, ReaderOptions::default(), 10, batch_specs()).unwrap();
+    let want = expected_batches(&records[..40], 10);
+    for w in &want {
+        assert_eq!(&it.next().unwrap().unwrap(), w);
+    }
+    assert_eq!(it.next().unwrap().unwrap_err().to_string(), reader_error);
+    assert!(it.next().is_none());
+
+    records[57] = Bytes::from_static(b"\xff\xff not an Example");
+    let mut it = ExampleBatches::from_records(records.clone(), 10, batch_specs()).unwrap();
+    for w in expected_batches(&records[..50], 10) {
+        assert_eq!(it.next().unwrap().unwrap(), w);
+    }
+    let e = it.next().unwrap().unwrap_err();
+    let want = parse_example(&records[50..60], None, &batch_specs()).unwrap_err();
+    assert_eq!(e.to_string(), want.to_string());
+    assert!(it.next().is_none());
+}
+
+/// Dropping the iterator part way (with batches still being parsed ahead) returns promptly.
+#[test]
+fn example_batches_dropped_early_stop_their_thread() {
+    use tensorcast_records::ExampleBatches;
+    let records = batch_examples(20_000);
+    let t = std::time::Instant::now();
+    for _ in 0..20 {
+        let mut it = ExampleBatches::from_records(records.clone(), 16, batch_specs()).unwrap();
+        assert!(it.next().unwrap().is_ok());
+        drop(it);
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        t.elapsed()
+    );
+}

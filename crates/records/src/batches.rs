@@ -1,0 +1,284 @@
+//! The Examples of a TFRecord file parsed batch by batch ahead of the caller: `tf.data`'s
+//! `TFRecordDataset(path).batch(n).map(parse_example).prefetch(..)` in one iterator.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::path::Path;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use bytes::Bytes;
+use rayon::prelude::*;
+
+use crate::error::{RecordsError, Result};
+use crate::file::next_span;
+use crate::parse::{parse_example, FeatureSpec, Parsed};
+use crate::reader::{ReaderOptions, RecordReader};
+use crate::Compression;
+
+/// Batches handed to rayon's pool at a time.
+const BATCHES_PER_WINDOW: usize = 4;
+/// Windows being parsed while the next one is read.
+const WINDOWS_AHEAD: usize = 2;
+/// Parsed batches waiting for the caller.
+const READY_BATCHES: usize = 8;
+
+/// One parsed batch: a result per spec, as [`parse_example`] returns them.
+pub type ParsedBatch = Vec<(String, Parsed)>;
+
+/// The serialized `Example`s of a TFRecord file (or of records in memory) parsed as
+/// [`parse_example`] parses them, `batch_size` at a time, in file order; the last batch may be
+/// smaller.
+///
+/// A thread of its own reads the records (an uncompressed file is memory-mapped and walked
+/// once, each checksum verified on the way; a compressed one is streamed) while rayon's pool
+/// parses the batches read before, whole batches at a time on every core, so reading,
+/// parsing and the caller's own work on earlier batches overlap. At most a few batches are
+/// read ahead of the caller (memory is bounded by the batch size, not the file).
+///
+/// A damaged file yields the whole batches before the damage (as `tf.data`'s `batch`, not the
+/// records of the batch it cuts short), then the error (TensorFlow's
+/// `DataLoss` texts and offsets, as [`RecordReader`] reports them); a batch that does not
+/// parse yields [`parse_example`]'s error. Nothing follows an error. Dropping the iterator
+/// stops the reading thread.
+///
+/// ```
+/// use tensorcast_core::DataType;
+/// use tensorcast_proto::example::{feature::Kind, Example, Feature, Features, Int64List};
+/// use tensorcast_proto::Message;
+/// use tensorcast_records::{
+///     write_file, Compression, ExampleBatches, FeatureSpec, Parsed, ReaderOptions,
+/// };
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("ex.tfrecord");
+/// let examples: Vec<Vec<u8>> = (0..5)
+///     .map(|i| {
+///         let mut f = Features::default();
+///         let v = Feature { kind: Some(Kind::Int64List(Int64List { value: vec![i] })) };
+///         f.feature.insert("label".into(), v);
+///         Example { features: Some(f) }.encode_to_vec()
+///     })
+///     .collect();
+/// write_file(&path, Compression::None, &examples)?;
+/// let spec = FeatureSpec::FixedLen { shape: vec![], dtype: DataType::INT64, default_value: None };
+/// let batches = ExampleBatches::open(&path, ReaderOptions::default(), 2, vec![("label".into(), spec)])?;
+/// let mut labels = Vec::new();
+/// for batch in batches {
+///     let Parsed::Dense(t) = &batch?[0].1 else { unreachable!() };
+///     labels.push(t.as_slice::<i64>().unwrap().to_vec());
+/// }
+/// assert_eq!(labels, [vec![0, 1], vec![2, 3], vec![4]]);
+/// # Ok::<(), tensorcast_records::RecordsError>(())
+/// ```
+pub struct ExampleBatches {
+    ready: Option<Receiver<Result<ParsedBatch>>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+/// Where the records come from.
+enum Source {
+    /// A mapped (or in-memory) uncompressed file, walked from `offset`.
+    Mapped {
+        data: Bytes,
+        offset: usize,
+        options: ReaderOptions,
+    },
+    /// A streamed (compressed) file.
+    Reader(Box<RecordReader<File>>),
+    /// Records already in memory, from `next`.
+    Records { records: Vec<Bytes>, next: usize },
+}
+
+impl Source {
+    /// Up to `n` more records, and the error that ended them (the records before it come
+    /// first); an empty window and no error at the end.
+    fn window(&mut self, n: usize) -> (Vec<Bytes>, Option<RecordsError>) {
+        let mut out = Vec::with_capacity(n);
+        match self {
+            Source::Mapped {
+                data,
+                offset,
+                options,
+            } => {
+                while out.len() < n {
+                    match next_span(data, offset, options) {
+                        Ok(Some((start, end))) => out.push(data.slice(start..end)),
+                        Ok(None) => break,
+                        Err(e) => return (out, Some(e)),
+                    }
+                }
+            }
+            Source::Reader(reader) => {
+                // Copied into one block per window: the batch's strings then share a
+                // reference count of their own.
+                let (mut block, mut ends) = (Vec::new(), Vec::with_capacity(n));
+                let mut error = None;
+                while ends.len() < n {
+                    match reader.next_record() {
+                        Ok(Some(r)) => {
+                            block.extend_from_slice(r);
+                            ends.push(block.len());
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            error = Some(e);
+                            break;
+                        }
+                    }
+                }
+                let block = Bytes::from(block);
+                let mut start = 0;
+                for end in ends {
+                    out.push(block.slice(start..end));
+                    start = end;
+                }
+                return (out, error);
+            }
+            Source::Records { records, next } => {
+                let end = (*next + n).min(records.len());
+                out.extend_from_slice(&records[*next..end]);
+                *next = end;
+            }
+        }
+        (out, None)
+    }
+}
+
+impl ExampleBatches {
+    /// Parses the Examples of the TFRecord file at `path`, read as `options` say
+    /// (compression, checksums, record-size limit, incomplete tail), `batch_size` at a time.
+    ///
+    /// # Errors
+    /// [`RecordsError::Io`] when the file cannot be opened (or mapped);
+    /// [`RecordsError::InvalidArgument`] for a `batch_size` of 0. Damage and parse errors come
+    /// from the iterator, in file order.
+    pub fn open(
+        path: impl AsRef<Path>,
+        options: ReaderOptions,
+        batch_size: usize,
+        specs: Vec<(String, FeatureSpec)>,
+    ) -> Result<Self> {
+        check_batch_size(batch_size)?;
+        let source = if options.compression == Compression::None {
+            let file = File::open(path).map_err(|e| RecordsError::io("cannot open", e))?;
+            let map = tensorcast_buffer::Buffer::map_file(&file)
+                .map_err(|e| RecordsError::io("cannot map", e))?;
+            Source::Mapped {
+                data: map.into_bytes(),
+                offset: 0,
+                options,
+            }
+        } else {
+            Source::Reader(Box::new(RecordReader::open(path, options)?))
+        };
+        Self::start(source, batch_size, specs)
+    }
+
+    /// Parses `records` (serialized `Example`s already in memory) `batch_size` at a time.
+    ///
+    /// # Errors
+    /// [`RecordsError::InvalidArgument`] for a `batch_size` of 0.
+    pub fn from_records(
+        records: Vec<Bytes>,
+        batch_size: usize,
+        specs: Vec<(String, FeatureSpec)>,
+    ) -> Result<Self> {
+        check_batch_size(batch_size)?;
+        Self::start(Source::Records { records, next: 0 }, batch_size, specs)
+    }
+
+    fn start(source: Source, batch_size: usize, specs: Vec<(String, FeatureSpec)>) -> Result<Self> {
+        let (tx, rx) = sync_channel(READY_BATCHES);
+        let worker = std::thread::Builder::new()
+            .name("tensorcast-example-batches".into())
+            .spawn(move || produce(source, batch_size, specs, &tx))
+            .map_err(|e| RecordsError::io("cannot start the reading thread", e))?;
+        Ok(Self {
+            ready: Some(rx),
+            worker: Some(worker),
+        })
+    }
+}
+
+fn check_batch_size(batch_size: usize) -> Result<()> {
+    if batch_size == 0 {
+        return Err(RecordsError::invalid("batch_size must be at least 1"));
+    }
+    Ok(())
+}
+
+/// The reading thread: reads a window of records, hands it to rayon's pool to parse, and
+/// passes finished windows on in order, keeping [`WINDOWS_AHEAD`] windows in the pool.
+fn produce(
+    mut source: Source,
+    batch_size: usize,
+    specs: Vec<(String, FeatureSpec)>,
+    out: &SyncSender<Result<ParsedBatch>>,
+) {
+    let specs = std::sync::Arc::new(specs);
+    let window_records = batch_size.saturating_mul(BATCHES_PER_WINDOW);
+    let mut pending: VecDeque<Receiver<Vec<Result<ParsedBatch>>>> = VecDeque::new();
+    loop {
+        let (mut records, error) = source.window(window_records);
+        let at_end = error.is_some() || records.len() < window_records;
+        if error.is_some() {
+            // As `tf.data`'s `batch`: the records of a batch the damage cut short are not
+            // yielded (the window starts on a batch boundary).
+            records.truncate(records.len() / batch_size * batch_size);
+        }
+        if !records.is_empty() {
+            let (tx, rx) = sync_channel(1);
+            let specs = std::sync::Arc::clone(&specs);
+            rayon::spawn(move || {
+                let parsed: Vec<Result<ParsedBatch>> = records
+                    .par_chunks(batch_size)
+                    .map(|batch| parse_example(batch, None, &specs))
+                    .collect();
+                let _ = tx.send(parsed);
+            });
+            pending.push_back(rx);
+        }
+        while pending.len() > WINDOWS_AHEAD || (at_end && !pending.is_empty()) {
+            let Some(done) = pending.pop_front().and_then(|rx| rx.recv().ok()) else {
+                return;
+            };
+            for batch in done {
+                let failed = batch.is_err();
+                if out.send(batch).is_err() || failed {
+                    return;
+                }
+            }
+        }
+        if at_end {
+            if let Some(e) = error {
+                let _ = out.send(Err(e));
+            }
+            return;
+        }
+    }
+}
+
+impl Iterator for ExampleBatches {
+    type Item = Result<ParsedBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.ready.as_ref()?.recv().ok()
+    }
+}
+
+impl Drop for ExampleBatches {
+    fn drop(&mut self) {
+        // Closing the channel first makes the reading thread's next send fail, so it stops.
+        self.ready.take();
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+impl std::fmt::Debug for ExampleBatches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExampleBatches").finish_non_exhaustive()
+    }
+}
