@@ -47,11 +47,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(checkpoint::save_checkpoint, m)?)?;
     m.add_class::<records::RecordBatch>()?;
     m.add_class::<records::RecordIterator>()?;
+    m.add_class::<records::ExampleBatchIterator>()?;
     m.add_class::<records::TfRecordWriter>()?;
     m.add_function(wrap_pyfunction!(records::read_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::record_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(records::tf_record_iterator, m)?)?;
     m.add_function(wrap_pyfunction!(records::parse_example_native, m)?)?;
+    m.add_function(wrap_pyfunction!(records::parse_example_batches_native, m)?)?;
     m.add_class::<graph::PySession>()?;
     m.add_class::<saved_model::NativeSavedModel>()?;
     m.add_function(wrap_pyfunction!(saved_model::load_saved_model, m)?)?;

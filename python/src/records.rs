@@ -437,6 +437,15 @@ pub(crate) fn parse_example_native<'py>(
             tensorcast_records::parse_example(records.records(), names.as_deref(), &parsed_specs)
         })
         .py()?;
+    parsed_items(py, parsed, as_numpy)
+}
+
+/// The native form of parsed results (see [`parse_example_native`]).
+fn parsed_items<'py>(
+    py: Python<'py>,
+    parsed: Vec<(String, Parsed)>,
+    as_numpy: bool,
+) -> PyResult<Bound<'py, PyList>> {
     let out_of = |t: Tensor| -> PyResult<Bound<'py, PyAny>> {
         if as_numpy {
             crate::tensor::to_numpy(py, &t)
@@ -491,4 +500,78 @@ pub(crate) fn parse_example_native<'py>(
         out.append(item)?;
     }
     Ok(out)
+}
+
+/// The Examples of a TFRecord file (or of a `RecordBatch`) parsed `batch_size` at a time ahead
+/// of the caller (`tensorcast_records::ExampleBatches`): each `next` is a batch in the native
+/// form of `parse_example_native`.
+#[pyclass(module = "tensorcast.io", name = "ExampleBatchIterator", frozen)]
+pub(crate) struct ExampleBatchIterator {
+    /// The batches (a `Mutex` makes the class `Sync`; the GIL already serialises its use).
+    batches: Mutex<Option<tensorcast_records::ExampleBatches>>,
+    as_numpy: bool,
+}
+
+/// `parse_example_batches_native(source, specs, batch_size, compression_type, verify_checksums,
+/// as_numpy)`: `source` is a path or a `RecordBatch`.
+#[pyfunction]
+#[pyo3(signature = (source, specs, batch_size, compression_type=None, verify_checksums=true, as_numpy=true))]
+pub(crate) fn parse_example_batches_native(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    specs: &Bound<'_, PyList>,
+    batch_size: usize,
+    compression_type: Option<&str>,
+    verify_checksums: bool,
+    as_numpy: bool,
+) -> PyResult<ExampleBatchIterator> {
+    let mut parsed_specs = Vec::with_capacity(specs.len());
+    for s in specs.iter() {
+        parsed_specs.push(spec_arg(s.cast::<PyTuple>()?)?);
+    }
+    let batches = if let Ok(batch) = source.cast::<RecordBatch>() {
+        let records = batch.get().records().to_vec();
+        tensorcast_records::ExampleBatches::from_records(records, batch_size, parsed_specs).py()?
+    } else {
+        let path: PathBuf = source.extract()?;
+        let options = ReaderOptions {
+            verify_checksums,
+            ..ReaderOptions::with_compression(compression_arg(compression_type)?)
+        };
+        py.detach(|| {
+            tensorcast_records::ExampleBatches::open(&path, options, batch_size, parsed_specs)
+        })
+        .py()?
+    };
+    Ok(ExampleBatchIterator {
+        batches: Mutex::new(Some(batches)),
+        as_numpy,
+    })
+}
+
+#[pymethods]
+impl ExampleBatchIterator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+        let mut guard = self.batches.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(batches) = guard.as_mut() else {
+            return Ok(None);
+        };
+        // Wait for the next batch with the GIL released: the reading thread and rayon's pool
+        // never need it.
+        match py.detach(|| batches.next()) {
+            Some(Ok(parsed)) => Ok(Some(parsed_items(py, parsed, self.as_numpy)?)),
+            Some(Err(e)) => {
+                *guard = None;
+                Err(crate::errors::IntoPyErr::into_py_err(e))
+            }
+            None => {
+                *guard = None;
+                Ok(None)
+            }
+        }
+    }
 }

@@ -125,6 +125,19 @@ def parse_example_native(
     serialized: Any, specs: List[tuple], names: Optional[List[str]] = None, as_numpy: bool = False
 ) -> List[tuple]: ...
 
+class ExampleBatchIterator:
+    def __iter__(self) -> "ExampleBatchIterator": ...
+    def __next__(self) -> List[tuple]: ...
+
+def parse_example_batches_native(
+    source: Any,
+    specs: List[tuple],
+    batch_size: int,
+    compression_type: Optional[str] = None,
+    verify_checksums: bool = True,
+    as_numpy: bool = True,
+) -> ExampleBatchIterator: ...
+
 _Spec = Tuple[str, str, str, Optional[List[int]]]
 
 class NativeSavedModel:

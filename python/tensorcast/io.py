@@ -15,6 +15,7 @@ from tensorcast._native import (
     RecordBatch,
     RecordIterator,
     TFRecordWriter,
+    parse_example_batches_native as _parse_example_batches_native,
     parse_example_native as _parse_example_native,
     parse_tensor,
     read_records,
@@ -204,8 +205,51 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     if output == "arrow":
         return _to_arrow_native(_parse_example_native(serialized, specs, names), len(serialized))
     # The native side makes the numpy arrays (views of the parsed tensors' memory).
+    return _assemble(_parse_example_native(serialized, specs, names, True))
+
+
+def parse_example_batches(source, features, batch_size=1024, compression_type=None, *, verify_checksums=True, output="numpy"):
+    """The Examples of a TFRecord file parsed ``batch_size`` at a time: an iterator of what
+    ``parse_example`` returns for each batch, in file order (the last batch may be smaller).
+
+    What ``tf.data.TFRecordDataset(path, compression_type).batch(batch_size).map(lambda s:
+    tf.io.parse_example(s, features)).prefetch(...)`` yields, without TensorFlow: a thread of
+    its own reads the file (an uncompressed one is memory-mapped, every checksum verified)
+    while every core parses the batches ahead of the loop, with the GIL released, so that
+    reading, parsing and the loop's own work overlap. A few batches are parsed ahead at
+    most. ``source`` is a path or a ``RecordBatch`` (``read_records``). A damaged file yields
+    the whole batches before the damage, then raises ``DataLossError`` (as ``tf.data`` does);
+    an Example that does not parse raises ``parse_example``'s error at its batch.
+    ``output="arrow"`` yields a ``pyarrow.Table`` per batch instead.
+
+    >>> import tensorcast as tc, tempfile, os
+    >>> from tensorcast._testing import example_bytes  # x: floats i, i+1; tags: i % 3 strings
+    >>> path = os.path.join(tempfile.mkdtemp(), "ex.tfrecord")
+    >>> with tc.io.TFRecordWriter(path) as w:
+    ...     for i in range(5):
+    ...         w.write(example_bytes(i, width=2))
+    >>> spec = {"x": tc.io.FixedLenFeature([2], "float32"), "tags": tc.io.VarLenFeature("string")}
+    >>> [b["x"].shape for b in tc.io.parse_example_batches(path, spec, batch_size=2)]
+    [(2, 2), (2, 2), (1, 2)]
+    >>> [t.num_rows for t in tc.io.parse_example_batches(path, spec, 4, output="arrow")]
+    [4, 1]
+    """
+    if output not in ("numpy", "arrow"):
+        raise ValueError(f"output must be 'numpy' or 'arrow', not {output!r}")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
+    specs = _spec_tuples(features)
+    arrow = output == "arrow"
+    native = _parse_example_batches_native(source, specs, batch_size, compression_type, verify_checksums, not arrow)
+    if arrow:
+        return (_to_arrow_native(items, _batch_len(items)) for items in native)
+    return (_assemble(items) for items in native)
+
+
+def _assemble(items):
+    """TensorFlow's result dict from the native items of a parsed batch."""
     out = {}
-    for item in _parse_example_native(serialized, specs, names, True):
+    for item in items:
         key, kind = item[0], item[1]
         if kind == "dense":
             out[key] = item[2]
@@ -214,6 +258,19 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
         else:
             out[key] = RaggedTensorValue(item[2], item[3])
     return out
+
+
+def _batch_len(items):
+    """The number of Examples of a parsed batch (native items of tensors)."""
+    import numpy as np
+
+    for item in items:
+        if item[1] == "dense":
+            return item[2].shape[0]
+        if item[1] == "sparse":
+            return int(np.asarray(item[4])[0])
+        return len(np.asarray(item[3][0])) - 1
+    return 0
 
 
 _SPEC_CACHE = {}
@@ -319,6 +376,7 @@ __all__ = [
     "TFRecordWriter",
     "VarLenFeature",
     "parse_example",
+    "parse_example_batches",
     "parse_single_example",
     "parse_tensor",
     "read_records",

@@ -268,3 +268,70 @@ def test_ragged_partitions_equal_tensorflow(tf):
     theirs = tf.io.parse_example(serialized, {"r": tf.io.RaggedFeature(tf.int64, "tok", [tf.io.RaggedFeature.ValueRowIds("rowids")])})["r"]
     assert ours.to_list() == theirs.to_list()
     assert np.array_equal(ours.values.row_splits, theirs.values.row_splits.numpy())
+
+
+@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB"])
+def test_parse_example_batches_equal_tf_data(tf, tmp_path, compression):
+    # The batches equal tf.data's TFRecordDataset(...).batch(n).map(parse_example) on the same
+    # file, whatever the compression; the last batch is the short one.
+    serialized = make_examples(tf, 250)
+    path = str(tmp_path / "e.tfrecord")
+    with tf.io.TFRecordWriter(path, compression) as w:
+        for s in serialized:
+            w.write(s)
+    specs = {
+        "x": tf.io.FixedLenFeature([4], tf.float32),
+        "label": tf.io.FixedLenFeature([], tf.int64),
+        "tags": tf.io.VarLenFeature(tf.string),
+        "ids": tf.io.RaggedFeature(tf.int64),
+    }
+    theirs = list(tf.data.TFRecordDataset(path, compression).batch(64).map(lambda s: tf.io.parse_example(s, specs)))
+    ours = list(tc.io.parse_example_batches(path, specs, batch_size=64, compression_type=compression))
+    assert len(ours) == len(theirs) == 4
+    for o, t in zip(ours, theirs):
+        assert np.array_equal(o["x"], t["x"].numpy())
+        assert np.array_equal(o["label"], t["label"].numpy())
+        assert np.array_equal(o["tags"].indices, t["tags"].indices.numpy())
+        assert o["tags"].values.tolist() == t["tags"].values.numpy().tolist()
+        assert np.array_equal(o["tags"].dense_shape, t["tags"].dense_shape.numpy())
+        assert o["ids"].to_list() == t["ids"].to_list()
+    # From records in memory, and as Arrow tables.
+    records = tc.io.read_records(path, compression_type=compression)
+    again = list(tc.io.parse_example_batches(records, specs, 64))
+    assert all(np.array_equal(a["x"], b["x"]) for a, b in zip(again, ours))
+    tables = list(tc.io.parse_example_batches(path, specs, 100, compression, output="arrow"))
+    assert [t.num_rows for t in tables] == [100, 100, 50]
+    assert tables[2].column("label").to_pylist() == list(range(200, 250))
+
+
+def test_parse_example_batches_damage_and_bad_arguments(tf, tmp_path):
+    # A damaged record: the whole batches before it, then DataLossError with TensorFlow's
+    # text, as tf.data raises it after the same batches.
+    serialized = make_examples(tf, 100)
+    path = str(tmp_path / "d.tfrecord")
+    with tc.io.TFRecordWriter(path) as w:
+        for s in serialized:
+            w.write(s)
+    data = bytearray(open(path, "rb").read())
+    at = sum(len(s) + 16 for s in serialized[:45]) + 12 + 2
+    data[at] ^= 0x10
+    open(path, "wb").write(bytes(data))
+    specs = {"label": tf.io.FixedLenFeature([], tf.int64)}
+    theirs, their_error = [], None
+    try:
+        for b in tf.data.TFRecordDataset(path).batch(10).map(lambda s: tf.io.parse_example(s, specs)):
+            theirs.append(b["label"].numpy())
+    except tf.errors.DataLossError as e:
+        their_error = e.message
+    ours = []
+    with pytest.raises(tc.errors.DataLossError) as e:
+        for b in tc.io.parse_example_batches(path, specs, 10):
+            ours.append(b["label"])
+    assert len(ours) == len(theirs) == 4
+    assert all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+    # TensorFlow's message wraps the kernel's text in the iterator's op name.
+    assert str(e.value).startswith("corrupted record at ") and str(e.value) in their_error
+    with pytest.raises(ValueError, match="batch_size"):
+        tc.io.parse_example_batches(path, specs, 0)
+    with pytest.raises(tc.errors.NotFoundError):
+        tc.io.parse_example_batches(str(tmp_path / "missing.tfrecord"), specs, 4)
