@@ -439,6 +439,8 @@ pub fn strided_slice(
         || strides.dims() != 1
         || b.len() != e.len()
         || b.len() != s.len()
+        // The masks are 32 bits: a spec of 32 entries or more is refused.
+        || b.len() >= 32
     {
         return Err(invalid(
             OP,
