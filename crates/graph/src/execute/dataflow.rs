@@ -37,6 +37,7 @@ use tensorcast_core::{Code, DataType, Tensor};
 
 use super::executor::{run_step, Outputs, Value};
 use crate::error::{Error, Result};
+use crate::kernels::Kernel;
 use crate::plan::dataflow::{Class, DNode, DynPlan, Edge, ROOT};
 use crate::registry::Resources;
 
@@ -238,7 +239,7 @@ impl Run<'_> {
             } else {
                 d.merge_later
             },
-            num_inputs: d.step.node.inputs.len(),
+            num_inputs: d.num_inputs as usize,
         }
     }
 
@@ -374,7 +375,7 @@ impl Run<'_> {
     fn process(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
         let plan = self.plan;
         let d = &plan.nodes[l as usize];
-        let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
+        let (base, n_in) = (d.in_base as usize, d.num_inputs as usize);
         if let (Class::Normal, false) = (d.class, dead) {
             self.nodes_run += 1;
             let mut vals = std::mem::take(&mut self.scratch);
@@ -383,7 +384,10 @@ impl Run<'_> {
             for v in &mut iter.slots[base..base + n_in] {
                 vals.push(v.take().ok_or_else(|| missing(d))?);
             }
-            let out = run_step(&d.step, &mut vals, self.res);
+            let out = match forwarded(d, &mut vals) {
+                Some(v) => Ok(Outputs::One(v)),
+                None => run_step(&d.step, &mut vals, self.res),
+            };
             self.scratch = vals;
             // A live node's control edges are live, whatever outputs it has.
             match out? {
@@ -660,6 +664,17 @@ fn merge_ready(
         Some(true)
     } else {
         None
+    }
+}
+
+/// What node `d` gives without running its kernel, `vals` being its inputs: its one dense input
+/// when it forwards it (`Identity`, `LoopCond`), a `Const`'s value. `None` (`vals` untouched)
+/// for the others, which run their kernel.
+fn forwarded(d: &DNode, vals: &mut Vec<Value>) -> Option<Value> {
+    match (&d.step.kernel, vals.as_slice()) {
+        (_, [Value::Dense(_)]) if d.forwards => vals.pop(),
+        (Kernel::Const(t), []) => Some(Value::Dense(t.clone())),
+        _ => None,
     }
 }
 

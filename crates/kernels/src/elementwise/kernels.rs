@@ -748,6 +748,86 @@ pub(crate) fn compute(
     }
 }
 
+/// Two rank-0 operands of the counters and accumulators of a loop body (`int32`, `int64`,
+/// `float`, `double`; the comparisons, `AddV2`, `Sub`, `Mul`, and `Maximum`/`Minimum` of
+/// integers): the one element computed with the element functions [`compute`] uses for
+/// operands of the same shape (so the same bits, NaNs and DAZ/FTZ included), with none of its
+/// planning. A graph loop runs a few of these per iteration, where that planning was most of
+/// the op's cost. `None` for any other dtype or op, or an operand whose memory is not aligned
+/// for its elements (the caller then runs [`compute`]).
+pub(crate) fn scalar(
+    allocator: &Arc<dyn Allocator>,
+    op: BinaryOp,
+    x: &Tensor,
+    y: &Tensor,
+    out: &TensorShape,
+) -> Option<Result<Tensor>> {
+    /// The comparison `op` of `a` and `b` (`None`: not a comparison).
+    fn compare<T: PartialOrd>(op: BinaryOp, a: T, b: T) -> Option<bool> {
+        Some(match op {
+            BinaryOp::Less => a < b,
+            BinaryOp::LessEqual => a <= b,
+            BinaryOp::Greater => a > b,
+            BinaryOp::GreaterEqual => a >= b,
+            _ => return None,
+        })
+    }
+    fn one<T: Element + Copy>(t: &Tensor) -> Option<T> {
+        t.as_slice::<T>().ok()?.first().copied()
+    }
+    fn put<O: bytemuck::Pod>(
+        allocator: &Arc<dyn Allocator>,
+        dtype: DataType,
+        out: &TensorShape,
+        v: O,
+    ) -> Result<Tensor> {
+        Tensor::from_writer(allocator, dtype, out, |w| {
+            w.put_slice(bytemuck::bytes_of(&v));
+        })
+    }
+    let bool_out = |v: bool| put(allocator, DataType::BOOL, out, u8::from(v));
+    macro_rules! int {
+        ($T:ty, $dt:expr) => {{
+            let (a, b) = (one::<$T>(x)?, one::<$T>(y)?);
+            Some(match op {
+                BinaryOp::Equal => bool_out(a == b),
+                BinaryOp::NotEqual => bool_out(a != b),
+                BinaryOp::AddV2 => put(allocator, $dt, out, a.wrapping_add(b)),
+                BinaryOp::Sub => put(allocator, $dt, out, a.wrapping_sub(b)),
+                BinaryOp::Mul => put(allocator, $dt, out, a.wrapping_mul(b)),
+                BinaryOp::Maximum => put(allocator, $dt, out, a.max(b)),
+                BinaryOp::Minimum => put(allocator, $dt, out, a.min(b)),
+                _ => bool_out(compare(op, a, b)?),
+            })
+        }};
+    }
+    match x.dtype() {
+        DataType::INT32 => int!(i32, DataType::INT32),
+        DataType::INT64 => int!(i64, DataType::INT64),
+        DataType::FLOAT => {
+            let (a, b) = (one::<f32>(x)?, one::<f32>(y)?);
+            Some(match op {
+                BinaryOp::AddV2 => put(allocator, DataType::FLOAT, out, add32(a, b)),
+                BinaryOp::Sub => put(allocator, DataType::FLOAT, out, sub32(a, b)),
+                BinaryOp::Mul => put(allocator, DataType::FLOAT, out, mul32(a, b)),
+                BinaryOp::Equal => bool_out(eq32(a, b)),
+                BinaryOp::NotEqual => bool_out(!eq32(a, b)),
+                _ => bool_out(compare(op, daz32(a), daz32(b))?),
+            })
+        }
+        DataType::DOUBLE => {
+            let (a, b) = (one::<f64>(x)?, one::<f64>(y)?);
+            Some(match op {
+                BinaryOp::AddV2 => put(allocator, DataType::DOUBLE, out, add64(a, b)),
+                BinaryOp::Sub => put(allocator, DataType::DOUBLE, out, sub64(a, b)),
+                BinaryOp::Mul => put(allocator, DataType::DOUBLE, out, mul64(a, b)),
+                _ => bool_out(compare(op, daz64(a), daz64(b))?),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// TensorFlow's checks on integer operands that its kernels make while computing: a zero
 /// divisor in `Div`, `FloorDiv` or `FloorMod` (`Integer division by zero`) and a negative
 /// exponent in `Pow` (`Integers to negative integer powers are not allowed`). Called only for

@@ -331,6 +331,12 @@ pub fn binary_in<'a>(
     // Same shapes (the common case, and the one where per-call costs show) need no broadcast
     // planning: the output has the operands' shape, borrowed rather than rebuilt.
     let same = xs == ys;
+    // Two scalars (a loop's counter and bound, its accumulator): one element, no planning.
+    if same && xs.rank() == 0 && x.is_plain() && y.is_plain() {
+        if let Some(out) = kernels::scalar(allocator, op, x.tensor(), y.tensor(), xs) {
+            return out;
+        }
+    }
     let broadcast;
     let out = if same {
         xs
