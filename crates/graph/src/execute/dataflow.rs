@@ -73,14 +73,33 @@ struct Instance {
 
 impl Instance {
     /// Iteration `it` of the instance.
+    #[inline]
     fn iter(&mut self, it: u64) -> Result<&mut Iter> {
-        let k = it
-            .checked_sub(self.base)
-            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
-        self.iters
-            .get_mut(k as usize)
-            .ok_or_else(|| Error::Internal("iteration missing".into()))
+        // An `it` before `base` wraps to an index past the end.
+        match self.iters.get_mut(it.wrapping_sub(self.base) as usize) {
+            Some(iter) => Ok(iter),
+            None => Err(iteration_error(it < self.base)),
+        }
     }
+}
+
+/// The error of a lookup of an iteration that is gone (`before`: freed) or not yet made.
+#[cold]
+fn iteration_error(before: bool) -> Error {
+    Error::Internal(
+        if before {
+            "iteration gone"
+        } else {
+            "iteration missing"
+        }
+        .into(),
+    )
+}
+
+/// The error of a lookup of a frame instance that has ended.
+#[cold]
+fn instance_error() -> Error {
+    Error::Internal("frame instance gone".into())
 }
 
 /// A node as a delivery sees it: its index in its frame, its first input slot, whether it is a
@@ -208,13 +227,15 @@ impl Run<'_> {
         }
     }
 
+    #[inline]
     fn inst(&mut self, i: u32) -> Result<&mut Instance> {
-        self.instances
-            .get_mut(i as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(|| Error::Internal("frame instance gone".into()))
+        match self.instances.get_mut(i as usize) {
+            Some(Some(inst)) => Ok(inst),
+            _ => Err(instance_error()),
+        }
     }
 
+    #[inline]
     fn iter(&mut self, i: u32, it: u64) -> Result<&mut Iter> {
         self.inst(i)?.iter(it)
     }
@@ -243,8 +264,17 @@ impl Run<'_> {
         }
     }
 
-    /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`).
-    fn deliver(&mut self, dst: u32, slot: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+    /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`), moving
+    /// it out of `v` (a value the node does not take is left there).
+    #[inline]
+    fn deliver(
+        &mut self,
+        dst: u32,
+        slot: u32,
+        inst: u32,
+        it: u64,
+        v: &mut Option<Value>,
+    ) -> Result<()> {
         let Target {
             local,
             base,
@@ -252,14 +282,16 @@ impl Run<'_> {
             expected,
             num_inputs,
         } = self.target(dst, it);
-        let iter = self.iter(inst, it)?;
+        let i = self.inst(inst)?;
+        let iter = i.iter(it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED {
                 return Ok(());
             }
-            match v {
-                Some(v) => iter.slots[base + slot as usize] = Some(v),
-                None => iter.dead[local] += 1,
+            if v.is_some() {
+                iter.slots[base + slot as usize] = v.take();
+            } else {
+                iter.dead[local] += 1;
             }
             merge_ready(iter, local, base, num_inputs, expected)
         } else {
@@ -267,15 +299,19 @@ impl Run<'_> {
                 // A second value for an input (a malformed loop): ignored.
                 return Ok(());
             }
-            match v {
-                Some(v) => iter.slots[base + slot as usize] = Some(v),
-                None => iter.dead[local] = 1,
+            if v.is_some() {
+                iter.slots[base + slot as usize] = v.take();
+            } else {
+                iter.dead[local] = 1;
             }
             iter.pending[local] -= 1;
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
         if let Some(dead) = ready {
-            self.make_ready(dst, inst, it, dead)?;
+            // `make_ready`, on the iteration at hand.
+            iter.outstanding += 1;
+            i.outstanding += 1;
+            self.ready.push((dst, inst, it, dead));
         }
         Ok(())
     }
@@ -289,7 +325,8 @@ impl Run<'_> {
             expected,
             num_inputs,
         } = self.target(dst, it);
-        let iter = self.iter(inst, it)?;
+        let i = self.inst(inst)?;
+        let iter = i.iter(it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED || iter.pending[local] == 0 {
                 return Ok(());
@@ -307,16 +344,18 @@ impl Run<'_> {
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
         if let Some(dead) = ready {
-            self.make_ready(dst, inst, it, dead)?;
+            iter.outstanding += 1;
+            i.outstanding += 1;
+            self.ready.push((dst, inst, it, dead));
         }
         Ok(())
     }
 
     /// Sends the one output value (`None`: dead) of node `l` (an `Enter`, an `Exit`) along its
     /// edges into (`inst`, `it`), and its control edges (dead with it).
-    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
         let dead = v.is_none();
-        self.send(l, 0, inst, it, v)?;
+        self.send(l, 0, inst, it, &mut v)?;
         self.send_controls(l, inst, it, dead)
     }
 
@@ -324,32 +363,43 @@ impl Run<'_> {
     /// edges.
     fn propagate_dead(&mut self, l: u32, inst: u32, it: u64) -> Result<()> {
         for o in 0..self.plan.nodes[l as usize].outs.len() {
-            self.send(l, o, inst, it, None)?;
+            self.send(l, o, inst, it, &mut None)?;
         }
         self.send_controls(l, inst, it, true)
     }
 
     /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
-    /// shared with every consumer but the last, moved to the last.
-    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
+    /// shared with every consumer but the last, moved to the last (out of `v`, which is passed
+    /// by reference so that the value is moved once, into its slot).
+    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, v: &mut Option<Value>) -> Result<()> {
         let plan = self.plan;
-        let Some(edges) = plan.nodes[l as usize].outs.get(o) else {
+        let Some((&last, rest)) = plan.nodes[l as usize]
+            .outs
+            .get(o)
+            .and_then(|edges| edges.split_last())
+        else {
             return Ok(());
         };
-        let last = edges.len().saturating_sub(1);
-        for (k, e) in edges.iter().enumerate() {
-            let val = if k == last { v.take() } else { v.clone() };
-            match *e {
-                Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, val)?,
-                Edge::Fetch(i) => self.fetch(i, val)?,
-            }
+        for &e in rest {
+            self.send_edge(e, inst, it, &mut v.clone())?;
         }
-        Ok(())
+        self.send_edge(last, inst, it, v)
+    }
+
+    /// Sends `v` along one edge into (`inst`, `it`).
+    #[inline]
+    fn send_edge(&mut self, e: Edge, inst: u32, it: u64, v: &mut Option<Value>) -> Result<()> {
+        match e {
+            Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, v),
+            Edge::Fetch(i) => self.fetch(i, v.take()),
+        }
     }
 
     /// Sends node `l`'s control edges into (`inst`, `it`).
+    #[inline]
     fn send_controls(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
         let plan = self.plan;
+        // (Most nodes have none.)
         for &c in &plan.nodes[l as usize].ctrl_outs {
             self.deliver_control(c, inst, it, dead)?;
         }
@@ -381,20 +431,23 @@ impl Run<'_> {
             let mut vals = std::mem::take(&mut self.scratch);
             vals.clear();
             let iter = self.iter(inst, it)?;
-            for v in &mut iter.slots[base..base + n_in] {
-                vals.push(v.take().ok_or_else(|| missing(d))?);
-            }
-            let out = match forwarded(d, &mut vals) {
-                Some(v) => Ok(Outputs::One(v)),
-                None => run_step(&d.step, &mut vals, self.res),
+            let ins = &mut iter.slots[base..base + n_in];
+            let out = match forwarded(d, ins).map(Ok).or_else(|| scalar_binary(d, ins)) {
+                Some(v) => v.map(Outputs::One),
+                None => {
+                    for v in ins {
+                        vals.push(v.take().ok_or_else(|| missing(d))?);
+                    }
+                    run_step(&d.step, &mut vals, self.res)
+                }
             };
             self.scratch = vals;
             // A live node's control edges are live, whatever outputs it has.
             match out? {
-                Outputs::One(v) => self.send(l, 0, inst, it, Some(v))?,
+                Outputs::One(v) => self.send(l, 0, inst, it, &mut Some(v))?,
                 Outputs::Many(ts) => {
                     for (o, t) in ts.into_iter().enumerate() {
-                        self.send(l, o, inst, it, Some(Value::Dense(t)))?;
+                        self.send(l, o, inst, it, &mut Some(Value::Dense(t)))?;
                     }
                 }
             }
@@ -408,14 +461,15 @@ impl Run<'_> {
         match d.class {
             Class::Normal => {
                 // Dead (the live case returned above): every output dead.
-                for k in 0..n_in {
-                    take(self, k)?;
+                for v in &mut self.iter(inst, it)?.slots[base..base + n_in] {
+                    *v = None;
                 }
                 self.propagate_dead(l, inst, it)?;
             }
             Class::Switch => {
-                let data = take(self, 0)?;
-                let pred = take(self, 1)?;
+                let iter = self.iter(inst, it)?;
+                let data = iter.slots[base].take();
+                let pred = iter.slots[base + 1].take();
                 if dead {
                     self.propagate_dead(l, inst, it)?;
                 } else {
@@ -424,17 +478,18 @@ impl Run<'_> {
                     let data = data.ok_or_else(|| missing(d))?;
                     let taken = switch_pred(pred).map_err(|e| e.at_node(&d.step.node))?;
                     let port = usize::from(taken);
-                    self.send(l, port, inst, it, Some(data))?;
-                    self.send(l, 1 - port, inst, it, None)?;
+                    self.send(l, port, inst, it, &mut Some(data))?;
+                    self.send(l, 1 - port, inst, it, &mut None)?;
                     self.send_controls(l, inst, it, false)?;
                 }
             }
             Class::Merge => {
                 let local = d.local as usize;
-                self.iter(inst, it)?.pending[local] = FIRED;
+                let iter = self.iter(inst, it)?;
+                iter.pending[local] = FIRED;
                 let mut first = None;
-                for k in 0..n_in {
-                    let v = take(self, k)?;
+                for (k, v) in iter.slots[base..base + n_in].iter_mut().enumerate() {
+                    let v = v.take();
                     if first.is_none() {
                         first = v.map(|v| (k, v));
                     }
@@ -444,11 +499,11 @@ impl Run<'_> {
                 } else {
                     self.nodes_run += 1;
                     let (index, v) = first.ok_or_else(|| missing(d))?;
-                    self.send(l, 0, inst, it, Some(v))?;
+                    self.send(l, 0, inst, it, &mut Some(v))?;
                     // `value_index`, made only when something reads it.
                     if d.outs.get(1).is_some_and(|e| !e.is_empty()) {
                         let index = Value::Dense(Tensor::scalar_of(index as i32));
-                        self.send(l, 1, inst, it, Some(index))?;
+                        self.send(l, 1, inst, it, &mut Some(index))?;
                     }
                     self.send_controls(l, inst, it, false)?;
                 }
@@ -488,7 +543,7 @@ impl Run<'_> {
                     i.live_exits.push(l);
                     self.nodes_run += 1;
                     let v = v.ok_or_else(|| missing(d))?;
-                    self.send(l, 0, parent.0, parent.1, Some(v))?;
+                    self.send(l, 0, parent.0, parent.1, &mut Some(v))?;
                     self.send_controls(l, parent.0, parent.1, false)?;
                 }
             }
@@ -498,7 +553,7 @@ impl Run<'_> {
                     self.nodes_run += 1;
                     let v = v.ok_or_else(|| missing(d))?;
                     self.ensure_iteration(inst, it + 1)?;
-                    self.send(l, 0, inst, it + 1, Some(v))?;
+                    self.send(l, 0, inst, it + 1, &mut Some(v))?;
                     self.send_controls(l, inst, it + 1, false)?;
                 }
             }
@@ -576,6 +631,7 @@ impl Run<'_> {
 
     /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
     /// instance when it is done.
+    #[inline]
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
         let i = self.inst(inst)?;
         i.iter(it)?.outstanding -= 1;
@@ -667,19 +723,52 @@ fn merge_ready(
     }
 }
 
-/// What node `d` gives without running its kernel, `vals` being its inputs: its one dense input
-/// when it forwards it (`Identity`, `LoopCond`), a `Const`'s value. `None` (`vals` untouched)
-/// for the others, which run their kernel.
-fn forwarded(d: &DNode, vals: &mut Vec<Value>) -> Option<Value> {
-    match (&d.step.kernel, vals.as_slice()) {
-        (_, [Value::Dense(_)]) if d.forwards => vals.pop(),
+/// What node `d` gives without running its kernel, `ins` being its input slots: its one dense
+/// input when it forwards it (`Identity`, `LoopCond`; taken from its slot), a `Const`'s value.
+/// `None` (`ins` untouched) for the others, which run their kernel.
+fn forwarded(d: &DNode, ins: &mut [Option<Value>]) -> Option<Value> {
+    match (&d.step.kernel, ins) {
+        (_, [slot @ Some(Value::Dense(_))]) if d.forwards => slot.take(),
         (Kernel::Const(t), []) => Some(Value::Dense(t.clone())),
         _ => None,
     }
 }
 
+/// A binary kernel (`AddV2`, `Less`...) on two dense scalar inputs, run on them directly (the
+/// kernel may write its result into an input's buffer that nothing else holds). `None` when
+/// the kernel is not binary, an input is not a dense scalar or the kernel has no fast path for
+/// them: `ins` is then as it was, for the general path.
+fn scalar_binary(d: &DNode, ins: &mut [Option<Value>]) -> Option<Result<Value>> {
+    let (Kernel::Binary { .. }, [a, b]) = (&d.step.kernel, ins) else {
+        return None;
+    };
+    let scalar = |v: &Option<Value>| matches!(v, Some(Value::Dense(t)) if t.dims() == 0);
+    if !(scalar(a) && scalar(b)) {
+        return None;
+    }
+    let (Some(Value::Dense(x)), Some(Value::Dense(y))) = (a.take(), b.take()) else {
+        return None;
+    };
+    match d.step.kernel.compute_scalars(x, y) {
+        Ok(out) => Some(out.map(Value::Dense).map_err(|e| e.at_node(&d.step.node))),
+        Err((x, y)) => {
+            *a = Some(Value::Dense(x));
+            *b = Some(Value::Dense(y));
+            None
+        }
+    }
+}
+
 /// `Switch`'s predicate: a scalar bool.
 fn switch_pred(pred: Value) -> Result<bool> {
+    // The usual predicate (`LoopCond`'s scalar), read in place.
+    if let Value::Dense(t) = &pred {
+        if t.dims() == 0 && t.dtype() == DataType::BOOL {
+            if let Ok(&[v]) = t.as_slice::<bool>() {
+                return Ok(v);
+            }
+        }
+    }
     let t = pred.materialize()?;
     if t.dims() != 0 {
         return Err(Error::Kernel {
