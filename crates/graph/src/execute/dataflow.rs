@@ -103,11 +103,13 @@ fn instance_error() -> Error {
 }
 
 /// A node as a delivery sees it: its index in its frame, its first input slot, whether it is a
-/// `Merge` (and how many dead data inputs make it dead in this iteration), its input count.
+/// `Merge` (and how many dead data inputs make it dead in this iteration) or an `Exit`, its
+/// input count.
 struct Target {
     local: usize,
     base: usize,
     is_merge: bool,
+    is_exit: bool,
     expected: u32,
     num_inputs: usize,
 }
@@ -255,6 +257,7 @@ impl Run<'_> {
             local: d.local as usize,
             base: d.in_base as usize,
             is_merge: matches!(d.class, Class::Merge),
+            is_exit: matches!(d.class, Class::Exit),
             expected: if it == 0 {
                 d.merge_first
             } else {
@@ -266,7 +269,7 @@ impl Run<'_> {
 
     /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`), moving
     /// it out of `v` (a value the node does not take is left there).
-    #[inline]
+    #[inline(always)]
     fn deliver(
         &mut self,
         dst: u32,
@@ -279,6 +282,7 @@ impl Run<'_> {
             local,
             base,
             is_merge,
+            is_exit,
             expected,
             num_inputs,
         } = self.target(dst, it);
@@ -307,11 +311,23 @@ impl Run<'_> {
             iter.pending[local] -= 1;
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
-        if let Some(dead) = ready {
-            // `make_ready`, on the iteration at hand.
-            iter.outstanding += 1;
-            i.outstanding += 1;
-            self.ready.push((dst, inst, it, dead));
+        match ready {
+            // A dead `Exit` only notes that it was dead (as `process` would): done here, not
+            // through the ready stack (a loop's `Exit`s are dead in every iteration but the
+            // last). The node that delivered is still running: its `done_with` follows.
+            Some(true) if is_exit => {
+                iter.slots[base..base + num_inputs].fill(None);
+                if !i.dead_exits.contains(&dst) {
+                    i.dead_exits.push(dst);
+                }
+            }
+            Some(dead) => {
+                // `make_ready`, on the iteration at hand.
+                iter.outstanding += 1;
+                i.outstanding += 1;
+                self.ready.push((dst, inst, it, dead));
+            }
+            None => {}
         }
         Ok(())
     }
@@ -322,6 +338,7 @@ impl Run<'_> {
             local,
             base,
             is_merge,
+            is_exit,
             expected,
             num_inputs,
         } = self.target(dst, it);
@@ -343,10 +360,20 @@ impl Run<'_> {
             iter.pending[local] -= 1;
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
-        if let Some(dead) = ready {
-            iter.outstanding += 1;
-            i.outstanding += 1;
-            self.ready.push((dst, inst, it, dead));
+        match ready {
+            // A dead `Exit`: as in `deliver`.
+            Some(true) if is_exit => {
+                iter.slots[base..base + num_inputs].fill(None);
+                if !i.dead_exits.contains(&dst) {
+                    i.dead_exits.push(dst);
+                }
+            }
+            Some(dead) => {
+                iter.outstanding += 1;
+                i.outstanding += 1;
+                self.ready.push((dst, inst, it, dead));
+            }
+            None => {}
         }
         Ok(())
     }
@@ -396,11 +423,20 @@ impl Run<'_> {
     }
 
     /// Sends node `l`'s control edges into (`inst`, `it`).
-    #[inline]
+    #[inline(always)]
     fn send_controls(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
         let plan = self.plan;
-        // (Most nodes have none.)
-        for &c in &plan.nodes[l as usize].ctrl_outs {
+        let outs = &plan.nodes[l as usize].ctrl_outs;
+        // Most nodes have none: no call for them.
+        if outs.is_empty() {
+            return Ok(());
+        }
+        self.send_controls_to(outs, inst, it, dead)
+    }
+
+    /// Delivers control edges to the nodes `outs` in (`inst`, `it`).
+    fn send_controls_to(&mut self, outs: &[u32], inst: u32, it: u64, dead: bool) -> Result<()> {
+        for &c in outs {
             self.deliver_control(c, inst, it, dead)?;
         }
         Ok(())
@@ -631,7 +667,7 @@ impl Run<'_> {
 
     /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
     /// instance when it is done.
-    #[inline]
+    #[inline(always)]
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
         let i = self.inst(inst)?;
         i.iter(it)?.outstanding -= 1;
