@@ -212,6 +212,10 @@ impl Kernel {
     /// applies (the result possibly written into an operand's buffer that nothing else holds,
     /// see [`ops::elementwise::binary_scalars`]); `Err` with the operands back otherwise, and
     /// for every other kernel.
+    #[allow(
+        clippy::result_large_err,
+        reason = "as `binary_scalars`: the operands come back by value, unboxed"
+    )]
     pub(crate) fn compute_scalars(
         &self,
         x: Tensor,

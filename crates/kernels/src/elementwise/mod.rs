@@ -399,6 +399,11 @@ pub fn binary_in<'a>(
 ///
 /// # Errors
 /// As [`binary`] (inside `Ok`).
+#[allow(
+    clippy::result_large_err,
+    reason = "the operands come back by value on a graph executor's per-node path; boxing them \
+              would allocate on every call without a fast path"
+)]
 pub fn binary_scalars(
     op: BinaryOp,
     mut x: Tensor,
