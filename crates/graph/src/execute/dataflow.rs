@@ -464,29 +464,30 @@ impl Run<'_> {
         let (base, n_in) = (d.in_base as usize, d.num_inputs as usize);
         if let (Class::Normal, false) = (d.class, dead) {
             self.nodes_run += 1;
-            let mut vals = std::mem::take(&mut self.scratch);
-            vals.clear();
-            let iter = self.iter(inst, it)?;
-            let ins = &mut iter.slots[base..base + n_in];
-            let out = match forwarded(d, ins).map(Ok).or_else(|| scalar_binary(d, ins)) {
-                Some(v) => v.map(Outputs::One),
+            let ins = &mut self.iter(inst, it)?.slots[base..base + n_in];
+            // Forwarding nodes, constants and binary ops on scalars run without a kernel call
+            // (the loop body's nodes); the others through `run_step`.
+            match forwarded(d, ins).map(Ok).or_else(|| scalar_binary(d, ins)) {
+                Some(v) => self.send(l, 0, inst, it, &mut Some(v?))?,
                 None => {
-                    for v in ins {
+                    let mut vals = std::mem::take(&mut self.scratch);
+                    vals.clear();
+                    for v in &mut self.iter(inst, it)?.slots[base..base + n_in] {
                         vals.push(v.take().ok_or_else(|| missing(d))?);
                     }
-                    run_step(&d.step, &mut vals, self.res)
-                }
-            };
-            self.scratch = vals;
-            // A live node's control edges are live, whatever outputs it has.
-            match out? {
-                Outputs::One(v) => self.send(l, 0, inst, it, &mut Some(v))?,
-                Outputs::Many(ts) => {
-                    for (o, t) in ts.into_iter().enumerate() {
-                        self.send(l, o, inst, it, &mut Some(Value::Dense(t)))?;
+                    let out = run_step(&d.step, &mut vals, self.res);
+                    self.scratch = vals;
+                    match out? {
+                        Outputs::One(v) => self.send(l, 0, inst, it, &mut Some(v))?,
+                        Outputs::Many(ts) => {
+                            for (o, t) in ts.into_iter().enumerate() {
+                                self.send(l, o, inst, it, &mut Some(Value::Dense(t)))?;
+                            }
+                        }
                     }
                 }
             }
+            // A live node's control edges are live, whatever outputs it has.
             self.send_controls(l, inst, it, false)?;
             return self.done_with(inst, it);
         }
