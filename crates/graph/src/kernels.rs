@@ -207,6 +207,26 @@ impl Kernel {
         }
     }
 
+    /// A binary kernel on two scalars taken by value (a loop body's counter and accumulator):
+    /// `Ok` with what [`Kernel::compute`] gives on them when the single-element fast path
+    /// applies (the result possibly written into an operand's buffer that nothing else holds,
+    /// see [`ops::elementwise::binary_scalars`]); `Err` with the operands back otherwise, and
+    /// for every other kernel.
+    #[allow(
+        clippy::result_large_err,
+        reason = "as `binary_scalars`: the operands come back by value, unboxed"
+    )]
+    pub(crate) fn compute_scalars(
+        &self,
+        x: Tensor,
+        y: Tensor,
+    ) -> std::result::Result<Result<Tensor>, (Tensor, Tensor)> {
+        match self {
+            Kernel::Binary { op, .. } => ops::elementwise::binary_scalars(*op, x, y).map(kernel),
+            _ => Err((x, y)),
+        }
+    }
+
     /// True for kernels with other than one output (run through [`Kernel::compute_all`]).
     pub(crate) fn multi(&self) -> bool {
         matches!(self, Kernel::Reg { .. })

@@ -9,7 +9,9 @@ use tensorcast_kernels::TensorOps;
 use proptest::prelude::*;
 use tensorcast_core::buffer::{cpu_allocator, Allocator, TrackingAllocator};
 use tensorcast_core::{DataType, Tensor, TensorShape};
-use tensorcast_kernels::elementwise::{binary, binary_in, equal_with, not_equal_with, BinaryOp};
+use tensorcast_kernels::elementwise::{
+    binary, binary_in, binary_scalars, equal_with, not_equal_with, BinaryOp,
+};
 use tensorcast_testkit::reference::broadcast_source_index;
 use tensorcast_testkit::strategies::broadcast_pair;
 
@@ -650,4 +652,134 @@ fn long_broadcast_rows_match_the_scalar_reference() {
             }
         }
     }
+}
+
+/// Two rank-0 operands take a shortcut (one element, no planning); its results, bit for bit,
+/// are those of the general loops on one-element vectors, for every op, dtype and edge value
+/// (NaNs with payloads, subnormals, signed zeros, infinities, wrapping integers).
+#[test]
+fn scalar_operands_match_one_element_vectors() {
+    let f32s = [
+        0.0f32,
+        -0.0,
+        1.5,
+        -2.25,
+        f32::from_bits(1),
+        -f32::from_bits(0x007f_ffff),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::from_bits(0xffa0_0001),
+    ];
+    let f64s: Vec<f64> = f32s
+        .iter()
+        .map(|&v| f64::from(v))
+        .chain([
+            f64::from_bits(1),
+            f64::MAX,
+            f64::from_bits(0xfff0_0000_0000_0001),
+        ])
+        .collect();
+    let i32s = [0i32, 1, -1, 7, i32::MAX, i32::MIN];
+    let i64s = [0i64, 1, -1, 7, i64::MAX, i64::MIN];
+    fn pairs<T: Copy + tensorcast_core::Element>(
+        vals: &[T],
+    ) -> Vec<(Tensor, Tensor, Tensor, Tensor)> {
+        let mut out = Vec::new();
+        for &a in vals {
+            for &b in vals {
+                out.push((
+                    Tensor::scalar_of(a),
+                    Tensor::scalar_of(b),
+                    Tensor::from_vec(vec![a], shape(&[1])).unwrap(),
+                    Tensor::from_vec(vec![b], shape(&[1])).unwrap(),
+                ));
+            }
+        }
+        out
+    }
+    let all = [pairs(&f32s), pairs(&f64s), pairs(&i32s), pairs(&i64s)];
+    for op in BinaryOp::ALL {
+        for (x, y, vx, vy) in all.iter().flatten() {
+            let want = binary(op, vx, vy, true);
+            // By value: shared operands (a new output) and operands held by nothing else (the
+            // output in an operand's buffer).
+            let shared = binary_scalars(op, x.clone(), y.clone());
+            let unique = binary_scalars(op, x.deep_copy().unwrap(), y.deep_copy().unwrap());
+            for by_value in [shared, unique] {
+                match (by_value, &want) {
+                    (Ok(Ok(g)), Ok(w)) => {
+                        assert_eq!(g.shape(), &TensorShape::scalar(), "{op:?}");
+                        assert_eq!(g.dtype(), w.dtype(), "{op:?}");
+                        assert_eq!(g.tensor_data().unwrap(), w.tensor_data().unwrap(), "{op:?}");
+                    }
+                    // No fast path: the operands come back as they were.
+                    (Err((a, b)), _) => {
+                        assert_eq!(a.tensor_data().unwrap(), x.tensor_data().unwrap());
+                        assert_eq!(b.tensor_data().unwrap(), y.tensor_data().unwrap());
+                    }
+                    (g, w) => panic!("{op:?}({x:?}, {y:?}) by value: {g:?} vs {w:?}"),
+                }
+            }
+            let got = binary(op, x, y, true);
+            match (got, want) {
+                (Ok(g), Ok(w)) => {
+                    assert_eq!(g.shape(), &TensorShape::scalar(), "{op:?}");
+                    assert_eq!(g.dtype(), w.dtype(), "{op:?}");
+                    assert_eq!(
+                        g.tensor_data().unwrap(),
+                        w.tensor_data().unwrap(),
+                        "{op:?}({x:?}, {y:?})"
+                    );
+                }
+                (Err(g), Err(w)) => assert_eq!(g.to_string(), w.to_string(), "{op:?}"),
+                (g, w) => panic!("{op:?}({x:?}, {y:?}): {g:?} vs {w:?}"),
+            }
+        }
+    }
+}
+
+/// `binary_scalars` writes its result into an operand that nothing else holds (as TensorFlow
+/// forwards an input buffer), and never into one that another tensor shares.
+#[test]
+fn binary_scalars_reuses_only_unshared_operands() {
+    let x = Tensor::scalar_of(5i32);
+    let at = x.data_ptr();
+    let out = binary_scalars(BinaryOp::AddV2, x, Tensor::scalar_of(2i32))
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.as_slice::<i32>().unwrap(), &[7]);
+    assert_eq!(out.data_ptr(), at);
+
+    let x = Tensor::scalar_of(5i32);
+    let kept = x.clone();
+    let y = Tensor::scalar_of(2i32);
+    let y_at = y.data_ptr();
+    let out = binary_scalars(BinaryOp::Mul, x, y).unwrap().unwrap();
+    assert_eq!(out.as_slice::<i32>().unwrap(), &[10]);
+    assert_eq!(out.data_ptr(), y_at);
+    assert_eq!(kept.as_slice::<i32>().unwrap(), &[5]);
+
+    // Both shared: a new tensor; a comparison's bool never lands in an int32 buffer.
+    let (x, y) = (Tensor::scalar_of(1.5f32), Tensor::scalar_of(2.0f32));
+    let out = binary_scalars(BinaryOp::Less, x.clone(), y.clone())
+        .unwrap()
+        .unwrap();
+    assert_eq!(out.as_slice::<bool>().unwrap(), &[true]);
+    assert_eq!(x.as_slice::<f32>().unwrap(), &[1.5]);
+    assert_eq!(y.as_slice::<f32>().unwrap(), &[2.0]);
+    let out = binary_scalars(
+        BinaryOp::Less,
+        Tensor::scalar_of(3i32),
+        Tensor::scalar_of(4i32),
+    );
+    assert_eq!(out.unwrap().unwrap().as_slice::<bool>().unwrap(), &[true]);
+
+    // Not scalars, or no fast path: the operands come back.
+    let v = Tensor::vector(&[1i32, 2]);
+    assert!(binary_scalars(BinaryOp::AddV2, v.clone(), v).is_err());
+    let h = Tensor::scalar_of(half::f16::ONE);
+    assert!(binary_scalars(BinaryOp::AddV2, h.clone(), h).is_err());
 }

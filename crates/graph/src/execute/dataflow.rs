@@ -37,6 +37,7 @@ use tensorcast_core::{Code, DataType, Tensor};
 
 use super::executor::{run_step, Outputs, Value};
 use crate::error::{Error, Result};
+use crate::kernels::Kernel;
 use crate::plan::dataflow::{Class, DNode, DynPlan, Edge, ROOT};
 use crate::registry::Resources;
 
@@ -72,22 +73,43 @@ struct Instance {
 
 impl Instance {
     /// Iteration `it` of the instance.
+    #[inline]
     fn iter(&mut self, it: u64) -> Result<&mut Iter> {
-        let k = it
-            .checked_sub(self.base)
-            .ok_or_else(|| Error::Internal("iteration gone".into()))?;
-        self.iters
-            .get_mut(k as usize)
-            .ok_or_else(|| Error::Internal("iteration missing".into()))
+        // An `it` before `base` wraps to an index past the end.
+        match self.iters.get_mut(it.wrapping_sub(self.base) as usize) {
+            Some(iter) => Ok(iter),
+            None => Err(iteration_error(it < self.base)),
+        }
     }
 }
 
+/// The error of a lookup of an iteration that is gone (`before`: freed) or not yet made.
+#[cold]
+fn iteration_error(before: bool) -> Error {
+    Error::Internal(
+        if before {
+            "iteration gone"
+        } else {
+            "iteration missing"
+        }
+        .into(),
+    )
+}
+
+/// The error of a lookup of a frame instance that has ended.
+#[cold]
+fn instance_error() -> Error {
+    Error::Internal("frame instance gone".into())
+}
+
 /// A node as a delivery sees it: its index in its frame, its first input slot, whether it is a
-/// `Merge` (and how many dead data inputs make it dead in this iteration), its input count.
+/// `Merge` (and how many dead data inputs make it dead in this iteration) or an `Exit`, its
+/// input count.
 struct Target {
     local: usize,
     base: usize,
     is_merge: bool,
+    is_exit: bool,
     expected: u32,
     num_inputs: usize,
 }
@@ -207,13 +229,15 @@ impl Run<'_> {
         }
     }
 
+    #[inline]
     fn inst(&mut self, i: u32) -> Result<&mut Instance> {
-        self.instances
-            .get_mut(i as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(|| Error::Internal("frame instance gone".into()))
+        match self.instances.get_mut(i as usize) {
+            Some(Some(inst)) => Ok(inst),
+            _ => Err(instance_error()),
+        }
     }
 
+    #[inline]
     fn iter(&mut self, i: u32, it: u64) -> Result<&mut Iter> {
         self.inst(i)?.iter(it)
     }
@@ -233,32 +257,45 @@ impl Run<'_> {
             local: d.local as usize,
             base: d.in_base as usize,
             is_merge: matches!(d.class, Class::Merge),
+            is_exit: matches!(d.class, Class::Exit),
             expected: if it == 0 {
                 d.merge_first
             } else {
                 d.merge_later
             },
-            num_inputs: d.step.node.inputs.len(),
+            num_inputs: d.num_inputs as usize,
         }
     }
 
-    /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`).
-    fn deliver(&mut self, dst: u32, slot: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+    /// Delivers a data value (`None`: dead) to input `slot` of `dst` in (`inst`, `it`), moving
+    /// it out of `v` (a value the node does not take is left there).
+    #[inline(always)]
+    fn deliver(
+        &mut self,
+        dst: u32,
+        slot: u32,
+        inst: u32,
+        it: u64,
+        v: &mut Option<Value>,
+    ) -> Result<()> {
         let Target {
             local,
             base,
             is_merge,
+            is_exit,
             expected,
             num_inputs,
         } = self.target(dst, it);
-        let iter = self.iter(inst, it)?;
+        let i = self.inst(inst)?;
+        let iter = i.iter(it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED {
                 return Ok(());
             }
-            match v {
-                Some(v) => iter.slots[base + slot as usize] = Some(v),
-                None => iter.dead[local] += 1,
+            if v.is_some() {
+                iter.slots[base + slot as usize] = v.take();
+            } else {
+                iter.dead[local] += 1;
             }
             merge_ready(iter, local, base, num_inputs, expected)
         } else {
@@ -266,15 +303,31 @@ impl Run<'_> {
                 // A second value for an input (a malformed loop): ignored.
                 return Ok(());
             }
-            match v {
-                Some(v) => iter.slots[base + slot as usize] = Some(v),
-                None => iter.dead[local] = 1,
+            if v.is_some() {
+                iter.slots[base + slot as usize] = v.take();
+            } else {
+                iter.dead[local] = 1;
             }
             iter.pending[local] -= 1;
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
-        if let Some(dead) = ready {
-            self.make_ready(dst, inst, it, dead)?;
+        match ready {
+            // A dead `Exit` only notes that it was dead (as `process` would): done here, not
+            // through the ready stack (a loop's `Exit`s are dead in every iteration but the
+            // last). The node that delivered is still running: its `done_with` follows.
+            Some(true) if is_exit => {
+                iter.slots[base..base + num_inputs].fill(None);
+                if !i.dead_exits.contains(&dst) {
+                    i.dead_exits.push(dst);
+                }
+            }
+            Some(dead) => {
+                // `make_ready`, on the iteration at hand.
+                iter.outstanding += 1;
+                i.outstanding += 1;
+                self.ready.push((dst, inst, it, dead));
+            }
+            None => {}
         }
         Ok(())
     }
@@ -285,10 +338,12 @@ impl Run<'_> {
             local,
             base,
             is_merge,
+            is_exit,
             expected,
             num_inputs,
         } = self.target(dst, it);
-        let iter = self.iter(inst, it)?;
+        let i = self.inst(inst)?;
+        let iter = i.iter(it)?;
         let ready = if is_merge {
             if iter.pending[local] == FIRED || iter.pending[local] == 0 {
                 return Ok(());
@@ -305,17 +360,29 @@ impl Run<'_> {
             iter.pending[local] -= 1;
             (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
         };
-        if let Some(dead) = ready {
-            self.make_ready(dst, inst, it, dead)?;
+        match ready {
+            // A dead `Exit`: as in `deliver`.
+            Some(true) if is_exit => {
+                iter.slots[base..base + num_inputs].fill(None);
+                if !i.dead_exits.contains(&dst) {
+                    i.dead_exits.push(dst);
+                }
+            }
+            Some(dead) => {
+                iter.outstanding += 1;
+                i.outstanding += 1;
+                self.ready.push((dst, inst, it, dead));
+            }
+            None => {}
         }
         Ok(())
     }
 
     /// Sends the one output value (`None`: dead) of node `l` (an `Enter`, an `Exit`) along its
     /// edges into (`inst`, `it`), and its control edges (dead with it).
-    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, v: Option<Value>) -> Result<()> {
+    fn propagate_one(&mut self, l: u32, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
         let dead = v.is_none();
-        self.send(l, 0, inst, it, v)?;
+        self.send(l, 0, inst, it, &mut v)?;
         self.send_controls(l, inst, it, dead)
     }
 
@@ -323,33 +390,53 @@ impl Run<'_> {
     /// edges.
     fn propagate_dead(&mut self, l: u32, inst: u32, it: u64) -> Result<()> {
         for o in 0..self.plan.nodes[l as usize].outs.len() {
-            self.send(l, o, inst, it, None)?;
+            self.send(l, o, inst, it, &mut None)?;
         }
         self.send_controls(l, inst, it, true)
     }
 
     /// Sends output `o` of node `l` (`None`: dead) along its data edges into (`inst`, `it`):
-    /// shared with every consumer but the last, moved to the last.
-    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, mut v: Option<Value>) -> Result<()> {
+    /// shared with every consumer but the last, moved to the last (out of `v`, which is passed
+    /// by reference so that the value is moved once, into its slot).
+    fn send(&mut self, l: u32, o: usize, inst: u32, it: u64, v: &mut Option<Value>) -> Result<()> {
         let plan = self.plan;
-        let Some(edges) = plan.nodes[l as usize].outs.get(o) else {
+        let Some((&last, rest)) = plan.nodes[l as usize]
+            .outs
+            .get(o)
+            .and_then(|edges| edges.split_last())
+        else {
             return Ok(());
         };
-        let last = edges.len().saturating_sub(1);
-        for (k, e) in edges.iter().enumerate() {
-            let val = if k == last { v.take() } else { v.clone() };
-            match *e {
-                Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, val)?,
-                Edge::Fetch(i) => self.fetch(i, val)?,
-            }
+        for &e in rest {
+            self.send_edge(e, inst, it, &mut v.clone())?;
         }
-        Ok(())
+        self.send_edge(last, inst, it, v)
+    }
+
+    /// Sends `v` along one edge into (`inst`, `it`).
+    #[inline]
+    fn send_edge(&mut self, e: Edge, inst: u32, it: u64, v: &mut Option<Value>) -> Result<()> {
+        match e {
+            Edge::Data { dst, slot } => self.deliver(dst, slot, inst, it, v),
+            Edge::Fetch(i) => self.fetch(i, v.take()),
+        }
     }
 
     /// Sends node `l`'s control edges into (`inst`, `it`).
+    #[inline(always)]
     fn send_controls(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
         let plan = self.plan;
-        for &c in &plan.nodes[l as usize].ctrl_outs {
+        let outs = &plan.nodes[l as usize].ctrl_outs;
+        // Most nodes have none: no call for them.
+        if outs.is_empty() {
+            return Ok(());
+        }
+        self.send_controls_to(outs, inst, it, dead)
+    }
+
+    /// Delivers control edges to the nodes `outs` in (`inst`, `it`).
+    fn send_controls_to(&mut self, outs: &[u32], inst: u32, it: u64, dead: bool) -> Result<()> {
+        for &c in outs {
             self.deliver_control(c, inst, it, dead)?;
         }
         Ok(())
@@ -374,26 +461,33 @@ impl Run<'_> {
     fn process(&mut self, l: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
         let plan = self.plan;
         let d = &plan.nodes[l as usize];
-        let (base, n_in) = (d.in_base as usize, d.step.node.inputs.len());
+        let (base, n_in) = (d.in_base as usize, d.num_inputs as usize);
         if let (Class::Normal, false) = (d.class, dead) {
             self.nodes_run += 1;
-            let mut vals = std::mem::take(&mut self.scratch);
-            vals.clear();
-            let iter = self.iter(inst, it)?;
-            for v in &mut iter.slots[base..base + n_in] {
-                vals.push(v.take().ok_or_else(|| missing(d))?);
-            }
-            let out = run_step(&d.step, &mut vals, self.res);
-            self.scratch = vals;
-            // A live node's control edges are live, whatever outputs it has.
-            match out? {
-                Outputs::One(v) => self.send(l, 0, inst, it, Some(v))?,
-                Outputs::Many(ts) => {
-                    for (o, t) in ts.into_iter().enumerate() {
-                        self.send(l, o, inst, it, Some(Value::Dense(t)))?;
+            let ins = &mut self.iter(inst, it)?.slots[base..base + n_in];
+            // Forwarding nodes, constants and binary ops on scalars run without a kernel call
+            // (the loop body's nodes); the others through `run_step`.
+            match forwarded(d, ins).map(Ok).or_else(|| scalar_binary(d, ins)) {
+                Some(v) => self.send(l, 0, inst, it, &mut Some(v?))?,
+                None => {
+                    let mut vals = std::mem::take(&mut self.scratch);
+                    vals.clear();
+                    for v in &mut self.iter(inst, it)?.slots[base..base + n_in] {
+                        vals.push(v.take().ok_or_else(|| missing(d))?);
+                    }
+                    let out = run_step(&d.step, &mut vals, self.res);
+                    self.scratch = vals;
+                    match out? {
+                        Outputs::One(v) => self.send(l, 0, inst, it, &mut Some(v))?,
+                        Outputs::Many(ts) => {
+                            for (o, t) in ts.into_iter().enumerate() {
+                                self.send(l, o, inst, it, &mut Some(Value::Dense(t)))?;
+                            }
+                        }
                     }
                 }
             }
+            // A live node's control edges are live, whatever outputs it has.
             self.send_controls(l, inst, it, false)?;
             return self.done_with(inst, it);
         }
@@ -404,14 +498,15 @@ impl Run<'_> {
         match d.class {
             Class::Normal => {
                 // Dead (the live case returned above): every output dead.
-                for k in 0..n_in {
-                    take(self, k)?;
+                for v in &mut self.iter(inst, it)?.slots[base..base + n_in] {
+                    *v = None;
                 }
                 self.propagate_dead(l, inst, it)?;
             }
             Class::Switch => {
-                let data = take(self, 0)?;
-                let pred = take(self, 1)?;
+                let iter = self.iter(inst, it)?;
+                let data = iter.slots[base].take();
+                let pred = iter.slots[base + 1].take();
                 if dead {
                     self.propagate_dead(l, inst, it)?;
                 } else {
@@ -420,17 +515,18 @@ impl Run<'_> {
                     let data = data.ok_or_else(|| missing(d))?;
                     let taken = switch_pred(pred).map_err(|e| e.at_node(&d.step.node))?;
                     let port = usize::from(taken);
-                    self.send(l, port, inst, it, Some(data))?;
-                    self.send(l, 1 - port, inst, it, None)?;
+                    self.send(l, port, inst, it, &mut Some(data))?;
+                    self.send(l, 1 - port, inst, it, &mut None)?;
                     self.send_controls(l, inst, it, false)?;
                 }
             }
             Class::Merge => {
                 let local = d.local as usize;
-                self.iter(inst, it)?.pending[local] = FIRED;
+                let iter = self.iter(inst, it)?;
+                iter.pending[local] = FIRED;
                 let mut first = None;
-                for k in 0..n_in {
-                    let v = take(self, k)?;
+                for (k, v) in iter.slots[base..base + n_in].iter_mut().enumerate() {
+                    let v = v.take();
                     if first.is_none() {
                         first = v.map(|v| (k, v));
                     }
@@ -440,11 +536,11 @@ impl Run<'_> {
                 } else {
                     self.nodes_run += 1;
                     let (index, v) = first.ok_or_else(|| missing(d))?;
-                    self.send(l, 0, inst, it, Some(v))?;
+                    self.send(l, 0, inst, it, &mut Some(v))?;
                     // `value_index`, made only when something reads it.
                     if d.outs.get(1).is_some_and(|e| !e.is_empty()) {
                         let index = Value::Dense(Tensor::scalar_of(index as i32));
-                        self.send(l, 1, inst, it, Some(index))?;
+                        self.send(l, 1, inst, it, &mut Some(index))?;
                     }
                     self.send_controls(l, inst, it, false)?;
                 }
@@ -484,7 +580,7 @@ impl Run<'_> {
                     i.live_exits.push(l);
                     self.nodes_run += 1;
                     let v = v.ok_or_else(|| missing(d))?;
-                    self.send(l, 0, parent.0, parent.1, Some(v))?;
+                    self.send(l, 0, parent.0, parent.1, &mut Some(v))?;
                     self.send_controls(l, parent.0, parent.1, false)?;
                 }
             }
@@ -494,7 +590,7 @@ impl Run<'_> {
                     self.nodes_run += 1;
                     let v = v.ok_or_else(|| missing(d))?;
                     self.ensure_iteration(inst, it + 1)?;
-                    self.send(l, 0, inst, it + 1, Some(v))?;
+                    self.send(l, 0, inst, it + 1, &mut Some(v))?;
                     self.send_controls(l, inst, it + 1, false)?;
                 }
             }
@@ -572,6 +668,7 @@ impl Run<'_> {
 
     /// Bookkeeping after a node of (`inst`, `it`) ran: frees finished iterations, ends the
     /// instance when it is done.
+    #[inline(always)]
     fn done_with(&mut self, inst: u32, it: u64) -> Result<()> {
         let i = self.inst(inst)?;
         i.iter(it)?.outstanding -= 1;
@@ -663,8 +760,52 @@ fn merge_ready(
     }
 }
 
+/// What node `d` gives without running its kernel, `ins` being its input slots: its one dense
+/// input when it forwards it (`Identity`, `LoopCond`; taken from its slot), a `Const`'s value.
+/// `None` (`ins` untouched) for the others, which run their kernel.
+fn forwarded(d: &DNode, ins: &mut [Option<Value>]) -> Option<Value> {
+    match (&d.step.kernel, ins) {
+        (_, [slot @ Some(Value::Dense(_))]) if d.forwards => slot.take(),
+        (Kernel::Const(t), []) => Some(Value::Dense(t.clone())),
+        _ => None,
+    }
+}
+
+/// A binary kernel (`AddV2`, `Less`...) on two dense scalar inputs, run on them directly (the
+/// kernel may write its result into an input's buffer that nothing else holds). `None` when
+/// the kernel is not binary, an input is not a dense scalar or the kernel has no fast path for
+/// them: `ins` is then as it was, for the general path.
+fn scalar_binary(d: &DNode, ins: &mut [Option<Value>]) -> Option<Result<Value>> {
+    let (Kernel::Binary { .. }, [a, b]) = (&d.step.kernel, ins) else {
+        return None;
+    };
+    let scalar = |v: &Option<Value>| matches!(v, Some(Value::Dense(t)) if t.dims() == 0);
+    if !(scalar(a) && scalar(b)) {
+        return None;
+    }
+    let (Some(Value::Dense(x)), Some(Value::Dense(y))) = (a.take(), b.take()) else {
+        return None;
+    };
+    match d.step.kernel.compute_scalars(x, y) {
+        Ok(out) => Some(out.map(Value::Dense).map_err(|e| e.at_node(&d.step.node))),
+        Err((x, y)) => {
+            *a = Some(Value::Dense(x));
+            *b = Some(Value::Dense(y));
+            None
+        }
+    }
+}
+
 /// `Switch`'s predicate: a scalar bool.
 fn switch_pred(pred: Value) -> Result<bool> {
+    // The usual predicate (`LoopCond`'s scalar), read in place.
+    if let Value::Dense(t) = &pred {
+        if t.dims() == 0 && t.dtype() == DataType::BOOL {
+            if let Ok(&[v]) = t.as_slice::<bool>() {
+                return Ok(v);
+            }
+        }
+    }
     let t = pred.materialize()?;
     if t.dims() != 0 {
         return Err(Error::Kernel {

@@ -54,6 +54,11 @@ pub(crate) struct DNode {
     pub(crate) local: u32,
     /// Its first input slot among its frame's slots.
     pub(crate) in_base: u32,
+    /// Its data input count (the node's, kept here: every delivery reads it).
+    pub(crate) num_inputs: u32,
+    /// A `Normal` node whose run gives its one input back (`Identity`, `LoopCond`): the
+    /// executor passes a dense input on without running the kernel.
+    pub(crate) forwards: bool,
     /// `Merge`: data inputs it can get in iteration 0, and in later iterations.
     pub(crate) merge_first: u32,
     pub(crate) merge_later: u32,
@@ -322,10 +327,18 @@ impl DynPlan {
                     o.push(Edge::Data { dst, slot });
                 }
             }
+            let kernel = kernel(node);
+            // `LoopCond`'s kernel gives its inputs back (`Reg` with one output).
+            let forwards = node.inputs.len() == 1
+                && match (&kernel, flow[l]) {
+                    (Kernel::Identity, _) => true,
+                    (Kernel::Reg { out_types, .. }, Some(Flow::LoopCond)) => out_types.len() == 1,
+                    _ => false,
+                };
             dnodes.push(DNode {
                 step: Step {
                     node: node.clone(),
-                    kernel: kernel(node),
+                    kernel,
                     inputs: Vec::new(),
                     outputs: Vec::new(),
                     may_stay_lazy: false,
@@ -336,6 +349,8 @@ impl DynPlan {
                 frame: f as u32,
                 local,
                 in_base,
+                num_inputs: node.inputs.len() as u32,
+                forwards,
                 merge_first,
                 merge_later,
                 outs,

@@ -748,6 +748,122 @@ pub(crate) fn compute(
     }
 }
 
+/// The one element of a binary op on two single elements (see [`scalar`]): its dtype and its
+/// little-endian bytes (the first `dtype.size()` of them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct One {
+    /// The output dtype.
+    pub(crate) dtype: DataType,
+    bytes: [u8; 8],
+}
+
+impl One {
+    fn of<O: bytemuck::Pod>(dtype: DataType, v: O) -> Self {
+        let mut bytes = [0u8; 8];
+        let b = bytemuck::bytes_of(&v);
+        bytes[..b.len()].copy_from_slice(b);
+        Self { dtype, bytes }
+    }
+
+    /// The element's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.dtype.size()]
+    }
+
+    /// Writes the element into `t`'s buffer when `t` is its only holder, writable, and of the
+    /// element's dtype and size (TensorFlow's `forward_input`); false (`t` untouched)
+    /// otherwise.
+    pub(crate) fn write_into(&self, t: &mut Tensor) -> bool {
+        if t.dtype() != self.dtype {
+            return false;
+        }
+        match t.tensor_data_mut() {
+            Ok(bytes) if bytes.len() == self.bytes().len() => {
+                bytes.copy_from_slice(self.bytes());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A new tensor of shape `out` (one element) from `allocator` holding the element.
+    pub(crate) fn to_tensor(
+        self,
+        allocator: &Arc<dyn Allocator>,
+        out: &TensorShape,
+    ) -> Result<Tensor> {
+        Tensor::from_writer(allocator, self.dtype, out, |w| w.put_slice(self.bytes()))
+    }
+}
+
+/// Two single elements, `x` and `y` of the same dtype, for the counters and accumulators of a
+/// loop body (`int32`, `int64`, `float`, `double`; the comparisons, `AddV2`, `Sub`, `Mul`,
+/// and `Maximum`/`Minimum` of integers): the result computed with the element functions
+/// [`compute`] uses for operands of the same shape (so the same bits, NaNs and DAZ/FTZ
+/// included), with none of its planning. A graph loop runs a few of these per iteration, where
+/// that planning was most of the op's cost. `None` for any other dtype or op, or an operand
+/// that is not one element (the caller then runs [`compute`]).
+pub(crate) fn scalar(op: BinaryOp, x: &Tensor, y: &Tensor) -> Option<One> {
+    /// The comparison `op` of `a` and `b` (`None`: not a comparison).
+    fn compare<T: PartialOrd>(op: BinaryOp, a: T, b: T) -> Option<bool> {
+        Some(match op {
+            BinaryOp::Less => a < b,
+            BinaryOp::LessEqual => a <= b,
+            BinaryOp::Greater => a > b,
+            BinaryOp::GreaterEqual => a >= b,
+            _ => return None,
+        })
+    }
+    /// The element of a one-element tensor, from its little-endian bytes (whatever their
+    /// alignment).
+    fn one<T: bytemuck::Pod>(t: &Tensor) -> Option<T> {
+        let bytes = t.tensor_data().ok()?;
+        (bytes.len() == std::mem::size_of::<T>()).then(|| bytemuck::pod_read_unaligned(bytes))
+    }
+    let bool_out = |v: bool| One::of(DataType::BOOL, u8::from(v));
+    macro_rules! int {
+        ($T:ty, $dt:expr) => {{
+            let (a, b) = (one::<$T>(x)?, one::<$T>(y)?);
+            Some(match op {
+                BinaryOp::Equal => bool_out(a == b),
+                BinaryOp::NotEqual => bool_out(a != b),
+                BinaryOp::AddV2 => One::of($dt, a.wrapping_add(b)),
+                BinaryOp::Sub => One::of($dt, a.wrapping_sub(b)),
+                BinaryOp::Mul => One::of($dt, a.wrapping_mul(b)),
+                BinaryOp::Maximum => One::of($dt, a.max(b)),
+                BinaryOp::Minimum => One::of($dt, a.min(b)),
+                _ => bool_out(compare(op, a, b)?),
+            })
+        }};
+    }
+    match x.dtype() {
+        _ if x.dtype() != y.dtype() => None,
+        DataType::INT32 => int!(i32, DataType::INT32),
+        DataType::INT64 => int!(i64, DataType::INT64),
+        DataType::FLOAT => {
+            let (a, b) = (one::<f32>(x)?, one::<f32>(y)?);
+            Some(match op {
+                BinaryOp::AddV2 => One::of(DataType::FLOAT, add32(a, b)),
+                BinaryOp::Sub => One::of(DataType::FLOAT, sub32(a, b)),
+                BinaryOp::Mul => One::of(DataType::FLOAT, mul32(a, b)),
+                BinaryOp::Equal => bool_out(eq32(a, b)),
+                BinaryOp::NotEqual => bool_out(!eq32(a, b)),
+                _ => bool_out(compare(op, daz32(a), daz32(b))?),
+            })
+        }
+        DataType::DOUBLE => {
+            let (a, b) = (one::<f64>(x)?, one::<f64>(y)?);
+            Some(match op {
+                BinaryOp::AddV2 => One::of(DataType::DOUBLE, add64(a, b)),
+                BinaryOp::Sub => One::of(DataType::DOUBLE, sub64(a, b)),
+                BinaryOp::Mul => One::of(DataType::DOUBLE, mul64(a, b)),
+                _ => bool_out(compare(op, daz64(a), daz64(b))?),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// TensorFlow's checks on integer operands that its kernels make while computing: a zero
 /// divisor in `Div`, `FloorDiv` or `FloorMod` (`Integer division by zero`) and a negative
 /// exponent in `Pow` (`Integers to negative integer powers are not allowed`). Called only for

@@ -331,6 +331,12 @@ pub fn binary_in<'a>(
     // Same shapes (the common case, and the one where per-call costs show) need no broadcast
     // planning: the output has the operands' shape, borrowed rather than rebuilt.
     let same = xs == ys;
+    // Two scalars (a loop's counter and bound, its accumulator): one element, no planning.
+    if same && xs.rank() == 0 && x.is_plain() && y.is_plain() {
+        if let Some(one) = kernels::scalar(op, x.tensor(), y.tensor()) {
+            return one.to_tensor(allocator, xs);
+        }
+    }
     let broadcast;
     let out = if same {
         xs
@@ -380,6 +386,45 @@ pub fn binary_in<'a>(
         kernels::Scalar::Neither
     };
     kernels::compute(allocator, op, x.dtype(), scalar, &mut a, &mut b, out)
+}
+
+/// [`binary`] of two scalars (rank-0 tensors) taken by value, for a graph executor's loop
+/// body: `Ok` with what [`binary`] gives (errors included) when the fast path of single
+/// elements applies (`int32`, `int64`, `float`, `double` and the ops a loop's counter and
+/// accumulator use), `Err` with the operands given back otherwise (run [`binary`] then). As
+/// TensorFlow's kernels forward an input buffer no other tensor holds (`forward_input`), the
+/// result is written into `x`'s or `y`'s buffer when that tensor is its only holder, writable
+/// and of the result's dtype; otherwise it is a new tensor from the CPU allocator. (Scalars
+/// always broadcast, so `Equal`'s `incompatible_shape_error` plays no part.)
+///
+/// # Errors
+/// As [`binary`] (inside `Ok`).
+#[allow(
+    clippy::result_large_err,
+    reason = "the operands come back by value on a graph executor's per-node path; boxing them \
+              would allocate on every call without a fast path"
+)]
+pub fn binary_scalars(
+    op: BinaryOp,
+    mut x: Tensor,
+    mut y: Tensor,
+) -> std::result::Result<Result<Tensor>, (Tensor, Tensor)> {
+    // Every op and dtype the fast path computes passes `binary`'s dtype and kernel checks, so
+    // none is needed here (the tests compare this with `binary` for every op).
+    let one = match (x.dims(), y.dims()) {
+        (0, 0) => kernels::scalar(op, &x, &y),
+        _ => None,
+    };
+    let Some(one) = one else {
+        return Err((x, y));
+    };
+    if one.write_into(&mut x) {
+        return Ok(Ok(x));
+    }
+    if one.write_into(&mut y) {
+        return Ok(Ok(y));
+    }
+    Ok(one.to_tensor(cpu_allocator_ref(), &TensorShape::scalar()))
 }
 
 /// Calls `$m!` with the list of binary ops that have a named function, a [`BroadcastView`]
