@@ -442,6 +442,15 @@ fn read_damaged(files: &[Vec<u8>], rounds: usize, contained: Option<&str>) -> (u
     (refused, caught)
 }
 
+/// Two batches holding every column kind we write: tensors of each dtype; strings, list and
+/// nested list columns (parsed Examples).
+fn every_column_kind() -> [tensorcast_arrow::arrow_array::RecordBatch; 2] {
+    let tensors = sample_tensors();
+    let dense = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let parsed = parse_example(&examples(5), None, &example_specs()).unwrap();
+    [dense, parsed_to_batch(&parsed).unwrap()]
+}
+
 /// `TENSORCAST_MUTATIONS` sets the number of damaged reads of each test (default 3,000).
 fn mutation_rounds() -> usize {
     std::env::var("TENSORCAST_MUTATIONS")
@@ -456,13 +465,9 @@ fn mutation_rounds() -> usize {
 #[test]
 fn damaged_ipc_files_are_refused_before_arrow_rs_can_panic() {
     let rounds = mutation_rounds();
-    let tensors = sample_tensors();
-    let dense = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
-    let parsed = parse_example(&examples(5), None, &example_specs()).unwrap();
-    let lists = parsed_to_batch(&parsed).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (i, batch) in [dense, lists].into_iter().enumerate() {
+    for (i, batch) in every_column_kind().into_iter().enumerate() {
         for kind in [FileKind::ArrowFile, FileKind::ArrowStream] {
             let path = dir.path().join(format!("{i}.{kind:?}"));
             write_file(&path, kind, batch.schema(), std::slice::from_ref(&batch)).unwrap();
@@ -487,13 +492,9 @@ fn damaged_parquet_files_are_refused_and_no_panic_escapes() {
     use parquet::file::properties::WriterProperties;
 
     let rounds = mutation_rounds();
-    let tensors = sample_tensors();
-    let dense = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
-    let parsed = parse_example(&examples(5), None, &example_specs()).unwrap();
-    let lists = parsed_to_batch(&parsed).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
-    for (i, batch) in [dense, lists].into_iter().enumerate() {
+    for (i, batch) in every_column_kind().into_iter().enumerate() {
         let path = dir.path().join(format!("{i}.parquet"));
         write_file(
             &path,
@@ -566,7 +567,11 @@ fn a_footer_with_a_huge_skipped_list_is_refused_at_once() {
     let data = include_bytes!("data/parquet_footer_huge_skipped_list.parquet");
     let t = std::time::Instant::now();
     let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
-    assert!(t.elapsed() < std::time::Duration::from_millis(50), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() < std::time::Duration::from_millis(50),
+        "{:?}",
+        t.elapsed()
+    );
     let e = e.to_string();
     assert!(e.starts_with("corrupt Parquet file: its footer"), "{e}");
 }
