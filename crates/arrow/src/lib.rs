@@ -71,6 +71,37 @@ pub fn batches_to_tensors(
     schema: &arrow_schema::SchemaRef,
     batches: &[arrow_array::RecordBatch],
 ) -> Result<Vec<(String, tensorcast_core::Tensor)>> {
+    if batches.is_empty() {
+        // No batches: concatenating makes empty columns from the schema alone, and arrow-rs
+        // panics making one of a map (or union, run-end) type a file declared malformed.
+        // None of those is a tensor: refuse them first.
+        for field in schema.fields() {
+            if let Some(kind) = not_a_tensor(field.data_type()) {
+                return Err(Error::Unsupported(format!(
+                    "column '{}' holds {kind}, which a tensor cannot hold",
+                    field.name()
+                )));
+            }
+        }
+    }
     let one = arrow_select::concat::concat_batches(schema, batches)?;
     batch_to_tensors(&one)
+}
+
+/// The kind of nested Arrow type in `t` that no tensor column is made of, if any.
+fn not_a_tensor(t: &arrow_schema::DataType) -> Option<&'static str> {
+    use arrow_schema::DataType as T;
+    match t {
+        T::Map(..) => Some("a map"),
+        T::Union(..) => Some("a union"),
+        T::RunEndEncoded(..) => Some("run-end encoded values"),
+        T::List(f)
+        | T::LargeList(f)
+        | T::FixedSizeList(f, _)
+        | T::ListView(f)
+        | T::LargeListView(f) => not_a_tensor(f.data_type()),
+        T::Struct(fields) => fields.iter().find_map(|f| not_a_tensor(f.data_type())),
+        T::Dictionary(_, v) => not_a_tensor(v),
+        _ => None,
+    }
 }

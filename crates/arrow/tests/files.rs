@@ -575,3 +575,15 @@ fn a_footer_with_a_huge_skipped_list_is_refused_at_once() {
     let e = e.to_string();
     assert!(e.starts_with("corrupt Parquet file: its footer"), "{e}");
 }
+
+/// An IPC stream found by the `arrow_read` fuzz target: a schema declaring a malformed map
+/// column and no record batches. Making its (empty) columns panicked inside arrow-rs; no map
+/// is a tensor, so the column is refused first.
+#[test]
+fn a_malformed_map_column_without_batches_is_refused() {
+    let data = include_bytes!("data/ipc_stream_malformed_map_no_batches.arrows");
+    let (schema, batches) = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap();
+    assert!(batches.is_empty());
+    let e = tensorcast_arrow::batches_to_tensors(&schema, &batches).unwrap_err();
+    assert!(e.to_string().contains("holds a map, which a tensor cannot hold"), "{e}");
+}
