@@ -585,5 +585,9 @@ fn a_malformed_map_column_without_batches_is_refused() {
     let (schema, batches) = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap();
     assert!(batches.is_empty());
     let e = tensorcast_arrow::batches_to_tensors(&schema, &batches).unwrap_err();
-    assert!(e.to_string().contains("holds a map, which a tensor cannot hold"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("holds a map, which a tensor cannot hold"),
+        "{e}"
+    );
 }

@@ -8,7 +8,9 @@ use rayon::prelude::*;
 use tensorcast_core::{DataType, TString, Tensor};
 
 use crate::error::{RecordsError, Result};
-use crate::wire::{decode_feature_into, walk_example, ColumnBuf, Kind, VRef, Values};
+use crate::wire::{
+    decode_feature_into, single_packed, walk_example, ColumnBuf, Kind, VRef, Values,
+};
 
 /// A partition of a [`FeatureSpec::Ragged`] feature (`tf.io.RaggedFeature.*`).
 #[derive(Debug, Clone, PartialEq)]
@@ -253,6 +255,13 @@ fn decode_chunk(
 ) -> Result<(Vec<ColumnBuf>, bool)> {
     let mut cols: Vec<ColumnBuf> = (0..plan.keys.len()).map(|_| ColumnBuf::default()).collect();
     let mut last: Vec<Option<(usize, usize)>> = vec![None; plan.keys.len()];
+    // Per key slot, its fast output, if any; per fast output, whether this example's list was
+    // written straight into it.
+    let mut fast_of: Vec<Option<usize>> = vec![None; plan.keys.len()];
+    for (i, f) in fast.iter().enumerate() {
+        fast_of[f.slot] = Some(i);
+    }
+    let mut direct = vec![false; fast.len()];
     let mut anomaly = false;
     for (e, serialized) in examples.iter().enumerate() {
         last.iter_mut().for_each(|l| *l = None);
@@ -262,15 +271,25 @@ fn decode_chunk(
             }
         })
         .map_err(|_| unparsable(serialized))?;
-        for (col, range) in cols.iter_mut().zip(&last) {
+        for (slot, (col, range)) in cols.iter_mut().zip(&last).enumerate() {
             match range {
                 None => col.entries.push(None),
                 Some(r) => {
+                    if let Some(i) = fast_of[slot] {
+                        if fast[i].write_direct(&serialized[r.0..r.1], e) {
+                            col.entries.push(None);
+                            direct[i] = true;
+                            continue;
+                        }
+                    }
                     decode_feature_into(serialized, *r, col).map_err(|_| unparsable(serialized))?
                 }
             }
         }
-        for f in fast.iter_mut() {
+        for (f, d) in fast.iter_mut().zip(direct.iter_mut()) {
+            if std::mem::take(d) {
+                continue;
+            }
             anomaly |= !f.take(&mut cols[f.slot], e);
         }
     }
@@ -293,6 +312,47 @@ enum FastSlice<'a> {
 }
 
 impl FastOut<'_> {
+    /// Writes example `e`'s list straight from its `Feature` message when that is the one
+    /// packed list of the right type and length (the common case: no copy through the chunk's
+    /// column buffer); `false` for anything else, which [`FastOut::take`] then decides.
+    fn write_direct(&mut self, feature: &[u8], e: usize) -> bool {
+        let n = self.n;
+        match &mut self.out {
+            FastSlice::Float(out) => {
+                let Some(packed) = single_packed(feature, Kind::Float) else {
+                    return false;
+                };
+                if packed.len() != n * 4 {
+                    return false;
+                }
+                let dst = &mut out[e * n..e * n + n];
+                if cfg!(target_endian = "little") {
+                    bytemuck::cast_slice_mut::<f32, u8>(dst).copy_from_slice(packed);
+                } else {
+                    for (d, c) in dst.iter_mut().zip(packed.chunks_exact(4)) {
+                        *d = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    }
+                }
+                true
+            }
+            FastSlice::Int64(out) => {
+                let Some(packed) = single_packed(feature, Kind::Int64) else {
+                    return false;
+                };
+                let dst = &mut out[e * n..e * n + n];
+                let mut c = crate::wire::Cursor::new(packed);
+                for d in dst.iter_mut() {
+                    match c.varint() {
+                        Ok(v) => *d = v as i64,
+                        Err(_) => return false,
+                    }
+                }
+                // Exactly `n` values: more (or a malformed tail) goes to the general path.
+                c.done()
+            }
+        }
+    }
+
     /// Moves example `e`'s entry of `col` to the output; `false` where the general path must
     /// decide (a missing feature without default, another type, another length).
     fn take(&mut self, col: &mut ColumnBuf, e: usize) -> bool {

@@ -426,6 +426,34 @@ pub(crate) fn walk_features(
     Ok(())
 }
 
+/// The packed values of the `Feature` message `data` when it is exactly one list of `kind`
+/// (float or int64) holding exactly one packed `value` field: the packed bytes. `None` for
+/// every other shape, malformed ones included (the general decoder then decides, and reports).
+pub(crate) fn single_packed(data: &[u8], kind: Kind) -> Option<&[u8]> {
+    let want = match kind {
+        Kind::Float => 2,
+        Kind::Int64 => 3,
+        Kind::Bytes => return None,
+    };
+    let mut c = Cursor::new(data);
+    let (field, wire) = c.key().ok()?;
+    if field != want || wire != 2 {
+        return None;
+    }
+    let (s, e) = c.len_delimited().ok()?;
+    if !c.done() {
+        return None;
+    }
+    let list = &data[s..e];
+    let mut lc = Cursor::new(list);
+    let (f, w) = lc.key().ok()?;
+    if f != 1 || w != 2 {
+        return None;
+    }
+    let (a, b) = lc.len_delimited().ok()?;
+    lc.done().then_some(&list[a..b])
+}
+
 /// Walks an `Example` message, calling `found` for each feature of its `features` (several
 /// `features` fields merge, as protobuf merges a message field seen twice).
 pub(crate) fn walk_example(data: &[u8], found: &mut OnFeature<'_>) -> WireResult<()> {

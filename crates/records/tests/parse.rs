@@ -445,3 +445,42 @@ fn example_batches_dropped_early_stop_their_thread() {
         t.elapsed()
     );
 }
+
+proptest! {
+    /// Dense features read straight from their packed lists (the common case, no copy through
+    /// the column buffers) equal the messages' values, across chunk boundaries; a list of
+    /// another length is the general path's error.
+    #[test]
+    fn dense_values_read_straight_equal_the_message_values(
+        mut rows in prop::collection::vec(
+            (
+                prop::collection::vec(any::<i64>(), 3),
+                prop::collection::vec(any::<f32>().prop_filter("not NaN", |f| !f.is_nan()), 2),
+            ),
+            1..1200,
+        ),
+        bad in prop::option::of((any::<prop::sample::Index>(), 0usize..4)),
+    ) {
+        if let Some((at, len)) = bad {
+            let k = at.index(rows.len());
+            rows[k].1 = vec![0.5; len];
+        }
+        let batch: Vec<Bytes> = rows.iter().map(|(i, f)| ex(vec![("i", ints(i)), ("f", floats(f))])).collect();
+        let specs = vec![
+            ("f".to_string(), fixed(&[2], DataType::FLOAT, None)),
+            ("i".to_string(), fixed(&[3], DataType::INT64, None)),
+        ];
+        let out = parse_example(&batch, None, &specs);
+        if rows.iter().any(|(_, f)| f.len() != 2) {
+            let e = out.unwrap_err().to_string();
+            prop_assert!(e.contains("Key: f") && e.contains("Number of float values != expected"), "{}", e);
+        } else {
+            let out = out.unwrap();
+            let (Parsed::Dense(f), Parsed::Dense(i)) = (&out[0].1, &out[1].1) else { panic!() };
+            let want_f: Vec<f32> = rows.iter().flat_map(|r| r.1.clone()).collect();
+            let want_i: Vec<i64> = rows.iter().flat_map(|r| r.0.clone()).collect();
+            prop_assert_eq!(f.as_slice::<f32>().unwrap(), &want_f[..]);
+            prop_assert_eq!(i.as_slice::<i64>().unwrap(), &want_i[..]);
+        }
+    }
+}
