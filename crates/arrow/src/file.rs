@@ -411,13 +411,51 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
                 .saturating_add(c.uncompressed_size().max(0) as u64);
         }
     }
+    // A fixed-size list column (from the Arrow schema the file carries) is read into
+    // `rows x size` slots whatever its pages hold: count those too.
+    let rows = meta
+        .row_groups()
+        .iter()
+        .map(|rg| rg.num_rows().max(0) as u64)
+        .fold(0u64, u64::saturating_add);
+    // The reader sizes a batch's fixed-size list column at `lists x size` before it looks at
+    // the values (null lists included), so one batch alone must fit the limit too.
+    for field in builder.schema().fields() {
+        let slots = fixed_size_slots(field.data_type());
+        if slots > 1 {
+            let per_row = slots.saturating_mul(16);
+            if (READ_BATCH_ROWS as u64).saturating_mul(per_row) > limits.max_decoded_bytes {
+                return Err(too_large(limits));
+            }
+            estimate = estimate.saturating_add(rows.saturating_mul(per_row));
+        }
+    }
     if estimate > limits.max_decoded_bytes {
         return Err(too_large(limits));
     }
     check_dictionary_pages(&bytes, &meta)?;
     let schema = builder.schema().clone();
-    let reader = builder.build()?;
+    let reader = builder.with_batch_size(READ_BATCH_ROWS).build()?;
     collect(schema, reader, limits)
+}
+
+/// Rows the Parquet reader decodes at a time.
+const READ_BATCH_ROWS: usize = 1024;
+
+/// How many values a row of `t` holds through its fixed-size lists (1 without any).
+fn fixed_size_slots(t: &arrow_schema::DataType) -> u64 {
+    use arrow_schema::DataType as T;
+    match t {
+        T::FixedSizeList(f, n) => u64::try_from(*n)
+            .unwrap_or(u64::MAX) // a negative size (a damaged schema): refused as too large
+            .saturating_mul(fixed_size_slots(f.data_type())),
+        T::List(f) | T::LargeList(f) => fixed_size_slots(f.data_type()),
+        T::Struct(fields) => fields
+            .iter()
+            .map(|f| fixed_size_slots(f.data_type()))
+            .fold(1, u64::saturating_add),
+        _ => 1,
+    }
 }
 
 /// Refuses a column chunk holding a dictionary-encoded data page before (or without) its

@@ -591,3 +591,17 @@ fn a_malformed_map_column_without_batches_is_refused() {
         "{e}"
     );
 }
+
+/// A Parquet file found by the `arrow_read` fuzz target: its Arrow schema declares a
+/// fixed-size list of negative size, which the `parquet` crate turned into a capacity past
+/// what can be allocated (a panic in arrow-buffer, under the crate's reader). A fixed-size
+/// list's batch must fit the decoded-size limit before reading starts: refused at once.
+#[test]
+fn a_fixed_size_list_past_the_limit_is_refused_before_reading() {
+    let data = include_bytes!("data/parquet_negative_fixed_size_list.parquet");
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("decode to more than the limit"),
+        "{e}"
+    );
+}
