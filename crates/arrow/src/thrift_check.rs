@@ -83,20 +83,7 @@ impl Walk<'_> {
             return Err(self.corrupt("nests structs too deeply"));
         }
         let mut last = 0i64;
-        loop {
-            let h = self.byte()?;
-            if h == 0 {
-                return Ok(());
-            }
-            let ty = h & 0x0f;
-            let delta = i64::from(h >> 4);
-            let id = if delta == 0 {
-                let z = self.varint()?;
-                ((z >> 1) as i64) ^ -((z & 1) as i64)
-            } else {
-                last + delta
-            };
-            last = id;
+        while let Some((id, ty)) = self.field_header(&mut last)? {
             if ty == I32 {
                 let z = self.varint()?;
                 fields.push((id, ((z >> 1) as i64) ^ -((z & 1) as i64)));
@@ -106,6 +93,25 @@ impl Walk<'_> {
                 self.value(ty, depth)?;
             }
         }
+        Ok(())
+    }
+
+    /// The next field's number and type code, `None` at the struct's stop byte (`last`: the
+    /// previous field's number, which a short header counts from).
+    fn field_header(&mut self, last: &mut i64) -> Result<Option<(i64, u8)>> {
+        let h = self.byte()?;
+        if h == 0 {
+            return Ok(None);
+        }
+        let delta = i64::from(h >> 4);
+        let id = if delta == 0 {
+            let z = self.varint()?;
+            ((z >> 1) as i64) ^ -((z & 1) as i64)
+        } else {
+            *last + delta
+        };
+        *last = id;
+        Ok(Some((id, h & 0x0f)))
     }
 
     /// One value of type `ty` (a field's or a collection element's; booleans never reach
@@ -176,12 +182,57 @@ pub(crate) fn check_footer(bytes: &[u8]) -> Result<()> {
     let Some(start) = (n - 8).checked_sub(len) else {
         return Ok(()); // the crate refuses a footer longer than the file
     };
+    let footer = &bytes[start..n - 8];
     let mut w = Walk {
-        bytes: &bytes[start..n - 8],
+        bytes: footer,
         pos: 0,
         what: "footer",
     };
-    w.structure(0, &mut Vec::new())
+    w.structure(0, &mut Vec::new())?;
+    check_schema_children(footer)
+}
+
+/// The schema (`FileMetaData` field 2, a list of `SchemaElement`s) must not give an element
+/// more children (`num_children`, field 5) than the list holds: the crate reserves room for
+/// them before reading them (2^31 of them asked for 16 GiB; found by the `arrow_read` fuzz
+/// target). Called on a footer the generic walk has passed.
+fn check_schema_children(footer: &[u8]) -> Result<()> {
+    let mut w = Walk {
+        bytes: footer,
+        pos: 0,
+        what: "footer",
+    };
+    let mut last = 0;
+    while let Some((id, ty)) = w.field_header(&mut last)? {
+        if ty == BOOL_TRUE || ty == BOOL_FALSE {
+            continue;
+        }
+        if id != 2 || ty != LIST {
+            w.value(ty, 0)?;
+            continue;
+        }
+        let h = w.byte()?;
+        let mut n = u64::from(h >> 4);
+        if n == 15 {
+            n = w.varint()?;
+        }
+        for _ in 0..n {
+            if h & 0x0f != STRUCT {
+                w.value(h & 0x0f, 1)?;
+                continue;
+            }
+            let mut fields = Vec::new();
+            w.structure(1, &mut fields)?;
+            if let Some(&(_, children)) = fields.iter().find(|(f, _)| *f == 5) {
+                if children < 0 || children as u64 >= n {
+                    return Err(w.corrupt(&format!(
+                        "gives a schema element {children} children in a schema of {n} elements"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Checks the page headers of the column chunk `bytes[start..end]`, walked as the crate walks

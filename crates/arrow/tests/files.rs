@@ -605,3 +605,13 @@ fn a_fixed_size_list_past_the_limit_is_refused_before_reading() {
         "{e}"
     );
 }
+
+/// A Parquet footer found by the `arrow_read` fuzz target: a schema element claiming 2^31 or
+/// so children, for which the `parquet` crate reserved 16 GiB before reading any. Refused
+/// before the crate reads the footer.
+#[test]
+fn a_schema_element_with_more_children_than_the_schema_is_refused() {
+    let data = include_bytes!("data/parquet_schema_too_many_children.parquet");
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(e.to_string().contains("children in a schema of"), "{e}");
+}
