@@ -397,6 +397,7 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
                 &bytes,
                 start,
                 start + c.compressed_size() as usize,
+                limits.max_decoded_bytes,
             )?;
             let width = match c.column_type() {
                 parquet::basic::Type::BOOLEAN => 1,

@@ -236,8 +236,15 @@ fn check_schema_children(footer: &[u8]) -> Result<()> {
 }
 
 /// Checks the page headers of the column chunk `bytes[start..end]`, walked as the crate walks
-/// them: a header, then its page (`compressed_page_size`, field 3), then the next header.
-pub(crate) fn check_page_headers(bytes: &[u8], start: usize, end: usize) -> Result<()> {
+/// them: a header, then its page (`compressed_page_size`, field 3), then the next header. Each
+/// page must lie within the chunk, and its `uncompressed_page_size` (field 2, which the crate
+/// allocates before decompressing) must be at most `max_page_bytes`.
+pub(crate) fn check_page_headers(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    max_page_bytes: u64,
+) -> Result<()> {
     let chunk = &bytes[start..end];
     let mut at = 0usize;
     while at < chunk.len() {
@@ -254,10 +261,19 @@ pub(crate) fn check_page_headers(bytes: &[u8], start: usize, end: usize) -> Resu
             .map(|&(_, v)| v)
             .ok_or_else(|| w.corrupt("has no page size"))?;
         let size = usize::try_from(size).map_err(|_| w.corrupt("has a negative page size"))?;
+        if let Some(&(_, full)) = fields.iter().find(|(id, _)| *id == 2) {
+            if u64::try_from(full).map_or(true, |f| f > max_page_bytes) {
+                return Err(w.corrupt(&format!(
+                    "gives an uncompressed page size of {full} bytes (the limit is \
+                     {max_page_bytes})"
+                )));
+            }
+        }
         at = at
             .checked_add(w.pos)
             .and_then(|a| a.checked_add(size))
-            .ok_or_else(|| w.corrupt("has a page size past the column chunk"))?;
+            .filter(|&a| a <= chunk.len())
+            .ok_or_else(|| w.corrupt("has a page that ends past its column chunk"))?;
     }
     Ok(())
 }
