@@ -223,7 +223,7 @@ fn check_schema_children(footer: &[u8]) -> Result<()> {
             }
             let mut fields = Vec::new();
             w.structure(1, &mut fields)?;
-            if let Some(&(_, children)) = fields.iter().find(|(f, _)| *f == 5) {
+            if let Some(&(_, children)) = fields.iter().rev().find(|(f, _)| *f == 5) {
                 if children < 0 || children as u64 >= n {
                     return Err(w.corrupt(&format!(
                         "gives a schema element {children} children in a schema of {n} elements"
@@ -257,11 +257,12 @@ pub(crate) fn check_page_headers(
         w.structure(0, &mut fields)?;
         let size = fields
             .iter()
+            .rev()
             .find(|(id, _)| *id == 3)
             .map(|&(_, v)| v)
             .ok_or_else(|| w.corrupt("has no page size"))?;
         let size = usize::try_from(size).map_err(|_| w.corrupt("has a negative page size"))?;
-        if let Some(&(_, full)) = fields.iter().find(|(id, _)| *id == 2) {
+        if let Some(&(_, full)) = fields.iter().rev().find(|(id, _)| *id == 2) {
             if u64::try_from(full).map_or(true, |f| f > max_page_bytes) {
                 return Err(w.corrupt(&format!(
                     "gives an uncompressed page size of {full} bytes (the limit is \
