@@ -171,6 +171,81 @@ impl Walk<'_> {
     }
 }
 
+/// The structs of a page header whose fields the `parquet` crate reads by number, whatever
+/// type the bytes give them: a known field under another type is read as its own type, so
+/// the walk must refuse it or the two would part ways.
+#[derive(Clone, Copy)]
+enum Known {
+    PageHeader,
+    DataPageHeader,
+    DictionaryPageHeader,
+    DataPageHeaderV2,
+    Statistics,
+}
+
+impl Known {
+    /// The type code field `id` must have, and the struct it holds (for struct fields).
+    fn field(self, id: i64) -> Option<(u8, Option<Known>)> {
+        use Known::*;
+        Some(match (self, id) {
+            (PageHeader, 1..=4) => (I32, None),
+            (PageHeader, 5) => (STRUCT, Some(DataPageHeader)),
+            (PageHeader, 6) => (STRUCT, None),
+            (PageHeader, 7) => (STRUCT, Some(DictionaryPageHeader)),
+            (PageHeader, 8) => (STRUCT, Some(DataPageHeaderV2)),
+            (DataPageHeader, 1..=4) => (I32, None),
+            (DataPageHeader, 5) => (STRUCT, Some(Statistics)),
+            (DictionaryPageHeader, 1 | 2) => (I32, None),
+            (DictionaryPageHeader, 3) => (BOOL_TRUE, None),
+            (DataPageHeaderV2, 1..=6) => (I32, None),
+            (DataPageHeaderV2, 7) => (BOOL_TRUE, None),
+            (DataPageHeaderV2, 8) => (STRUCT, Some(Statistics)),
+            (Statistics, 1 | 2 | 5 | 6) => (BINARY, None),
+            (Statistics, 3 | 4) => (I64, None),
+            (Statistics, 7 | 8) => (BOOL_TRUE, None),
+            _ => return None,
+        })
+    }
+}
+
+impl Walk<'_> {
+    /// A struct of a known kind: as [`Walk::structure`], but a known field must have its own
+    /// type (a boolean either code).
+    fn known_struct(
+        &mut self,
+        kind: Known,
+        depth: u32,
+        fields: &mut Vec<(i64, i64)>,
+    ) -> Result<()> {
+        if depth > MAX_DEPTH {
+            return Err(self.corrupt("nests structs too deeply"));
+        }
+        let mut last = 0i64;
+        while let Some((id, ty)) = self.field_header(&mut last)? {
+            let is_bool = ty == BOOL_TRUE || ty == BOOL_FALSE;
+            if let Some((want, sub)) = kind.field(id) {
+                let same = ty == want || (is_bool && want == BOOL_TRUE);
+                if !same {
+                    return Err(self.corrupt(&format!(
+                        "gives field {id} type code {ty} where Parquet has {want}"
+                    )));
+                }
+                if let Some(sub) = sub {
+                    self.known_struct(sub, depth + 1, &mut Vec::new())?;
+                    continue;
+                }
+            }
+            if ty == I32 {
+                let z = self.varint()?;
+                fields.push((id, ((z >> 1) as i64) ^ -((z & 1) as i64)));
+            } else if !is_bool {
+                self.value(ty, depth)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Checks the footer (`FileMetaData`) of the Parquet file in `bytes`. A file too short to
 /// hold one is left to the crate, which refuses it.
 pub(crate) fn check_footer(bytes: &[u8]) -> Result<()> {
@@ -254,7 +329,7 @@ pub(crate) fn check_page_headers(
             what: "page header",
         };
         let mut fields = Vec::new();
-        w.structure(0, &mut fields)?;
+        w.known_struct(Known::PageHeader, 0, &mut fields)?;
         let size = fields
             .iter()
             .rev()
