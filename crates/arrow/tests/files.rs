@@ -654,3 +654,14 @@ fn a_page_header_field_of_another_type_is_refused_at_once() {
         "{e}"
     );
 }
+
+/// A Parquet file found by `arrow_read`'s eighth round: damaged definition levels make
+/// arrow-buffer panic ("offset + len out of bounds") under the `parquet` crate's level decoder.
+/// Not yet refused before decoding: `read_bytes` catches the panic and reports a corrupt file,
+/// which is what this test holds until a check sees it first.
+#[test]
+fn damaged_definition_levels_are_reported_as_a_corrupt_file() {
+    let data = include_bytes!("data/parquet_damaged_definition_levels.parquet");
+    let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
+    assert!(e.to_string().starts_with("corrupt Parquet file"), "{e}");
+}
