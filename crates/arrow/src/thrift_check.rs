@@ -29,6 +29,11 @@ const MAP: u8 = 11;
 const STRUCT: u8 = 12;
 const UUID: u8 = 13;
 
+/// A zigzag-encoded integer's value.
+fn zigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
 struct Walk<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -79,21 +84,7 @@ impl Walk<'_> {
     /// A struct's fields up to its stop byte; `fields` gets each top-level i32 field
     /// (number, value).
     fn structure(&mut self, depth: u32, fields: &mut Vec<(i64, i64)>) -> Result<()> {
-        if depth > MAX_DEPTH {
-            return Err(self.corrupt("nests structs too deeply"));
-        }
-        let mut last = 0i64;
-        while let Some((id, ty)) = self.field_header(&mut last)? {
-            if ty == I32 {
-                let z = self.varint()?;
-                fields.push((id, ((z >> 1) as i64) ^ -((z & 1) as i64)));
-            } else if ty == BOOL_TRUE || ty == BOOL_FALSE {
-                // A boolean field: its value is the type code.
-            } else {
-                self.value(ty, depth)?;
-            }
-        }
-        Ok(())
+        self.known_struct(None, depth, fields)
     }
 
     /// The next field's number and type code, `None` at the struct's stop byte (`last`: the
@@ -105,8 +96,7 @@ impl Walk<'_> {
         }
         let delta = i64::from(h >> 4);
         let id = if delta == 0 {
-            let z = self.varint()?;
-            ((z >> 1) as i64) ^ -((z & 1) as i64)
+            zigzag(self.varint()?)
         } else {
             *last + delta
         };
@@ -209,11 +199,11 @@ impl Known {
 }
 
 impl Walk<'_> {
-    /// A struct of a known kind: as [`Walk::structure`], but a known field must have its own
-    /// type (a boolean either code).
+    /// A struct, of a known kind or not (`None`: [`Walk::structure`]): a known field must have
+    /// its own type (a boolean either code); `fields` gets each top-level i32 field.
     fn known_struct(
         &mut self,
-        kind: Known,
+        kind: Option<Known>,
         depth: u32,
         fields: &mut Vec<(i64, i64)>,
     ) -> Result<()> {
@@ -223,7 +213,7 @@ impl Walk<'_> {
         let mut last = 0i64;
         while let Some((id, ty)) = self.field_header(&mut last)? {
             let is_bool = ty == BOOL_TRUE || ty == BOOL_FALSE;
-            if let Some((want, sub)) = kind.field(id) {
+            if let Some((want, sub)) = kind.and_then(|k| k.field(id)) {
                 let same = ty == want || (is_bool && want == BOOL_TRUE);
                 if !same {
                     return Err(self.corrupt(&format!(
@@ -231,13 +221,13 @@ impl Walk<'_> {
                     )));
                 }
                 if let Some(sub) = sub {
-                    self.known_struct(sub, depth + 1, &mut Vec::new())?;
+                    self.known_struct(Some(sub), depth + 1, &mut Vec::new())?;
                     continue;
                 }
             }
             if ty == I32 {
                 let z = self.varint()?;
-                fields.push((id, ((z >> 1) as i64) ^ -((z & 1) as i64)));
+                fields.push((id, zigzag(z)));
             } else if !is_bool {
                 self.value(ty, depth)?;
             }
@@ -329,7 +319,7 @@ pub(crate) fn check_page_headers(
             what: "page header",
         };
         let mut fields = Vec::new();
-        w.known_struct(Known::PageHeader, 0, &mut fields)?;
+        w.known_struct(Some(Known::PageHeader), 0, &mut fields)?;
         let size = fields
             .iter()
             .rev()
