@@ -434,7 +434,7 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     if estimate > limits.max_decoded_bytes {
         return Err(too_large(limits));
     }
-    check_dictionary_pages(&bytes, &meta)?;
+    check_pages(&bytes, &meta)?;
     let schema = builder.schema().clone();
     let reader = builder.with_batch_size(READ_BATCH_ROWS).build()?;
     collect(schema, reader, limits)
@@ -459,18 +459,16 @@ fn fixed_size_slots(t: &arrow_schema::DataType) -> u64 {
     }
 }
 
-/// Refuses a column chunk holding a dictionary-encoded data page before (or without) its
-/// dictionary page, or a dictionary page of no values that holds bytes. The `parquet` crate
-/// (60.x) panics on both (found by the `arrow_read` fuzz target and the damaged-file test:
-/// "Decoder for dict should have been set" where the arrow reader decodes a fixed-width
-/// column, a division by zero in its plain byte-array decoder), so each chunk's pages are
-/// walked first through the same page reader, with the same page locations, that the arrow
-/// reader will use. The walk reads every page once more (decompressing it); Parquet reading
-/// is not on a hot path here, and a file that cannot crash the reader is worth it.
-fn check_dictionary_pages(
-    bytes: &Bytes,
-    meta: &parquet::file::metadata::ParquetMetaData,
-) -> Result<()> {
+/// Walks every page of every column chunk, through the same page reader and page locations
+/// that the arrow reader will use, and refuses what the `parquet` crate (60.x) panics on
+/// rather than refusing (found by the `arrow_read` fuzz target and the damaged-file test):
+/// a dictionary-encoded data page before (or without) its dictionary page ("Decoder for dict
+/// should have been set"), a dictionary page of no values that holds bytes (a division by zero
+/// in its plain byte-array decoder), and repetition or definition levels whose runs need more
+/// bytes than the page holds (arrow-buffer's "offset + len out of bounds" under the crate's
+/// definition-level decoder). The walk reads every page once more (decompressing it); Parquet
+/// reading is not on a hot path here, and a file that cannot crash the reader is worth it.
+fn check_pages(bytes: &Bytes, meta: &parquet::file::metadata::ParquetMetaData) -> Result<()> {
     use parquet::basic::Encoding;
     use parquet::column::page::{Page, PageReader};
     use parquet::file::serialized_reader::SerializedPageReader;
@@ -485,7 +483,10 @@ fn check_dictionary_pages(
             let mut pages =
                 SerializedPageReader::new(reader.clone(), chunk, total_rows, locations)?;
             let mut have_dictionary = false;
+            let descr = chunk.column_descr();
+            let (max_rep, max_def) = (descr.max_rep_level(), descr.max_def_level());
             while let Some(page) = pages.get_next_page()? {
+                let column = || format!("column {} of row group {rg_idx}", chunk.column_path());
                 let encoding = match page {
                     Page::DictionaryPage {
                         buf, num_values, ..
@@ -494,17 +495,62 @@ fn check_dictionary_pages(
                         // byte-array decoder divide by zero.
                         if num_values == 0 && !buf.is_empty() {
                             return Err(Error::Invalid(format!(
-                                "corrupt Parquet file: the dictionary page of column {} of row \
-                                 group {} holds {} bytes for no values",
-                                chunk.column_path(),
-                                rg_idx,
+                                "corrupt Parquet file: the dictionary page of {} holds {} bytes \
+                                 for no values",
+                                column(),
                                 buf.len()
                             )));
                         }
                         have_dictionary = true;
                         continue;
                     }
-                    Page::DataPage { encoding, .. } | Page::DataPageV2 { encoding, .. } => encoding,
+                    Page::DataPage {
+                        ref buf,
+                        num_values,
+                        encoding,
+                        def_level_encoding,
+                        rep_level_encoding,
+                        ..
+                    } => {
+                        let mut rest = &buf[..];
+                        for (max, level_encoding) in
+                            [(max_rep, rep_level_encoding), (max_def, def_level_encoding)]
+                        {
+                            if max > 0 {
+                                rest = check_v1_levels(rest, max, num_values, level_encoding)
+                                    .map_err(|why| corrupt_levels(&column(), why))?;
+                            }
+                        }
+                        encoding
+                    }
+                    Page::DataPageV2 {
+                        ref buf,
+                        num_values,
+                        encoding,
+                        def_levels_byte_len,
+                        rep_levels_byte_len,
+                        ..
+                    } => {
+                        let (rep_len, def_len) =
+                            (rep_levels_byte_len as usize, def_levels_byte_len as usize);
+                        if rep_len.saturating_add(def_len) > buf.len() {
+                            return Err(corrupt_levels(
+                                &column(),
+                                format!(
+                                    "{rep_len} + {def_len} bytes of levels in a page of {}",
+                                    buf.len()
+                                ),
+                            ));
+                        }
+                        let (rep, def) = buf[..rep_len + def_len].split_at(rep_len);
+                        for (max, levels) in [(max_rep, rep), (max_def, def)] {
+                            if max > 0 {
+                                check_hybrid_levels(levels, max, num_values)
+                                    .map_err(|why| corrupt_levels(&column(), why))?;
+                            }
+                        }
+                        encoding
+                    }
                 };
                 let dictionary_encoded = matches!(
                     encoding,
@@ -512,14 +558,103 @@ fn check_dictionary_pages(
                 );
                 if dictionary_encoded && !have_dictionary {
                     return Err(Error::Invalid(format!(
-                        "corrupt Parquet file: column {} of row group {} has a dictionary-encoded \
-                         page before its dictionary page",
-                        chunk.column_path(),
-                        rg_idx
+                        "corrupt Parquet file: {} has a dictionary-encoded page before its \
+                         dictionary page",
+                        column()
                     )));
                 }
             }
         }
+    }
+    Ok(())
+}
+
+fn corrupt_levels(column: &str, why: String) -> Error {
+    Error::Invalid(format!(
+        "corrupt Parquet file: the levels of a data page of {column} are damaged ({why})"
+    ))
+}
+
+/// Bits a level of at most `max` takes.
+fn level_bits(max: i16) -> u64 {
+    u64::from(16 - (max.max(0) as u16).leading_zeros())
+}
+
+/// Checks the levels at the start of a version-1 data page body (RLE: a 4-byte length and a
+/// hybrid stream; the old BIT_PACKED: `values` packed levels) and returns the bytes after them.
+fn check_v1_levels(
+    body: &[u8],
+    max: i16,
+    values: u32,
+    encoding: parquet::basic::Encoding,
+) -> std::result::Result<&[u8], String> {
+    use parquet::basic::Encoding;
+    match encoding {
+        Encoding::RLE => {
+            let (len, rest) = body
+                .split_first_chunk::<4>()
+                .ok_or_else(|| format!("{} bytes, no level length", body.len()))?;
+            let len = u32::from_le_bytes(*len) as usize;
+            if len > rest.len() {
+                return Err(format!("{len} bytes of levels, {} left", rest.len()));
+            }
+            let (levels, rest) = rest.split_at(len);
+            check_hybrid_levels(levels, max, values)?;
+            Ok(rest)
+        }
+        #[allow(deprecated)]
+        Encoding::BIT_PACKED => {
+            // The crate slices these bytes without checking that the page holds them.
+            let len = (u64::from(values) * level_bits(max)).div_ceil(8);
+            match usize::try_from(len) {
+                Ok(len) if len <= body.len() => Ok(&body[len..]),
+                _ => Err(format!("{len} bytes of packed levels, {} left", body.len())),
+            }
+        }
+        // The crate refuses other level encodings with an error of its own.
+        _ => Ok(body),
+    }
+}
+
+/// Checks a run-length/bit-packed hybrid stream of levels: every run that the page's `values`
+/// levels reach must have its bytes. The crate's reader of definition levels takes a
+/// bit-packed run's bits without checking that they are there (arrow-buffer then panics,
+/// found by the `arrow_read` fuzz target).
+fn check_hybrid_levels(levels: &[u8], max: i16, values: u32) -> std::result::Result<(), String> {
+    let bits = level_bits(max);
+    let mut left = u64::from(values);
+    let mut at = 0usize;
+    while left > 0 && at < levels.len() {
+        let mut header = 0u64;
+        let mut shift = 0;
+        loop {
+            let Some(&b) = levels.get(at) else {
+                return Err(format!("a run header cut off at byte {at}"));
+            };
+            at += 1;
+            if shift < 64 {
+                header |= u64::from(b & 0x7f) << shift;
+            }
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        let (run, bytes) = if header & 1 == 1 {
+            let run = (header >> 1).saturating_mul(8);
+            let taken = run.min(left);
+            (run, (taken * bits).div_ceil(8))
+        } else {
+            (header >> 1, bits.div_ceil(8))
+        };
+        let here = (levels.len() - at) as u64;
+        if bytes > here {
+            return Err(format!(
+                "a run of {run} levels at byte {at} needs {bytes} bytes, {here} left"
+            ));
+        }
+        at += bytes as usize;
+        left = left.saturating_sub(run);
     }
     Ok(())
 }

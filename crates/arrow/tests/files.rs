@@ -660,8 +660,12 @@ fn a_page_header_field_of_another_type_is_refused_at_once() {
 /// Not yet refused before decoding: `read_bytes` catches the panic and reports a corrupt file,
 /// which is what this test holds until a check sees it first.
 #[test]
-fn damaged_definition_levels_are_reported_as_a_corrupt_file() {
+fn damaged_definition_levels_are_refused_before_decoding() {
     let data = include_bytes!("data/parquet_damaged_definition_levels.parquet");
     let e = read_bytes(Bytes::from_static(data), &ReadLimits::default()).unwrap_err();
-    assert!(e.to_string().starts_with("corrupt Parquet file"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("corrupt Parquet file: the levels of a data page of column"),
+        "{e}"
+    );
 }
