@@ -171,6 +171,7 @@ enum Known {
     DictionaryPageHeader,
     DataPageHeaderV2,
     Statistics,
+    SchemaElement,
 }
 
 impl Known {
@@ -193,6 +194,9 @@ impl Known {
             (Statistics, 1 | 2 | 5 | 6) => (BINARY, None),
             (Statistics, 3 | 4) => (I64, None),
             (Statistics, 7 | 8) => (BOOL_TRUE, None),
+            (SchemaElement, 1..=3 | 5..=9) => (I32, None),
+            (SchemaElement, 4) => (BINARY, None),
+            (SchemaElement, 10) => (STRUCT, None),
             _ => return None,
         })
     }
@@ -260,7 +264,10 @@ pub(crate) fn check_footer(bytes: &[u8]) -> Result<()> {
 /// The schema (`FileMetaData` field 2, a list of `SchemaElement`s) must not give an element
 /// more children (`num_children`, field 5) than the list holds: the crate reserves room for
 /// them before reading them (2^31 of them asked for 16 GiB; found by the `arrow_read` fuzz
-/// target). Called on a footer the generic walk has passed.
+/// target). The schema must be a list of structs, and each element's known fields must have
+/// their own type codes: the crate reads them as their own types whatever the codes say, so a
+/// `num_children` sent under another integer code got past the check (the ninth round's
+/// finding, a 6 GB reservation). Called on a footer the generic walk has passed.
 fn check_schema_children(footer: &[u8]) -> Result<()> {
     let mut w = Walk {
         bytes: footer,
@@ -272,22 +279,28 @@ fn check_schema_children(footer: &[u8]) -> Result<()> {
         if ty == BOOL_TRUE || ty == BOOL_FALSE {
             continue;
         }
-        if id != 2 || ty != LIST {
+        if id != 2 {
             w.value(ty, 0)?;
             continue;
+        }
+        // The crate reads field 2 as a list of schema elements whatever its type codes say.
+        if ty != LIST {
+            return Err(w.corrupt(&format!("gives the schema type code {ty}, not a list")));
         }
         let h = w.byte()?;
         let mut n = u64::from(h >> 4);
         if n == 15 {
             n = w.varint()?;
         }
+        if h & 0x0f != STRUCT {
+            return Err(w.corrupt(&format!(
+                "gives the schema's elements type code {}, not a struct",
+                h & 0x0f
+            )));
+        }
         for _ in 0..n {
-            if h & 0x0f != STRUCT {
-                w.value(h & 0x0f, 1)?;
-                continue;
-            }
             let mut fields = Vec::new();
-            w.structure(1, &mut fields)?;
+            w.known_struct(Some(Known::SchemaElement), 1, &mut fields)?;
             if let Some(&(_, children)) = fields.iter().rev().find(|(f, _)| *f == 5) {
                 if children < 0 || children as u64 >= n {
                     return Err(w.corrupt(&format!(
