@@ -92,34 +92,23 @@ enum Source {
 
 impl Source {
     /// Up to `n` more records, and the error that ended them (the records before it come
-    /// first); an empty window and no error at the end.
-    fn window(&mut self, n: usize) -> (Vec<Bytes>, Option<RecordsError>) {
+    /// first); an empty window and no error at the end. Each `group` records (a batch) share a
+    /// reference count of their own: the views of a batch's strings are counted on the batch,
+    /// not all on one count that every thread parsing the file would contend for.
+    fn window(&mut self, n: usize, group: usize) -> (Vec<Bytes>, Option<RecordsError>) {
         let mut out = Vec::with_capacity(n);
+        let group = group.max(1);
         match self {
             Source::Mapped {
                 data,
                 offset,
                 options,
             } => {
-                while out.len() < n {
-                    match next_span(data, offset, options) {
-                        Ok(Some((start, end))) => out.push(data.slice(start..end)),
-                        Ok(None) => break,
-                        Err(e) => return (out, Some(e)),
-                    }
-                }
-            }
-            Source::Reader(reader) => {
-                // Copied into one block per window: the batch's strings then share a
-                // reference count of their own.
-                let (mut block, mut ends) = (Vec::new(), Vec::with_capacity(n));
+                let mut spans = Vec::with_capacity(n.min(1 << 16));
                 let mut error = None;
-                while ends.len() < n {
-                    match reader.next_record() {
-                        Ok(Some(r)) => {
-                            block.extend_from_slice(r);
-                            ends.push(block.len());
-                        }
+                while spans.len() < n {
+                    match next_span(data, offset, options) {
+                        Ok(Some(span)) => spans.push(span),
                         Ok(None) => break,
                         Err(e) => {
                             error = Some(e);
@@ -127,11 +116,44 @@ impl Source {
                         }
                     }
                 }
-                let block = Bytes::from(block);
-                let mut start = 0;
-                for end in ends {
-                    out.push(block.slice(start..end));
-                    start = end;
+                for batch in spans.chunks(group) {
+                    let (first, last) = (batch[0].0, batch[batch.len() - 1].1);
+                    let view = Bytes::from_owner(MapView {
+                        map: data.clone(),
+                        range: first..last,
+                    });
+                    out.extend(batch.iter().map(|&(s, e)| view.slice(s - first..e - first)));
+                }
+                return (out, error);
+            }
+            Source::Reader(reader) => {
+                // Copied into one block per batch.
+                let mut error = None;
+                while out.len() < n && error.is_none() {
+                    let (mut block, mut ends) = (Vec::new(), Vec::with_capacity(group));
+                    while ends.len() < group && out.len() + ends.len() < n {
+                        match reader.next_record() {
+                            Ok(Some(r)) => {
+                                block.extend_from_slice(r);
+                                ends.push(block.len());
+                            }
+                            Ok(None) => break,
+                            Err(e) => {
+                                error = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    let short = ends.len() < group;
+                    let block = Bytes::from(block);
+                    let mut start = 0;
+                    for end in ends {
+                        out.push(block.slice(start..end));
+                        start = end;
+                    }
+                    if short {
+                        break;
+                    }
                 }
                 return (out, error);
             }
@@ -142,6 +164,18 @@ impl Source {
             }
         }
         (out, None)
+    }
+}
+
+/// A range of a mapped file, the owner of one batch's record views.
+struct MapView {
+    map: Bytes,
+    range: std::ops::Range<usize>,
+}
+
+impl AsRef<[u8]> for MapView {
+    fn as_ref(&self) -> &[u8] {
+        &self.map[self.range.clone()]
     }
 }
 
@@ -220,7 +254,7 @@ fn produce(
     let window_records = batch_size.saturating_mul(BATCHES_PER_WINDOW);
     let mut pending: VecDeque<Receiver<Vec<Result<ParsedBatch>>>> = VecDeque::new();
     loop {
-        let (mut records, error) = source.window(window_records);
+        let (mut records, error) = source.window(window_records, batch_size);
         let at_end = error.is_some() || records.len() < window_records;
         if error.is_some() {
             // As `tf.data`'s `batch`: the records of a batch the damage cut short are not

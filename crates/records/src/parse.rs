@@ -137,9 +137,40 @@ pub(crate) fn to_tensor(values: Values, shape: &[i64]) -> Result<Tensor> {
     let t = match values {
         Values::Float(v) => Tensor::from_vec(v, shape),
         Values::Int64(v) => Tensor::from_vec(v, shape),
-        Values::Bytes(v) => Tensor::from_vec(v.into_iter().map(TString::from).collect(), shape),
+        Values::Bytes(v) => Tensor::from_vec(own_strings(&v.iter().collect::<Vec<_>>()), shape),
     };
     t.map_err(|e| RecordsError::invalid(e.to_string()))
+}
+
+/// Strings shorter than this are copied into one block per output; longer ones stay views of
+/// the records they came from.
+const OWNED_STRING_BYTES: usize = 256;
+
+/// The strings of an output. The parsed values are views of the records (often of one mapped
+/// file, whose single reference count every view shares): short ones are copied into one block
+/// of the output's own, so that an output does not keep a whole file alive for a few tags, and
+/// so that building and dropping many small strings on different threads does not contend on
+/// that one count. Long ones (images, nested records) stay views: copying them would cost more.
+fn own_strings(values: &[&Bytes]) -> Vec<TString> {
+    let short = |b: &Bytes| b.len() < OWNED_STRING_BYTES;
+    let total: usize = values.iter().filter(|b| short(b)).map(|b| b.len()).sum();
+    let mut block = Vec::with_capacity(total);
+    for b in values.iter().filter(|b| short(b)) {
+        block.extend_from_slice(b);
+    }
+    let block = Bytes::from(block);
+    let mut at = 0;
+    values
+        .iter()
+        .map(|&b| {
+            if short(b) {
+                at += b.len();
+                TString::from(block.slice(at - b.len()..at))
+            } else {
+                TString::from(b.clone())
+            }
+        })
+        .collect()
 }
 
 pub(crate) fn empty_values(kind: Kind) -> Values {
@@ -615,23 +646,31 @@ fn parse_dense_fast(
     if chosen.is_empty() {
         return Ok(None);
     }
-    let mut float_outs: Vec<Vec<f32>> = Vec::new();
-    let mut int_outs: Vec<Vec<i64>> = Vec::new();
-    for &(_, _, n, kind) in &chosen {
-        match kind {
-            Kind::Float => float_outs.push(vec![0.0; n * b]),
-            _ => int_outs.push(vec![0; n * b]),
-        }
+    // The outputs come from the CPU allocator, whose free-block cache hands a batch the blocks
+    // of the batches before it: no fresh pages to fault in and clear for every batch.
+    let mut outputs = Vec::with_capacity(chosen.len());
+    for &(si, _, _, kind) in &chosen {
+        let FeatureSpec::FixedLen { shape, .. } = &specs[si].1 else {
+            unreachable!("only FixedLen specs are chosen")
+        };
+        let mut dims = vec![b as i64];
+        dims.extend_from_slice(shape);
+        let dtype = match kind {
+            Kind::Float => DataType::FLOAT,
+            _ => DataType::INT64,
+        };
+        outputs.push(
+            Tensor::new(dtype, dims.as_slice())
+                .map_err(|e| RecordsError::invalid(e.to_string()))?,
+        );
     }
     let (chunks, anomaly) = {
-        let (mut fi, mut ii) = (float_outs.iter_mut(), int_outs.iter_mut());
         let mut fast: Vec<FastOut<'_>> = Vec::with_capacity(chosen.len());
-        for (&(_, slot, n, kind), d) in chosen.iter().zip(&defaults) {
+        for ((&(_, slot, n, kind), d), t) in chosen.iter().zip(&defaults).zip(&mut outputs) {
+            let fresh = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
             let out = match kind {
-                Kind::Float => {
-                    FastSlice::Float(fi.next().map(|v| v.as_mut_slice()).unwrap_or_default())
-                }
-                _ => FastSlice::Int64(ii.next().map(|v| v.as_mut_slice()).unwrap_or_default()),
+                Kind::Float => FastSlice::Float(t.as_mut_slice::<f32>().map_err(fresh)?),
+                _ => FastSlice::Int64(t.as_mut_slice::<i64>().map_err(fresh)?),
             };
             fast.push(FastOut {
                 slot,
@@ -650,19 +689,9 @@ fn parse_dense_fast(
         chunks,
         rows: b,
     };
-    let (mut fi, mut ii) = (float_outs.into_iter(), int_outs.into_iter());
     let mut fast_results: Vec<Option<Parsed>> = specs.iter().map(|_| None).collect();
-    for &(si, _, _, kind) in &chosen {
-        let FeatureSpec::FixedLen { shape, .. } = &specs[si].1 else {
-            continue;
-        };
-        let mut dims = vec![b as i64];
-        dims.extend_from_slice(shape);
-        let values = match kind {
-            Kind::Float => Values::Float(fi.next().unwrap_or_default()),
-            _ => Values::Int64(ii.next().unwrap_or_default()),
-        };
-        fast_results[si] = Some(Parsed::Dense(to_tensor(values, &dims)?));
+    for (&(si, ..), t) in chosen.iter().zip(outputs) {
+        fast_results[si] = Some(Parsed::Dense(t));
     }
     let mut out = Vec::with_capacity(specs.len());
     for ((name, spec), fast) in specs.iter().zip(fast_results) {
@@ -970,6 +999,8 @@ pub(crate) fn build(
             let col = column(rows, plan.slot(name), name, kind, names, type_mismatch_var)?;
             let mut indices = Vec::new();
             let mut out = empty_values(kind);
+            // Strings are gathered by reference and copied once, into the output.
+            let mut strings: Vec<&Bytes> = Vec::new();
             let mut max_len = 0usize;
             for (i, v) in col.iter().enumerate() {
                 if let Some(v) = v {
@@ -977,14 +1008,22 @@ pub(crate) fn build(
                         indices.push(i as i64);
                         indices.push(j as i64);
                     }
-                    extend(&mut out, *v, 0..v.len());
+                    match v {
+                        VRef::Bytes(s) => strings.extend(s.iter()),
+                        _ => extend(&mut out, *v, 0..v.len()),
+                    }
                     max_len = max_len.max(v.len());
                 }
             }
             let n = (indices.len() / 2) as i64;
+            let values = if kind == Kind::Bytes {
+                Tensor::from_vec(own_strings(&strings), [n].as_slice()).map_err(bad)?
+            } else {
+                to_tensor(out, &[n])?
+            };
             Ok(Parsed::Sparse {
                 indices: Tensor::from_vec(indices, [n, 2].as_slice()).map_err(bad)?,
-                values: to_tensor(out, &[n])?,
+                values,
                 dense_shape: Tensor::vector(&[batch, max_len as i64]),
             })
         }
