@@ -52,7 +52,7 @@ echo "   ($((SECONDS - started)) s so far)"
 # again at each lower level, so that every path is checked on one machine
 # (tensorcast_buffer::simd::level). The kernels crate's ops (math, reductions, linear algebra,
 # nn, data movement) have one path and are not rerun.
-simd_files="bitcast,broadcast,cast,elementwise,ops_binary,graph_shape_inference,graph_run_errors,graph_def"
+simd_files="bitcast,broadcast,cast,elementwise,ops_binary,ops_math,ops_reduce,graph_shape_inference,graph_run_errors,graph_def"
 for simd in avx2 baseline; do
   echo "== core tests, the kernels crate's SIMD-path tests and conformance with TENSORCAST_SIMD=$simd"
   TENSORCAST_SIMD=$simd cargo test --release -q -p tensorcast-core -p tensorcast-buffer
