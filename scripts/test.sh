@@ -48,10 +48,10 @@ cargo test --release --workspace
 echo "   ($((SECONDS - started)) s so far)"
 # The element-wise loops run compiled for the best vector instructions the CPU has (AVX-512,
 # AVX2, SSE2); the buffer, core and kernels crates' tests and the conformance vectors of the
-# ops that take those paths (bitcast, broadcast, cast, the element-wise and binary ops, and
-# graph runs of them) run again at each lower level, so that every path is checked on one
-# machine (tensorcast_buffer::simd::level).
-simd_files="bitcast,broadcast,cast,elementwise,ops_binary,graph_shape_inference,graph_run_errors,graph_def"
+# ops that take those paths (bitcast, broadcast, cast, the element-wise and binary ops, unary
+# math, reductions, and graph runs of them) run again at each lower level, so that every path
+# is checked on one machine (tensorcast_buffer::simd::level).
+simd_files="bitcast,broadcast,cast,elementwise,ops_binary,ops_math,ops_reduce,graph_shape_inference,graph_run_errors,graph_def"
 # The reruns use the test binaries `cargo test --release --workspace` just built: `cargo test -p`
 # on a few crates would build them again under another feature set (minutes in a fresh tree).
 simd_crates="crates/buffer crates/core crates/kernels"

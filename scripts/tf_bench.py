@@ -2,6 +2,7 @@
 tensorcast's numbers can be compared with TensorFlow's measured in the same session.
 
     python3 scripts/tf_bench.py            # prints one JSON object like the bench report
+    python3 scripts/tf_bench.py --math     # only the reductions and unary functions
 
 The element-wise workloads also time numpy (`np_*`) on the same shapes, and numpy's own copy
 of the same bytes (`np_memcpy_*`), so that every figure can be read as a ratio.
@@ -27,6 +28,22 @@ def median_time(fn, runs=7):
     return statistics.median(samples)
 
 res = {}
+if "--math" in sys.argv:
+    # Reductions and unary functions (benches/src/math.rs): a 64 MiB f32 tensor [4096, 4096],
+    # Sum/Mean over all axes, along rows (axis 1) and along columns (axis 0); Exp, Tanh,
+    # Sigmoid element by element. numpy's copy of the same bytes is the baseline.
+    m = np.random.default_rng(5).standard_normal((4096, 4096)).astype(np.float32)
+    tm = tf.constant(m)
+    MiB64 = 64 << 20
+    res["np_memcpy_64MiB"] = {"seconds": median_time(lambda: m.copy()), "bytes": MiB64}
+    for op, fn in [("sum", tf.raw_ops.Sum), ("mean", tf.raw_ops.Mean)]:
+        for where, axes in [("all", [0, 1]), ("rows", [1]), ("cols", [0])]:
+            ax = tf.constant(axes, tf.int32)
+            res[f"tf_{op}_{where}_64MiB"] = {"seconds": median_time(lambda: fn(input=tm, axis=ax, keep_dims=False)), "bytes": MiB64}
+    for op, fn in [("exp", tf.raw_ops.Exp), ("tanh", tf.raw_ops.Tanh), ("sigmoid", tf.raw_ops.Sigmoid)]:
+        res[f"tf_{op}_64MiB"] = {"seconds": median_time(lambda: fn(x=tm)), "bytes": MiB64}
+    print(json.dumps(res))
+    sys.exit(0)
 # The linear-algebra and convolution workloads of the report (benches/src/linalg.rs), same
 # shapes: MatMul f32 1024^3, Conv2D 3x3 SAME 8x56x56x64 -> 64, depthwise 3x3, MaxPool 3x3/2.
 # `--ops`: only these.

@@ -17,6 +17,7 @@ mod cast;
 mod elementwise;
 pub mod graph;
 mod linalg;
+mod math;
 mod proto;
 
 /// One workload's result.
@@ -196,6 +197,7 @@ pub fn run_all_with(mut r: Runner) -> Vec<Measurement> {
     elementwise::run(&mut r);
     graph::run(&mut r);
     linalg::run(&mut r);
+    math::run(&mut r);
     proto::run(&mut r);
     r.results
 }

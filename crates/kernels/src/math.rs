@@ -43,9 +43,15 @@
 //! # Ok::<(), tensorcast_core::Error>(())
 //! ```
 
+use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 use rayon::prelude::*;
+use tensorcast_buffer::simd::{vectorized, vectorized_wide};
+use tensorcast_buffer::{cpu_allocator_ref, Writer};
+use tensorcast_core::x86::daz32;
 use tensorcast_core::{Complex32, Complex64, DataType, Error, Result, Tensor};
+
+use crate::unary::vector;
 
 /// The unary ops of this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -522,6 +528,107 @@ fn map<T: Copy + Send + Sync, U: Send>(x: &[T], f: impl Fn(T) -> U + Sync + Send
     }
 }
 
+/// Elements per staging block of [`map_blocks`] (4 KiB of `float`: source, staging block and
+/// the stream of output stay in L1).
+const BLOCK: usize = 1024;
+/// Elements from which [`map_blocks`] splits the work over the rayon pool, and the size of
+/// each piece.
+const PARALLEL_MIN: usize = 1 << 16;
+const PIECE: usize = 1 << 15;
+
+/// A new `dtype` tensor of `shape` whose elements are `kernel(src_block, out_block)` over
+/// `x`, a block of [`BLOCK`] elements at a time: each block is computed into an L1-sized
+/// staging block and written out from there (streaming stores for large outputs), into memory
+/// from the CPU allocator (which reuses freed blocks); on every core past [`PARALLEL_MIN`]
+/// elements.
+fn map_blocks<S, D>(
+    x: &[S],
+    dtype: DataType,
+    shape: &tensorcast_core::TensorShape,
+    kernel: impl Fn(&[S], &mut [D]) + Sync,
+) -> Result<Tensor>
+where
+    S: Copy + Sync,
+    D: bytemuck::Pod + Send,
+{
+    let body = |w: &mut Writer<'_>, src: &[S]| {
+        let mut buf = [D::zeroed(); BLOCK];
+        for c in src.chunks(BLOCK) {
+            let o = &mut buf[..c.len()];
+            kernel(c, o);
+            w.put_slice(bytemuck::cast_slice(o));
+        }
+    };
+    Tensor::from_writer(cpu_allocator_ref(), dtype, shape, |w| {
+        if x.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
+            let size = std::mem::size_of::<D>();
+            w.par_chunks(PIECE * size, |i, cw| {
+                let lo = i * PIECE;
+                body(cw, &x[lo..(lo + PIECE).min(x.len())]);
+            });
+        } else {
+            body(w, x);
+        }
+    })
+}
+
+/// `out[i] = f(x[i])` compiled for the CPU's SIMD level: AVX-512 where there is one for the
+/// loops bound by computation (`wide`), AVX2 otherwise.
+#[inline(always)]
+fn each<S: Copy, D>(x: &[S], out: &mut [D], wide: bool, f: impl Fn(S) -> D) {
+    let run = || {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = f(v);
+        }
+    };
+    if wide {
+        vectorized_wide(run)
+    } else {
+        vectorized(run)
+    }
+}
+
+/// `op` over a block of `float`s, with TensorFlow's denormal rules (see [`f32_flushed`]): the
+/// op is chosen once per block, and each op's loop is vectorised (the transcendental functions
+/// `Exp`, `Tanh` and `Sigmoid` through [`vector`]; the other libm functions stay calls).
+fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32]) {
+    // Flush a subnormal input and a subnormal result (DAZ and FTZ).
+    macro_rules! flushed {
+        ($wide:expr, $f:expr) => {
+            each(x, out, $wide, |v: f32| daz32($f(daz32(v))))
+        };
+    }
+    match op {
+        UnaryOp::Neg => each(x, out, false, |v: f32| -v),
+        UnaryOp::Abs => each(x, out, false, f32::abs),
+        // TensorFlow's `Sign` of a subnormal is its magnitude (recorded).
+        UnaryOp::Sign => each(x, out, false, |v: f32| {
+            if v.is_subnormal() {
+                v.abs()
+            } else {
+                f32_op(UnaryOp::Sign, v)
+            }
+        }),
+        UnaryOp::Exp => flushed!(true, vector::exp32),
+        UnaryOp::Tanh => flushed!(true, vector::tanh32),
+        UnaryOp::Sigmoid => flushed!(true, vector::sigmoid32),
+        UnaryOp::Relu => flushed!(false, |v| f32_op(UnaryOp::Relu, v)),
+        UnaryOp::Relu6 => flushed!(false, |v| f32_op(UnaryOp::Relu6, v)),
+        UnaryOp::Square => flushed!(false, |v| f32_op(UnaryOp::Square, v)),
+        UnaryOp::Sqrt => flushed!(false, f32::sqrt),
+        UnaryOp::Rsqrt => flushed!(false, |v: f32| 1.0 / v.sqrt()),
+        UnaryOp::Reciprocal => flushed!(false, |v: f32| 1.0 / v),
+        UnaryOp::Floor => flushed!(false, f32::floor),
+        UnaryOp::Ceil => flushed!(false, f32::ceil),
+        UnaryOp::Round => flushed!(false, f32::round_ties_even),
+        other => {
+            for (o, &v) in out.iter_mut().zip(x) {
+                *o = f32_flushed(other, v);
+            }
+        }
+    }
+}
+
 /// The integer types with CPU kernels.
 const STD_INTS: &[DataType] = &[
     DataType::INT8,
@@ -551,23 +658,42 @@ macro_rules! int_map {
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let shape = x.shape().clone();
     match x.dtype() {
-        DataType::FLOAT => {
-            Tensor::from_vec(map(x.as_slice::<f32>()?, |v| f32_flushed(op, v)), shape)
-        }
-        DataType::DOUBLE => {
-            Tensor::from_vec(map(x.as_slice::<f64>()?, |v| f64_flushed(op, v)), shape)
-        }
-        DataType::HALF => Tensor::from_vec(
-            map(x.as_slice::<f16>()?, |v| {
-                f16::from_f32(f32_flushed(op, v.to_f32()))
-            }),
-            shape,
+        DataType::FLOAT => map_blocks(x.as_slice::<f32>()?, DataType::FLOAT, &shape, |c, o| {
+            f32_block(op, c, o)
+        }),
+        DataType::DOUBLE => map_blocks(x.as_slice::<f64>()?, DataType::DOUBLE, &shape, |c, o| {
+            for (o, &v) in o.iter_mut().zip(c) {
+                *o = f64_flushed(op, v);
+            }
+        }),
+        // Computed in `float` and rounded once, as TensorFlow's kernels do.
+        DataType::HALF => map_blocks(
+            x.as_slice::<f16>()?,
+            DataType::HALF,
+            &shape,
+            |c, o: &mut [f16]| {
+                let mut wide = [0f32; BLOCK];
+                let wide = &mut wide[..c.len()];
+                c.convert_to_f32_slice(wide);
+                let mut r = [0f32; BLOCK];
+                let r = &mut r[..c.len()];
+                f32_block(op, wide, r);
+                o.convert_from_f32_slice(r);
+            },
         ),
-        DataType::BFLOAT16 => Tensor::from_vec(
-            map(x.as_slice::<bf16>()?, |v| {
-                bf16::from_f32(f32_flushed(op, v.to_f32()))
-            }),
-            shape,
+        DataType::BFLOAT16 => map_blocks(
+            x.as_slice::<bf16>()?,
+            DataType::BFLOAT16,
+            &shape,
+            |c, o: &mut [bf16]| {
+                let mut wide = [0f32; BLOCK];
+                let wide = &mut wide[..c.len()];
+                c.convert_to_f32_slice(wide);
+                let mut r = [0f32; BLOCK];
+                let r = &mut r[..c.len()];
+                f32_block(op, wide, r);
+                o.convert_from_f32_slice(r);
+            },
         ),
         d if STD_INTS.contains(&d) && op.integer(d) => match d {
             DataType::INT8 => int_map!(op, x, shape, i8),

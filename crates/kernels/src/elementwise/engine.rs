@@ -29,6 +29,13 @@ const CHUNK_MAX_BYTES: usize = 4 << 20;
 const CHUNK_MIN_BYTES: usize = 256 << 10;
 /// Outputs up to this many 8-byte words stage on the stack.
 const SMALL_WORDS: usize = 32;
+/// A broadcast row of at least this many bytes is read in column tiles across bands of output
+/// rows ([`Plan::bands`]): the row no longer fits in L1 beside the other operand's stream.
+const ROW_BLOCK_MIN_BYTES: usize = 16 << 10;
+/// Output rows per band, and elements per column tile (8 KiB of `float` row stays in L1
+/// while [`BAND_ROWS`] rows of the other operand stream past it).
+const BAND_ROWS: usize = 4;
+const TILE_ELEMS: usize = 2048;
 
 /// One input: its elements and how the output's index space reads them.
 #[derive(Clone, Copy)]
@@ -148,7 +155,16 @@ where
         dims: dims_ref,
         tail_start: n - k.tail_len.min(n),
         k: &k,
+        banded: false,
     };
+    // A row broadcast against a matrix (`[R, W]` with one operand's rows all the same row),
+    // wide enough that the row spills out of L1: read in tiles across bands of rows.
+    let banded = dims_ref.len() == 2
+        && sa[1] == 1
+        && sb[1] == 1
+        && (sa[0] == 0) != (sb[0] == 0)
+        && dims_ref[1] * std::mem::size_of::<T>() >= ROW_BLOCK_MIN_BYTES;
+    let plan = Plan { banded, ..plan };
     let work = n * osize.max(std::mem::size_of::<T>());
     Tensor::from_writer(allocator, out_dtype, out_shape, |w| {
         let threads = rayon::current_num_threads();
@@ -245,6 +261,8 @@ struct Plan<'p, T, F, G, H, S> {
     dims: &'p [usize],
     tail_start: usize,
     k: &'p Kernel<F, G, H, S>,
+    /// Whole output rows go through [`Plan::bands`] (see [`ROW_BLOCK_MIN_BYTES`]).
+    banded: bool,
 }
 
 impl<T, O, F, G, H, S> Plan<'_, T, F, G, H, S>
@@ -274,18 +292,74 @@ where
             &mut heap
         };
         let mut stage = Stage { buf, used: 0 };
+        // Banded: the whole rows below the tail go through `bands`, the rest as usual.
+        let (mut b0, mut b1) = (hi, hi);
+        if self.banded {
+            let width = self.dims[1];
+            let (r0, r1) = (lo.div_ceil(width), hi.min(self.tail_start) / width);
+            if r0 < r1 {
+                (b0, b1) = (r0 * width, r1 * width);
+            }
+        }
+        self.plain(w, &mut stage, lo, b0);
+        stage.flush(w);
+        if b0 < b1 {
+            self.bands(w, b0 / self.dims[1], b1 / self.dims[1]);
+        }
+        self.plain(w, &mut stage, b1, hi);
+        stage.flush(w);
+    }
+
+    /// Elements `lo..hi` through the staging block: `main` (or `fast`) up to the tail, `tail`
+    /// after.
+    fn plain<M: Flag>(&self, w: &mut Writer<'_>, stage: &mut Stage<'_, O>, lo: usize, hi: usize)
+    where
+        S: Fn(&T, &T, &O) -> M,
+    {
         let split = self.tail_start.clamp(lo, hi);
         self.walk(
             w,
-            &mut stage,
+            stage,
             lo,
             split,
             &self.k.main,
             &self.k.fast,
             &self.k.special,
         );
-        self.walk(w, &mut stage, split, hi, &self.k.tail, &self.k.tail, &never);
-        stage.flush(w);
+        self.walk(w, stage, split, hi, &self.k.tail, &self.k.tail, &never);
+    }
+
+    /// Output rows `r0..r1` of a banded plan (none in the tail): [`BAND_ROWS`] rows at a time,
+    /// computed a column tile of [`TILE_ELEMS`] at a time across the band's rows (so the
+    /// broadcast row's tile is read from L1 by all of them, and the other operand is read as
+    /// that many streams at once) into a staging band, which is then written out in order.
+    fn bands<M: Flag>(&self, w: &mut Writer<'_>, r0: usize, r1: usize)
+    where
+        S: Fn(&T, &T, &O) -> M,
+    {
+        let width = self.dims[1];
+        let mut band = vec![O::zeroed(); BAND_ROWS.min(r1 - r0) * width];
+        let mut r = r0;
+        while r < r1 {
+            let rows = BAND_ROWS.min(r1 - r);
+            let band = &mut band[..rows * width];
+            let mut c = 0;
+            while c < width {
+                let k = TILE_ELEMS.min(width - c);
+                for i in 0..rows {
+                    let pa = self.a0 + (r + i) * self.sa[0] + c;
+                    let pb = self.b0 + (r + i) * self.sb[0] + c;
+                    let out = &mut band[i * width + c..i * width + c + k];
+                    let (x, y) = (&self.a[pa..pa + k], &self.b[pb..pb + k]);
+                    if simd::<T, _>(|| both(out, x, y, &self.k.fast, &self.k.special)) {
+                        simd::<T, _>(|| both(out, x, y, &self.k.main, &never));
+                    }
+                }
+                c += k;
+            }
+            w.put_slice(bytemuck::cast_slice(band));
+            r += rows;
+        }
     }
 
     /// Elements `lo..hi`, computed with `f` (or `fast` where `special` allows).

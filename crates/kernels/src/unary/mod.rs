@@ -2,5 +2,6 @@
 //! and the selection ops `Select`/`SelectV2`.
 
 mod select;
+pub(crate) mod vector;
 
 pub use select::{select, select_shape, select_v2, select_v2_shape};

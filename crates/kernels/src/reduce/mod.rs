@@ -16,6 +16,12 @@
 //! wrapped sum for 32- and 64-bit ones). `Max`/`Min` propagate NaN and are exact; an empty
 //! `Max` is `-inf` (the type's lowest for integers).
 //!
+//! The loops (`engine`) bring the axes to their shortest form and run all-axes, along-rows
+//! and along-columns reductions (and kept-reduced-kept ones) as vectorised loops at the CPU's
+//! SIMD level (`TENSORCAST_SIMD` lowers it), split across the cores from 256 Ki elements; the
+//! order of a floating sum's additions differs from TensorFlow's tree (and with the split),
+//! which the `double` accumulator keeps well inside the bound above.
+//!
 //! ```
 //! use tensorcast_core::{Tensor, TensorShape};
 //! use tensorcast_kernels::reduce::{reduce, Reduction};
@@ -26,6 +32,9 @@
 //! # Ok::<(), tensorcast_core::Error>(())
 //! ```
 
+mod engine;
+
+use engine::Fold;
 use half::{bf16, f16};
 use tensorcast_core::{
     Complex32, Complex64, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape,
@@ -149,102 +158,139 @@ fn out_dims(dims: &[i64], reduced: &[bool], keep: bool) -> Vec<i64> {
         .collect()
 }
 
-/// Folds each output element's inputs: `init`, then `step(acc, x)` over the reduced
-/// elements in row-major order, then `finish(acc, count)`.
-fn fold<T: Copy, A: Copy>(
+/// `Max`'s step: the larger, NaN once either is NaN (a tie keeps `a`).
+#[inline(always)]
+fn max_nan(a: f64, v: f64) -> f64 {
+    if v > a || v.is_nan() {
+        v
+    } else {
+        a
+    }
+}
+
+/// `Min`'s step: the smaller, NaN once either is NaN (a tie keeps `a`).
+#[inline(always)]
+fn min_nan(a: f64, v: f64) -> f64 {
+    if v < a || v.is_nan() {
+        v
+    } else {
+        a
+    }
+}
+
+/// A floating reduction of `x` (each element widened to `double` by `wide`) in `double`.
+fn float_reduce<T: Copy + Sync>(
+    op: Reduction,
     x: &[T],
     dims: &[i64],
     reduced: &[bool],
-    init: A,
-    step: impl Fn(A, T) -> A,
-) -> Vec<A> {
-    let rank = dims.len();
-    // Output strides over the kept dims, in input order.
-    let mut out_len = 1usize;
-    let mut out_stride = vec![0usize; rank];
-    for d in (0..rank).rev() {
-        if !reduced[d] {
-            out_stride[d] = out_len;
-            out_len *= dims[d] as usize;
+    count: i64,
+    wide: impl Fn(T) -> f64 + Sync + Copy,
+) -> Vec<f64> {
+    let add = |a: f64, b: f64| a + b;
+    let mul = |a: f64, b: f64| a * b;
+    match op {
+        Reduction::Sum | Reduction::Mean => {
+            let step = move |a: f64, v: T| a + wide(v);
+            let merge = add;
+            let s = engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init: 0.0,
+                    step,
+                    merge,
+                },
+            );
+            if op == Reduction::Mean {
+                s.into_iter().map(|s| s / count as f64).collect()
+            } else {
+                s
+            }
+        }
+        Reduction::Prod => {
+            let step = move |a: f64, v: T| a * wide(v);
+            engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init: 1.0,
+                    step,
+                    merge: mul,
+                },
+            )
+        }
+        Reduction::Max => {
+            let step = move |a: f64, v: T| max_nan(a, wide(v));
+            let init = f64::NEG_INFINITY;
+            engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init,
+                    step,
+                    merge: max_nan,
+                },
+            )
+        }
+        _ => {
+            let step = move |a: f64, v: T| min_nan(a, wide(v));
+            let init = f64::INFINITY;
+            engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init,
+                    step,
+                    merge: min_nan,
+                },
+            )
         }
     }
-    let mut acc = vec![init; out_len];
-    if x.is_empty() {
-        return acc;
-    }
-    let mut idx = vec![0usize; rank];
-    let mut o = 0usize;
-    for &v in x {
-        acc[o] = step(acc[o], v);
-        // Advance the row-major index and the output offset with it.
-        for d in (0..rank).rev() {
-            idx[d] += 1;
-            o += out_stride[d];
-            if idx[d] < dims[d] as usize {
-                break;
-            }
-            o -= out_stride[d] * idx[d];
-            idx[d] = 0;
-        }
-    }
-    acc
 }
 
-fn float_reduce(op: Reduction, x: &[f64], dims: &[i64], reduced: &[bool]) -> Vec<f64> {
-    let count: i64 = dims
-        .iter()
-        .zip(reduced)
-        .filter(|(_, &r)| r)
-        .map(|(&d, _)| d)
-        .product();
-    match op {
-        Reduction::Sum => fold(x, dims, reduced, 0.0, |a, v| a + v),
-        Reduction::Mean => fold(x, dims, reduced, 0.0, |a, v| a + v)
-            .into_iter()
-            .map(|s| s / count as f64)
-            .collect(),
-        Reduction::Prod => fold(x, dims, reduced, 1.0, |a, v| a * v),
-        Reduction::Max => fold(x, dims, reduced, f64::NEG_INFINITY, |a: f64, v: f64| {
-            if a.is_nan() || v.is_nan() {
-                f64::NAN
-            } else {
-                a.max(v)
-            }
-        }),
-        _ => fold(x, dims, reduced, f64::INFINITY, |a: f64, v: f64| {
-            if a.is_nan() || v.is_nan() {
-                f64::NAN
-            } else {
-                a.min(v)
-            }
-        }),
-    }
-}
-
-/// An integer reduction in `i128` (sums and products wrap once truncated to the type).
-fn int_reduce(op: Reduction, x: &[i128], dims: &[i64], reduced: &[bool]) -> Vec<i128> {
-    match op {
-        Reduction::Sum | Reduction::Mean => fold(x, dims, reduced, 0i128, |a, v| a.wrapping_add(v)),
-        Reduction::Prod => fold(x, dims, reduced, 1i128, |a, v| a.wrapping_mul(v)),
-        Reduction::Max => fold(x, dims, reduced, i128::MIN, |a: i128, v| a.max(v)),
-        _ => fold(x, dims, reduced, i128::MAX, |a: i128, v| a.min(v)),
-    }
-}
-
-/// A complex reduction (`Sum`, `Mean`, `Prod`) in `complex128`.
-fn complex_reduce(
+/// A complex reduction (`Sum`, `Mean`, `Prod`) in `complex128`, each element widened by
+/// `wide`.
+fn complex_reduce<T: Copy + Sync>(
     op: Reduction,
-    x: &[(f64, f64)],
+    x: &[T],
     dims: &[i64],
     reduced: &[bool],
     count: i64,
+    wide: impl Fn(T) -> (f64, f64) + Sync + Copy,
 ) -> Vec<(f64, f64)> {
+    let cmul = |a: (f64, f64), v: (f64, f64)| (a.0 * v.0 - a.1 * v.1, a.0 * v.1 + a.1 * v.0);
+    let cadd = |a: (f64, f64), v: (f64, f64)| (a.0 + v.0, a.1 + v.1);
     match op {
-        Reduction::Prod => fold(x, dims, reduced, (1.0, 0.0), |a, v| {
-            (a.0 * v.0 - a.1 * v.1, a.0 * v.1 + a.1 * v.0)
-        }),
+        Reduction::Prod => {
+            let step = move |a, v: T| cmul(a, wide(v));
+            engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init: (1.0, 0.0),
+                    step,
+                    merge: cmul,
+                },
+            )
+        }
         _ => {
-            let s = fold(x, dims, reduced, (0.0, 0.0), |a, v| (a.0 + v.0, a.1 + v.1));
+            let step = move |a, v: T| cadd(a, wide(v));
+            let s = engine::run(
+                x,
+                dims,
+                reduced,
+                &Fold {
+                    init: (0.0, 0.0),
+                    step,
+                    merge: cadd,
+                },
+            );
             if op == Reduction::Mean {
                 let c = count as f64;
                 s.into_iter().map(|(re, im)| (re / c, im / c)).collect()
@@ -255,40 +301,93 @@ fn complex_reduce(
     }
 }
 
-/// The largest and smallest values of an integer type, the starting points of `Max`/`Min`.
+/// An integer reduction: `Max`/`Min` in the type; sums and products in 64 bits, wrapping
+/// (the low bits of a wrapped 64-bit sum or product are those of the type's own), then
+/// truncated to the type.
 macro_rules! int_case {
     ($op:expr, $x:expr, $dims:expr, $reduced:expr, $count:expr, $shape:expr, $t:ty) => {{
-        let v: Vec<i128> = $x
-            .as_slice::<$t>()?
-            .iter()
-            .map(|&a| i128::from(a))
-            .collect();
-        let r = int_reduce($op, &v, $dims, $reduced);
-        let out: Vec<$t> = r
-            .into_iter()
-            .map(|a| match $op {
-                Reduction::Max if a == i128::MIN => <$t>::MIN,
-                Reduction::Min if a == i128::MAX => <$t>::MAX,
-                // 8- and 16-bit types: the exact sum divided by the count, truncated
-                // (TensorFlow accumulates them in a wider type); 32- and 64-bit types: the
-                // sum wrapped in the type, then divided.
-                Reduction::Mean => {
-                    if $count == 0 {
-                        0
-                    } else if std::mem::size_of::<$t>() <= 2 {
-                        (a / i128::from($count)) as $t
-                    } else {
-                        let c = $count as $t;
-                        if c == 0 {
+        let x = $x.as_slice::<$t>()?;
+        let (dims, reduced) = ($dims, $reduced);
+        let out: Vec<$t> = match $op {
+            Reduction::Max => {
+                let m = |a: $t, b: $t| a.max(b);
+                engine::run(
+                    x,
+                    dims,
+                    reduced,
+                    &Fold {
+                        init: <$t>::MIN,
+                        step: m,
+                        merge: m,
+                    },
+                )
+            }
+            Reduction::Min => {
+                let m = |a: $t, b: $t| a.min(b);
+                engine::run(
+                    x,
+                    dims,
+                    reduced,
+                    &Fold {
+                        init: <$t>::MAX,
+                        step: m,
+                        merge: m,
+                    },
+                )
+            }
+            Reduction::Prod => {
+                let step = |a: i64, v: $t| a.wrapping_mul(v as i64);
+                let merge = |a: i64, b: i64| a.wrapping_mul(b);
+                engine::run(
+                    x,
+                    dims,
+                    reduced,
+                    &Fold {
+                        init: 1,
+                        step,
+                        merge,
+                    },
+                )
+                .into_iter()
+                .map(|a| a as $t)
+                .collect()
+            }
+            op => {
+                let step = |a: i64, v: $t| a.wrapping_add(v as i64);
+                let merge = |a: i64, b: i64| a.wrapping_add(b);
+                let sums = engine::run(
+                    x,
+                    dims,
+                    reduced,
+                    &Fold {
+                        init: 0,
+                        step,
+                        merge,
+                    },
+                );
+                sums.into_iter()
+                    .map(|a| {
+                        if op != Reduction::Mean {
+                            a as $t
+                        } else if $count == 0 {
                             0
+                        } else if std::mem::size_of::<$t>() <= 2 {
+                            // 8- and 16-bit types: the exact sum (64 bits hold it) divided by
+                            // the count, truncated (TensorFlow accumulates them wider).
+                            (a / $count) as $t
                         } else {
-                            (a as $t).wrapping_div(c)
+                            // 32- and 64-bit types: the sum wrapped in the type, then divided.
+                            let c = $count as $t;
+                            if c == 0 {
+                                0
+                            } else {
+                                (a as $t).wrapping_div(c)
+                            }
                         }
-                    }
-                }
-                _ => a as $t,
-            })
-            .collect();
+                    })
+                    .collect()
+            }
+        };
         Tensor::from_vec(out, $shape)
     }};
 }
@@ -333,47 +432,56 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
     match dtype {
         DataType::BOOL => {
             let all = op == Reduction::All;
-            let v = fold(x.as_slice::<bool>()?, &dims, &reduced, all, |a, b| {
-                if all {
-                    a && b
-                } else {
-                    a || b
-                }
-            });
-            Tensor::from_vec(v, shape)
+            let step = move |a: bool, b: bool| if all { a && b } else { a || b };
+            let fold = Fold {
+                init: all,
+                step,
+                merge: step,
+            };
+            Tensor::from_vec(
+                engine::run(x.as_slice::<bool>()?, &dims, &reduced, &fold),
+                shape,
+            )
         }
         DataType::DOUBLE => Tensor::from_vec(
-            float_reduce(op, x.as_slice::<f64>()?, &dims, &reduced),
+            float_reduce(op, x.as_slice::<f64>()?, &dims, &reduced, count, |v| v),
             shape,
         ),
         DataType::FLOAT => {
-            let v: Vec<f64> = x.as_slice::<f32>()?.iter().map(|&a| f64::from(a)).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
+            let r = float_reduce(op, x.as_slice::<f32>()?, &dims, &reduced, count, f64::from);
             Tensor::from_vec(r.into_iter().map(|a| a as f32).collect::<Vec<f32>>(), shape)
         }
         DataType::HALF => {
-            let v: Vec<f64> = x.as_slice::<f16>()?.iter().map(|a| a.to_f64()).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
+            let r = float_reduce(
+                op,
+                x.as_slice::<f16>()?,
+                &dims,
+                &reduced,
+                count,
+                f16::to_f64,
+            );
             Tensor::from_vec(
                 r.into_iter().map(f16::from_f64).collect::<Vec<f16>>(),
                 shape,
             )
         }
         DataType::BFLOAT16 => {
-            let v: Vec<f64> = x.as_slice::<bf16>()?.iter().map(|a| a.to_f64()).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
+            let r = float_reduce(
+                op,
+                x.as_slice::<bf16>()?,
+                &dims,
+                &reduced,
+                count,
+                bf16::to_f64,
+            );
             Tensor::from_vec(
                 r.into_iter().map(bf16::from_f64).collect::<Vec<bf16>>(),
                 shape,
             )
         }
         DataType::COMPLEX64 => {
-            let v: Vec<(f64, f64)> = x
-                .as_slice::<Complex32>()?
-                .iter()
-                .map(|c| (f64::from(c.re), f64::from(c.im)))
-                .collect();
-            let r = complex_reduce(op, &v, &dims, &reduced, count);
+            let wide = |c: Complex32| (f64::from(c.re), f64::from(c.im));
+            let r = complex_reduce(op, x.as_slice::<Complex32>()?, &dims, &reduced, count, wide);
             Tensor::from_vec(
                 r.into_iter()
                     .map(|(re, im)| Complex32::new(re as f32, im as f32))
@@ -382,12 +490,8 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
             )
         }
         DataType::COMPLEX128 => {
-            let v: Vec<(f64, f64)> = x
-                .as_slice::<Complex64>()?
-                .iter()
-                .map(|c| (c.re, c.im))
-                .collect();
-            let r = complex_reduce(op, &v, &dims, &reduced, count);
+            let wide = |c: Complex64| (c.re, c.im);
+            let r = complex_reduce(op, x.as_slice::<Complex64>()?, &dims, &reduced, count, wide);
             Tensor::from_vec(
                 r.into_iter()
                     .map(|(re, im)| Complex64::new(re, im))
