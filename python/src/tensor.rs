@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 use tensorcast_buffer::Buffer;
 use tensorcast_core::{DataType, TString, Tensor, TensorShape};
 
@@ -73,6 +73,41 @@ impl ArrayExport {
 
 /// The tensor as a numpy array: a read-only view of its memory (no copy) for numeric dtypes,
 /// an `object` array of `bytes` (a copy) for strings.
+/// A 1-D `object` array of one `bytes` per string (TensorFlow's `.numpy()` gives the same),
+/// written straight into a fresh array: no list in between, and none of numpy's inspection of
+/// each element that building an array from a list costs.
+fn string_array<'py>(
+    py: Python<'py>,
+    np: &Bound<'py, PyModule>,
+    strings: &[TString],
+) -> PyResult<Bound<'py, PyAny>> {
+    let arr = np.getattr("empty")?.call1((strings.len(), "object"))?;
+    if strings.is_empty() {
+        return Ok(arr);
+    }
+    let data: usize = arr
+        .getattr("__array_interface__")?
+        .get_item("data")?
+        .get_item(0)?
+        .extract()?;
+    let slots = data as *mut *mut pyo3::ffi::PyObject;
+    for (i, s) in strings.iter().enumerate() {
+        let b = PyBytes::new(py, s.as_ref()).into_ptr();
+        // SAFETY: `arr` is a C-contiguous 1-D `object` array of `strings.len()` elements that
+        // `numpy.empty` just made and only this function references, so `slots` points to that
+        // many valid `PyObject*` (each a reference to `None`) and `i` is in range. The GIL is
+        // held. Each slot's old reference is released and replaced by the new `bytes`'s own
+        // reference, which the array then owns, as numpy's object arrays own their elements.
+        unsafe {
+            let slot = slots.add(i);
+            let old = *slot;
+            *slot = b;
+            pyo3::ffi::Py_DECREF(old);
+        }
+    }
+    Ok(arr)
+}
+
 pub(crate) fn to_numpy<'py>(py: Python<'py>, t: &Tensor) -> PyResult<Bound<'py, PyAny>> {
     numpy_view(py, t.clone(), false)
 }
@@ -92,13 +127,7 @@ pub(crate) fn numpy_view<'py>(
     let shape = PyTuple::new(py, t.shape().dim_sizes())?;
     if dtype == DataType::STRING {
         let strings = t.as_slice::<TString>().py()?;
-        // One `bytes` per element (TensorFlow's `.numpy()` gives the same), in a list made
-        // at its final size.
-        let list = PyList::new(py, strings.iter().map(|s| PyBytes::new(py, s.as_ref())))?;
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("dtype", "object")?;
-        let arr = np.getattr("array")?.call((list,), Some(&kwargs))?;
-        return arr.call_method1("reshape", (shape,));
+        return string_array(py, &np, strings)?.call_method1("reshape", (shape,));
     }
     let Some((_, home, typestr)) = dtypes::numpy_side(dtype) else {
         return Err(PyTypeError::new_err(format!(

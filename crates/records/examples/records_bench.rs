@@ -226,10 +226,10 @@ fn bench_files(dir: &Path, mib: u64, fig: &mut Figures) {
         gbps(size, d)
     );
     let (d, ()) = best(3, || {
-        std::hint::black_box(crc32c::crc32c(std::hint::black_box(&data)));
+        std::hint::black_box(crc_fast::crc32_iscsi(std::hint::black_box(&data)));
     });
     println!(
-        "crc32c alone, file in memory:        {:>8.1} ms  {:>6.2} GB/s",
+        "CRC32C alone, file in memory:        {:>8.1} ms  {:>6.2} GB/s",
         d.as_secs_f64() * 1e3,
         gbps(size, d)
     );

@@ -6,7 +6,7 @@ const MASK_DELTA: u32 = 0xa282_ead8;
 
 /// The masked CRC32C of `data`, as stored in TFRecord headers and footers.
 pub fn masked_crc32c(data: &[u8]) -> u32 {
-    mask(crc32c::crc32c(data))
+    mask(crc_fast::crc32_iscsi(data))
 }
 
 /// `Mask`: rotate right by 15 bits, add the delta.
