@@ -761,6 +761,48 @@ pub fn leaky_relu(x: &Tensor, alpha: f32) -> Result<Tensor> {
     }
 }
 
+/// [`softmax_rows`] of `float` rows, written into `out`: the same arithmetic in `f64` (the
+/// exponent through [`vector::exp_f64`], a loop the compiler vectorises, accurate to about
+/// `1e-14` relative, so the `float` results are those of `f64::exp` except within that distance
+/// of a rounding boundary), a row's exponents kept in a buffer of the worker's own, the sum in
+/// row order. Rows go to both cores in blocks of at least 16 Ki elements.
+fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn: bool) {
+    let width = width.max(1);
+    let min_rows = (16 << 10) / width + 1;
+    out.par_chunks_mut(width)
+        .zip(x.par_chunks(width))
+        .with_min_len(min_rows)
+        .for_each_init(
+            || vec![0.0f64; width],
+            |e, (o, row)| {
+                let m = f64::from(row.iter().copied().fold(f32::NEG_INFINITY, f32::max));
+                // An exponent that is NaN is +inf under oneDNN (see `softmax_rows`) and NaN
+                // otherwise; `d <= 0` otherwise, and below -700 its exponential is too small
+                // to change a sum that holds the maximum's 1 or any `float` quotient.
+                let nan = if onednn { f64::INFINITY } else { f64::NAN };
+                for (e, &v) in e.iter_mut().zip(row) {
+                    let d = f64::from(v) - m;
+                    *e = if d.is_nan() {
+                        nan
+                    } else {
+                        vector::exp_f64(d.max(-700.0))
+                    };
+                }
+                let sum: f64 = e.iter().sum();
+                if log {
+                    let ls = sum.ln();
+                    for (o, &v) in o.iter_mut().zip(row) {
+                        *o = (f64::from(v) - m - ls) as f32;
+                    }
+                } else {
+                    for (o, &e) in o.iter_mut().zip(e.iter()) {
+                        *o = (e / sum) as f32;
+                    }
+                }
+            },
+        );
+}
+
 /// Softmax (or log-softmax) of each row over the last axis, in `f64` for `double` and `f32`
 /// otherwise: `exp(x - max) / sum`, as TensorFlow's kernel computes it.
 ///
@@ -824,9 +866,11 @@ fn softmax_any(x: &Tensor, log: bool) -> Result<Tensor> {
             Tensor::from_vec(softmax_rows(x.as_slice::<f64>()?, width, log, false), shape)
         }
         DataType::FLOAT => {
-            let v: Vec<f64> = x.as_slice::<f32>()?.iter().map(|&a| f64::from(a)).collect();
-            let r = softmax_rows(&v, width, log, onednn);
-            Tensor::from_vec(r.into_iter().map(|a| a as f32).collect::<Vec<f32>>(), shape)
+            let mut out = Tensor::new(DataType::FLOAT, shape)?;
+            if out.num_elements() > 0 {
+                softmax_rows_f32(x.as_slice::<f32>()?, out.as_mut_slice()?, width, log, onednn);
+            }
+            Ok(out)
         }
         DataType::HALF => {
             let v: Vec<f64> = x.as_slice::<f16>()?.iter().map(|a| a.to_f64()).collect();

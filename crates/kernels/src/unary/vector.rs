@@ -22,7 +22,7 @@ const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 
 /// `e^t` for `t` in `[-700, 700]` (NaN gives NaN), to about `1e-14` relative.
 #[inline(always)]
-fn exp_f64(t: f64) -> f64 {
+pub(crate) fn exp_f64(t: f64) -> f64 {
     let shifted = t * std::f64::consts::LOG2_E + ROUND;
     let k = shifted - ROUND;
     let r = t - k * LN2_HI - k * LN2_LO;
