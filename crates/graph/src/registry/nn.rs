@@ -5,7 +5,8 @@ use tensorcast_core::{Code, PartialTensorShape};
 use tensorcast_kernels::linalg;
 use tensorcast_kernels::nn::{self, Padding};
 
-use super::{defs, kernel_entry, kernel_error, one, out, shape_error, Entry, ShapeCtx};
+use super::spec::op_def;
+use super::{kernel_entry, kernel_error, one, out, shape_error, Entry, ShapeCtx};
 use crate::attr::{self, Attrs};
 use crate::error::Result;
 
@@ -77,7 +78,7 @@ fn batch_norm_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
 pub(super) fn entries() -> Vec<Entry> {
     vec![
         entry(
-            &defs::MAT_MUL,
+            op_def("MatMul"),
             |c| {
                 one(linalg::mat_mul_shape(
                     &c.shape(0),
@@ -96,7 +97,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::BATCH_MAT_MUL_V2,
+            op_def("BatchMatMulV2"),
             |c| {
                 one(linalg::batch_mat_mul_v2_shape(
                     &c.shape(0),
@@ -115,7 +116,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::EINSUM,
+            op_def("Einsum"),
             |c| {
                 let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.shape(i)).collect();
                 let refs: Vec<_> = shapes.iter().collect();
@@ -127,12 +128,12 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::BIAS_ADD,
+            op_def("BiasAdd"),
             |c| one(nn::bias_add_shape(&c.shape(0), &c.shape(1))),
             |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),
         ),
         entry(
-            &defs::CONV2D,
+            op_def("Conv2D"),
             |c| {
                 let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::conv2d_shape(
@@ -151,7 +152,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::DEPTHWISE_CONV2D_NATIVE,
+            op_def("DepthwiseConv2dNative"),
             |c| {
                 let (st, pad, explicit, dil) = conv_attrs(c.attrs);
                 one(nn::depthwise_conv2d_native_shape(
@@ -172,7 +173,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::MAX_POOL,
+            op_def("MaxPool"),
             |c| {
                 one(nn::pool_shape(
                     &c.shape(0),
@@ -192,7 +193,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::AVG_POOL,
+            op_def("AvgPool"),
             |c| {
                 one(nn::pool_shape(
                     &c.shape(0),
@@ -211,7 +212,7 @@ pub(super) fn entries() -> Vec<Entry> {
                 ))
             },
         ),
-        entry(&defs::FUSED_BATCH_NORM_V3, batch_norm_shape, |c, x| {
+        entry(op_def("FusedBatchNormV3"), batch_norm_shape, |c, x| {
             nn::fused_batch_norm_v3(
                 &x[0],
                 &x[1],
