@@ -14,8 +14,6 @@ mod array;
 mod checkpoint;
 mod control_flow;
 mod defs;
-#[cfg(test)]
-mod defs_old;
 mod graph_ops;
 mod math;
 mod nn;

@@ -354,18 +354,4 @@ mod tests {
         assert!(std::ptr::eq(op_def("Sum"), op_def("Sum")));
         assert_eq!(op_def("Mean").name, "Mean");
     }
-
-    #[test]
-    fn parsed_defs_equal_the_constants_they_replace() {
-        let old = crate::registry::defs_old::EVERY_OP;
-        assert_eq!(old.len(), every_op().len());
-        for d in old {
-            assert_eq!(
-                format!("{:?}", op_def(d.name)),
-                format!("{d:?}"),
-                "{}",
-                d.name
-            );
-        }
-    }
 }
