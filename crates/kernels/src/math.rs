@@ -523,16 +523,7 @@ fn map<T: Copy + Send + Sync, U: Send>(x: &[T], f: impl Fn(T) -> U + Sync + Send
 }
 
 /// The integer types with CPU kernels.
-const STD_INTS: &[DataType] = &[
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const STD_INTS: &[DataType] = crate::type_lists::INTEGRAL_TYPES;
 
 macro_rules! int_map {
     ($op:expr, $x:expr, $shape:expr, $t:ty) => {

@@ -407,16 +407,7 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
 }
 
 /// The integer types the reductions take.
-const INTS: &[DataType] = &[
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const INTS: &[DataType] = crate::type_lists::INTEGRAL_TYPES;
 
 /// The reductions' shape function (TensorFlow's `ReductionShape`): with the axes known, the
 /// reduced dims dropped (or 1 with `keep_dims`); with them unknown, a shape of the input's rank

@@ -2,6 +2,7 @@
 //! `ExpandDims`, `Size`, `Rank`, `ShapeN`, `ZerosLike`, `OnesLike`, `Fill`.
 
 use std::ops::Range;
+use tensorcast_core::dtypes;
 
 use tensorcast_core::{dispatch, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
@@ -265,23 +266,10 @@ pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
     Tensor::new(d, x.shape())
 }
 
-const ONES_LIKE_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT8,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::UINT16,
-    DataType::INT32,
-    DataType::UINT32,
-    DataType::INT64,
-    DataType::UINT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-    DataType::BOOL,
-];
+const ONES_LIKE_TYPES: &[DataType] = dtypes!(
+    "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, \
+     complex64, complex128, bool"
+);
 
 /// TensorFlow's `OnesLike`: ones of `x`'s shape and dtype (`true` for `bool`).
 ///
