@@ -5,9 +5,10 @@ use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 use tensorcast_kernels::array as k;
 
 use super::spec::op_def;
-use super::{kernel_entry, kernel_error, many, one, out, Entry, ShapeCtx};
+use super::{kernel_entry, kernel_error, many, one, out, Entry, KernelFn, ShapeCtx, ShapeFn};
 use crate::attr;
 use crate::error::Result;
+use crate::registry::opdef::OpDef;
 
 fn outs(t: tensorcast_core::Result<Vec<Tensor>>) -> Result<Vec<Tensor>> {
     t.map_err(kernel_error)
@@ -36,12 +37,8 @@ fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTenso
     range.map(|i| c.shape(i)).collect()
 }
 
-fn entry(
-    def: &'static crate::registry::opdef::OpDef,
-    shape: super::ShapeFn,
-    kernel: super::KernelFn,
-) -> Entry {
-    // Data movement is cheap: small integer results fold at graph time.
+/// Data movement is cheap: small integer results fold at graph time.
+fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
     kernel_entry(def, shape, kernel, true)
 }
 
