@@ -9,7 +9,7 @@ use tensorcast_core::{dispatch, DataType, Error, PartialTensorShape, Result, Ten
 use super::common::{
     canonical_axis, dt, index_values, invalid, no_kernel, partial, shape_of, INT32_64,
 };
-use super::engine::{produce, Kernel, Sink};
+use super::engine::{produce, Elem, Kernel, Sink};
 
 /// TensorFlow's `Squeeze`: `input` without its size-1 axes (all of them when `axis` is empty,
 /// else those listed, negative counting from the end). Shares the input's buffer. Every dtype.
@@ -233,12 +233,7 @@ pub fn shape_n_shape(inputs: &[&PartialTensorShape]) -> Result<Vec<PartialTensor
 struct FillKernel;
 
 impl Kernel for FillKernel {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         sink.fill(&inputs[0][0], units.len());
     }
 }
