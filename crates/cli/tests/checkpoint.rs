@@ -3,41 +3,17 @@
 //! `convert` both ways, `diff`, and the one-line answers for files tensorcast does not read.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 use tensorcast::io::checkpoint::Checkpoint;
 use tensorcast::io::{read_file, ReadOptions};
 
 use crate::common::stderr;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+use crate::common::{hex, ok, run_in, stdout};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tensorcast binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn ok(o: &Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
-    stdout(o)
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
 }
 
 /// The recorded TensorFlow checkpoints (tests/tf_observed/checkpoint.jsonl) with a debug string.
@@ -357,19 +333,6 @@ fn a_damaged_checkpoint_is_one_line_naming_it() {
     let _ = prefix;
 }
 
-/// The interpreter of the TensorFlow peer: `$TENSORCAST_PYTHON`, else the repository's
-/// `.venv`, else `python3`.
-fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = root().join(".venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
 const RESTORE: &str = r#"
 import json, os, sys
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
@@ -387,20 +350,9 @@ print(json.dumps(dict(original=outputs(sys.argv[1]), converted=outputs(sys.argv[
 
 #[test]
 fn tensorflow_restores_the_checkpoint_convert_writes_from_safetensors() {
-    let py = python_interpreter();
-    let tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output();
-    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
+    let Some(py) = crate::common::tensorflow_python() else {
         return;
-    }
+    };
     let dir = crate::common::temp_dir("ckpt-tf-restore");
     let prefix = sample_checkpoint(&dir);
     let p = prefix.display().to_string();
@@ -505,20 +457,9 @@ else:
 
 #[test]
 fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restores() {
-    let py = python_interpreter();
-    let tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output();
-    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
+    let Some(py) = crate::common::tensorflow_python() else {
         return;
-    }
+    };
     let dir = crate::common::temp_dir("ckpt-keras3");
     std::fs::write(dir.join("keras3.py"), KERAS3).unwrap();
     let python = |args: &[&str]| -> Value {
