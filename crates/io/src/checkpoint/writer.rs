@@ -467,18 +467,7 @@ pub fn write_checkpoint_streamed(
     let graph = graph_tensor(options)?;
     let mut names: Vec<&[u8]> = planned.iter().map(|p| p.name.as_bytes()).collect();
     names.extend(graph.as_ref().map(|g| g.name.as_bytes()));
-    names.sort_unstable();
-    if names.first() == Some(&&b""[..]) {
-        return Err(IoError::unsupported(
-            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
-        ));
-    }
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(IoError::unsupported(format!(
-            "Adding duplicate key: {}",
-            escaped(&String::from_utf8_lossy(w[0]))
-        )));
-    }
+    check_keys(names)?;
     for p in planned {
         let d = p.dtype;
         if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
@@ -604,18 +593,7 @@ fn check(
 ) -> Result<()> {
     let mut sorted: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     sorted.extend(full.keys().map(Vec::as_slice));
-    sorted.sort_unstable();
-    if sorted.first() == Some(&&b""[..]) {
-        return Err(IoError::unsupported(
-            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
-        ));
-    }
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(IoError::unsupported(format!(
-            "Adding duplicate key: {}",
-            escaped(&String::from_utf8_lossy(w[0]))
-        )));
-    }
+    check_keys(sorted)?;
     for (name, t) in named {
         let d = t.dtype();
         if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
@@ -718,4 +696,22 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             Ok((bytes.len() as u64, crc))
         }
     }
+}
+
+/// Refuses a checkpoint's tensor names as TensorFlow's writer does: no empty name (the key of
+/// the header entry), no name twice.
+fn check_keys(mut names: Vec<&[u8]>) -> Result<()> {
+    names.sort_unstable();
+    if names.first() == Some(&&b""[..]) {
+        return Err(IoError::unsupported(
+            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
+        ));
+    }
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(IoError::unsupported(format!(
+            "Adding duplicate key: {}",
+            escaped(&String::from_utf8_lossy(w[0]))
+        )));
+    }
+    Ok(())
 }
