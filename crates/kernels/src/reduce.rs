@@ -330,6 +330,22 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
         .filter(|(_, &r)| r)
         .map(|(&d, _)| d)
         .product();
+    // A float type reduced in `double` (`float_reduce`), the result rounded once.
+    macro_rules! via_f64 {
+        ($T:ty, $to:expr, $from:expr) => {{
+            let v: Vec<f64> = x.as_slice::<$T>()?.iter().map($to).collect();
+            let r = float_reduce(op, &v, &dims, &reduced);
+            Tensor::from_vec(r.into_iter().map($from).collect::<Vec<$T>>(), shape)
+        }};
+    }
+    // A complex type reduced in `complex128` parts (`complex_reduce`).
+    macro_rules! via_c128 {
+        ($T:ty, $to:expr, $from:expr) => {{
+            let v: Vec<(f64, f64)> = x.as_slice::<$T>()?.iter().map($to).collect();
+            let r = complex_reduce(op, &v, &dims, &reduced, count);
+            Tensor::from_vec(r.into_iter().map($from).collect::<Vec<$T>>(), shape)
+        }};
+    }
     match dtype {
         DataType::BOOL => {
             let all = op == Reduction::All;
@@ -346,55 +362,17 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
             float_reduce(op, x.as_slice::<f64>()?, &dims, &reduced),
             shape,
         ),
-        DataType::FLOAT => {
-            let v: Vec<f64> = x.as_slice::<f32>()?.iter().map(|&a| f64::from(a)).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
-            Tensor::from_vec(r.into_iter().map(|a| a as f32).collect::<Vec<f32>>(), shape)
-        }
-        DataType::HALF => {
-            let v: Vec<f64> = x.as_slice::<f16>()?.iter().map(|a| a.to_f64()).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
-            Tensor::from_vec(
-                r.into_iter().map(f16::from_f64).collect::<Vec<f16>>(),
-                shape,
-            )
-        }
-        DataType::BFLOAT16 => {
-            let v: Vec<f64> = x.as_slice::<bf16>()?.iter().map(|a| a.to_f64()).collect();
-            let r = float_reduce(op, &v, &dims, &reduced);
-            Tensor::from_vec(
-                r.into_iter().map(bf16::from_f64).collect::<Vec<bf16>>(),
-                shape,
-            )
-        }
-        DataType::COMPLEX64 => {
-            let v: Vec<(f64, f64)> = x
-                .as_slice::<Complex32>()?
-                .iter()
-                .map(|c| (f64::from(c.re), f64::from(c.im)))
-                .collect();
-            let r = complex_reduce(op, &v, &dims, &reduced, count);
-            Tensor::from_vec(
-                r.into_iter()
-                    .map(|(re, im)| Complex32::new(re as f32, im as f32))
-                    .collect::<Vec<_>>(),
-                shape,
-            )
-        }
-        DataType::COMPLEX128 => {
-            let v: Vec<(f64, f64)> = x
-                .as_slice::<Complex64>()?
-                .iter()
-                .map(|c| (c.re, c.im))
-                .collect();
-            let r = complex_reduce(op, &v, &dims, &reduced, count);
-            Tensor::from_vec(
-                r.into_iter()
-                    .map(|(re, im)| Complex64::new(re, im))
-                    .collect::<Vec<_>>(),
-                shape,
-            )
-        }
+        DataType::FLOAT => via_f64!(f32, |&a| f64::from(a), |a| a as f32),
+        DataType::HALF => via_f64!(f16, |a| a.to_f64(), f16::from_f64),
+        DataType::BFLOAT16 => via_f64!(bf16, |a| a.to_f64(), bf16::from_f64),
+        DataType::COMPLEX64 => via_c128!(
+            Complex32,
+            |c| (f64::from(c.re), f64::from(c.im)),
+            |(re, im)| Complex32::new(re as f32, im as f32)
+        ),
+        DataType::COMPLEX128 => via_c128!(Complex64, |c| (c.re, c.im), |(re, im)| Complex64::new(
+            re, im
+        )),
         DataType::INT8 => int_case!(op, x, &dims, &reduced, count, shape, i8),
         DataType::INT16 => int_case!(op, x, &dims, &reduced, count, shape, i16),
         DataType::INT32 => int_case!(op, x, &dims, &reduced, count, shape, i32),
