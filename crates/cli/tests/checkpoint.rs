@@ -202,23 +202,26 @@ fn convert_checkpoint_names_by_object_path_and_leaves_out_bookkeeping() {
         .all(|t| t.tensor.dtype() == tensorcast::DataType::HALF));
 }
 
+/// `convert w.safetensors -o PREFIX --format checkpoint` in `dir`.
+fn safetensors_to_checkpoint(dir: &Path, prefix: &str) {
+    let args = [
+        "convert",
+        "w.safetensors",
+        "-o",
+        prefix,
+        "--format",
+        "checkpoint",
+    ];
+    ok(&run_in(dir, &args));
+}
+
 #[test]
 fn convert_back_to_a_checkpoint_round_trips_by_object_path() {
     let dir = crate::common::temp_dir("ckpt-back");
     let prefix = sample_checkpoint(&dir);
     let p = prefix.display().to_string();
     ok(&run_in(&dir, &["convert", &p, "w.safetensors"]));
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "new-1",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "new-1");
     // The old spelling too.
     ok(&run_in(
         &dir,
@@ -357,17 +360,7 @@ fn tensorflow_restores_the_checkpoint_convert_writes_from_safetensors() {
     let prefix = sample_checkpoint(&dir);
     let p = prefix.display().to_string();
     ok(&run_in(&dir, &["convert", &p, "w.safetensors"]));
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "back-1",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "back-1");
     std::fs::write(dir.join("restore.py"), RESTORE).unwrap();
     let o = Command::new(&py)
         .arg(dir.join("restore.py"))
@@ -497,17 +490,7 @@ fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restor
     }
     // Back to a checkpoint (streamed from the safetensors file): TensorFlow restores it into
     // a fresh model, whose outputs are the trained model's.
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "back",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "back");
     let restored = python(&["restore", &dir.join("back").display().to_string()]);
     assert_eq!(restored["outputs"], written["outputs"], "{restored}");
     assert_ne!(restored["fresh"], written["outputs"], "{restored}");
