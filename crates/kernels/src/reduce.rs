@@ -77,12 +77,10 @@ fn op_def(op: Reduction) -> String {
     )
 }
 
-/// TensorFlow's error for attr `attr` of `op` given `dtype`, outside the list `def` quotes.
-fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
-    let def = op_def(op);
+/// The types `SummarizeOpDef` text `def` allows for type attr `attr`, as dtype names.
+fn allowed_in(def: &str, attr: &str) -> Vec<String> {
     let key = format!("attr={attr}:type,");
-    let names: Vec<String> = def
-        .split(&key)
+    def.split(&key)
         .nth(1)
         .and_then(|r| r.split("allowed=[").nth(1))
         .and_then(|r| r.split(']').next())
@@ -91,7 +89,13 @@ fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
                 .map(|e| e.trim_start_matches("DT_").to_lowercase())
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// TensorFlow's error for attr `attr` of `op` given `dtype`, outside the list `def` quotes.
+fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
+    let def = op_def(op);
+    let names = allowed_in(&def, attr);
     Error::invalid_argument(
         op.name(),
         format!(
@@ -459,18 +463,7 @@ impl ArgOp {
 
     /// The types of attr `attr` in the `OpDef`, as its list prints them.
     fn allowed(self, attr: &str) -> Vec<String> {
-        let key = format!("attr={attr}:type,");
-        self.op_def()
-            .split(&key)
-            .nth(1)
-            .and_then(|r| r.split("allowed=[").nth(1))
-            .and_then(|r| r.split(']').next())
-            .map(|l| {
-                l.split(", ")
-                    .map(|e| e.trim_start_matches("DT_").to_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default()
+        allowed_in(self.op_def(), attr)
     }
 
     fn check_attr(self, attr: &str, dtype: DataType) -> Result<()> {
