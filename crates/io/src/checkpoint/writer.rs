@@ -127,12 +127,7 @@ pub fn write_bundle(
         Ok(())
     })?;
     let index_bytes = merged_index(&[(&plan, &all, &written)])?;
-    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
-        w.write_all(&index_bytes)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?;
-    data.commit()?;
-    index.commit()
+    commit_with_index(prefix, options, data, &index_bytes)
 }
 
 /// The `.index` and `.data-00000-of-00001` bytes [`write_checkpoint`] writes, in memory.
@@ -551,12 +546,7 @@ pub fn write_checkpoint_streamed(
         Ok(())
     })?;
     let index_bytes = index_table(&entries, 1);
-    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
-        w.write_all(&index_bytes)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?;
-    data.commit()?;
-    index.commit()
+    commit_with_index(prefix, options, data, &index_bytes)
 }
 
 /// `TensorSlice::AsProto`: a whole dimension is an empty extent.
@@ -696,6 +686,22 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             Ok((bytes.len() as u64, crc))
         }
     }
+}
+
+/// Writes the `.index` file of `prefix` (`index_bytes`) beside the prepared data file, then
+/// commits the data file and the index, in that order.
+fn commit_with_index(
+    prefix: &Path,
+    options: &CheckpointWriteOptions,
+    data: atomic::Prepared,
+    index_bytes: &[u8],
+) -> Result<()> {
+    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
+        w.write_all(index_bytes)
+            .map_err(|e| IoError::io("cannot write", e))
+    })?;
+    data.commit()?;
+    index.commit()
 }
 
 /// Refuses a checkpoint's tensor names as TensorFlow's writer does: no empty name (the key of
