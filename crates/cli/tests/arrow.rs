@@ -3,33 +3,13 @@
 //! `.parquet` / `.arrow` as fixed-shape tensor columns, and clear errors (rows that differ, a
 //! corrupt file) that leave no file behind.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use tensorcast::prelude::TensorOps;
 
+use crate::common::{ok, run_in, samples};
 use tensorcast::io::{read_file, write_file, Format, NamedTensor};
 use tensorcast::Tensor;
 use tensorcast_arrow::arrow_schema::DataType as ArrowType;
 use tensorcast_arrow::{read_bytes, FileKind, ReadLimits};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
-
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tensorcast binary runs")
-}
-
-fn ok(o: Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
 
 fn tensor<'a>(ts: &'a [NamedTensor], name: &str) -> &'a Tensor {
     &ts.iter()
@@ -43,13 +23,16 @@ fn examples_with_a_spec_become_parquet_and_arrow_rows() {
     let dir = crate::common::temp_dir("arrow-spec");
     let ex = samples().join("examples.tfrecord").display().to_string();
     let spec = samples().join("examples_spec.json").display().to_string();
-    ok(run_in(&dir, &["convert", &ex, "flat.npz", "--spec", &spec]));
+    ok(&run_in(
+        &dir,
+        &["convert", &ex, "flat.npz", "--spec", &spec],
+    ));
     let flat = read_file(&dir.join("flat.npz")).unwrap();
     for (out, kind) in [
         ("ex.parquet", FileKind::Parquet),
         ("ex.arrow", FileKind::ArrowFile),
     ] {
-        ok(run_in(&dir, &["convert", &ex, out, "--spec", &spec]));
+        ok(&run_in(&dir, &["convert", &ex, out, "--spec", &spec]));
         let bytes = std::fs::read(dir.join(out)).unwrap();
         assert_eq!(FileKind::detect(&bytes), Some(kind));
         let (schema, batches) = read_bytes(bytes.into(), &ReadLimits::default()).unwrap();
@@ -76,7 +59,7 @@ fn examples_with_a_spec_become_parquet_and_arrow_rows() {
         // Read back by the binary: the same tensors as the npz (dense as they are; the sparse
         // feature's values and the ragged feature's flat values).
         let back_name = format!("{out}.npz");
-        ok(run_in(&dir, &["convert", out, &back_name]));
+        ok(&run_in(&dir, &["convert", out, &back_name]));
         let back = read_file(&dir.join(&back_name)).unwrap();
         assert_eq!(tensor(&back, "x"), tensor(&flat, "x"), "{out}");
         assert_eq!(tensor(&back, "label"), tensor(&flat, "label"), "{out}");
@@ -109,13 +92,13 @@ fn tensors_go_to_parquet_and_arrow_and_come_back() {
         v
     };
     for out in ["t.parquet", "t.arrow", "t.feather", "t.arrows"] {
-        ok(run_in(&dir, &["convert", "in.safetensors", out]));
-        ok(run_in(&dir, &["convert", out, "back.npz"]));
+        ok(&run_in(&dir, &["convert", "in.safetensors", out]));
+        ok(&run_in(&dir, &["convert", out, "back.npz"]));
         let back = sorted(read_file(&dir.join("back.npz")).unwrap());
         assert_eq!(back, tensors, "{out}");
     }
     // --format names the kind whatever the extension; --cast applies on the way.
-    ok(run_in(
+    ok(&run_in(
         &dir,
         &[
             "convert",
@@ -130,7 +113,7 @@ fn tensors_go_to_parquet_and_arrow_and_come_back() {
     assert!(std::fs::read(dir.join("t.bin"))
         .unwrap()
         .starts_with(b"PAR1"));
-    ok(run_in(&dir, &["convert", "t.bin", "back.safetensors"]));
+    ok(&run_in(&dir, &["convert", "t.bin", "back.safetensors"]));
     let back = sorted(read_file(&dir.join("back.safetensors")).unwrap());
     assert_eq!(back[0].tensor.dtype(), tensorcast::DataType::DOUBLE);
     assert_eq!(
@@ -158,7 +141,7 @@ fn tensors_that_do_not_fit_and_corrupt_files_are_clear_errors() {
     // A Parquet file cut in half, and one damaged in its footer.
     let one = vec![tensors[0].clone()];
     write_file(&dir.join("one.npz"), Format::Npz, &one).unwrap();
-    ok(run_in(&dir, &["convert", "one.npz", "one.parquet"]));
+    ok(&run_in(&dir, &["convert", "one.npz", "one.parquet"]));
     let good = std::fs::read(dir.join("one.parquet")).unwrap();
     std::fs::write(dir.join("cut.parquet"), &good[..good.len() / 2]).unwrap();
     let mut bad = good.clone();

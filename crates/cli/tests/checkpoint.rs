@@ -3,41 +3,17 @@
 //! `convert` both ways, `diff`, and the one-line answers for files tensorcast does not read.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 use tensorcast::io::checkpoint::Checkpoint;
 use tensorcast::io::{read_file, ReadOptions};
 
 use crate::common::stderr;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+use crate::common::{hex, ok, run_in, stdout};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tensorcast binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn ok(o: &Output) -> String {
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(o));
-    stdout(o)
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
 }
 
 /// The recorded TensorFlow checkpoints (tests/tf_observed/checkpoint.jsonl) with a debug string.
@@ -226,23 +202,26 @@ fn convert_checkpoint_names_by_object_path_and_leaves_out_bookkeeping() {
         .all(|t| t.tensor.dtype() == tensorcast::DataType::HALF));
 }
 
+/// `convert w.safetensors -o PREFIX --format checkpoint` in `dir`.
+fn safetensors_to_checkpoint(dir: &Path, prefix: &str) {
+    let args = [
+        "convert",
+        "w.safetensors",
+        "-o",
+        prefix,
+        "--format",
+        "checkpoint",
+    ];
+    ok(&run_in(dir, &args));
+}
+
 #[test]
 fn convert_back_to_a_checkpoint_round_trips_by_object_path() {
     let dir = crate::common::temp_dir("ckpt-back");
     let prefix = sample_checkpoint(&dir);
     let p = prefix.display().to_string();
     ok(&run_in(&dir, &["convert", &p, "w.safetensors"]));
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "new-1",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "new-1");
     // The old spelling too.
     ok(&run_in(
         &dir,
@@ -357,19 +336,6 @@ fn a_damaged_checkpoint_is_one_line_naming_it() {
     let _ = prefix;
 }
 
-/// The interpreter of the TensorFlow peer: `$TENSORCAST_PYTHON`, else the repository's
-/// `.venv`, else `python3`.
-fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = root().join(".venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
 const RESTORE: &str = r#"
 import json, os, sys
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
@@ -387,35 +353,14 @@ print(json.dumps(dict(original=outputs(sys.argv[1]), converted=outputs(sys.argv[
 
 #[test]
 fn tensorflow_restores_the_checkpoint_convert_writes_from_safetensors() {
-    let py = python_interpreter();
-    let tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output();
-    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
+    let Some(py) = crate::common::tensorflow_python() else {
         return;
-    }
+    };
     let dir = crate::common::temp_dir("ckpt-tf-restore");
     let prefix = sample_checkpoint(&dir);
     let p = prefix.display().to_string();
     ok(&run_in(&dir, &["convert", &p, "w.safetensors"]));
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "back-1",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "back-1");
     std::fs::write(dir.join("restore.py"), RESTORE).unwrap();
     let o = Command::new(&py)
         .arg(dir.join("restore.py"))
@@ -505,20 +450,9 @@ else:
 
 #[test]
 fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restores() {
-    let py = python_interpreter();
-    let tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output();
-    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
+    let Some(py) = crate::common::tensorflow_python() else {
         return;
-    }
+    };
     let dir = crate::common::temp_dir("ckpt-keras3");
     std::fs::write(dir.join("keras3.py"), KERAS3).unwrap();
     let python = |args: &[&str]| -> Value {
@@ -556,17 +490,7 @@ fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restor
     }
     // Back to a checkpoint (streamed from the safetensors file): TensorFlow restores it into
     // a fresh model, whose outputs are the trained model's.
-    ok(&run_in(
-        &dir,
-        &[
-            "convert",
-            "w.safetensors",
-            "-o",
-            "back",
-            "--format",
-            "checkpoint",
-        ],
-    ));
+    safetensors_to_checkpoint(&dir, "back");
     let restored = python(&["restore", &dir.join("back").display().to_string()]);
     assert_eq!(restored["outputs"], written["outputs"], "{restored}");
     assert_ne!(restored["fresh"], written["outputs"], "{restored}");

@@ -3,29 +3,16 @@
 
 use crate::common::stderr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::{run_in, stdout};
 use serde_json::Value;
 use tensorcast::io::{read_file, write_file, Format, NamedTensor};
 use tensorcast::{bf16, f16, DataType, TString, Tensor, TensorShape};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
-
 /// A fresh, empty directory for one test.
 fn temp_dir(test: &str) -> PathBuf {
     crate::common::temp_dir(&format!("cli-{test}"))
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tensorcast binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
 }
 
 fn matrix_f32() -> Tensor {

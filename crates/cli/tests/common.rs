@@ -4,6 +4,83 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+
+/// Runs the binary with `args` in `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the tensorcast binary runs")
+}
+
+/// Runs the binary with `args` in the test's working directory.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the tensorcast binary runs")
+}
+
+/// The repository's `samples/` folder.
+pub fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
+}
+
+/// A finished command's standard output, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The standard output of a command that must have succeeded (its standard error in the
+/// message when it did not).
+pub fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "stderr: {}", stderr(o));
+    stdout(o)
+}
+
+/// Bytes from hex text (the recorded files of the TensorFlow vectors).
+pub fn hex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+/// The interpreter of the TensorFlow peers: `$TENSORCAST_PYTHON`, else the repository's
+/// `.venv`, else `python3`.
+pub fn python_interpreter() -> PathBuf {
+    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
+        return p.into();
+    }
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
+    if venv.exists() {
+        return venv;
+    }
+    "python3".into()
+}
+
+/// The peers' interpreter if it imports TensorFlow; `None` (the test skips, and says so) if
+/// not, which CI (`CI=true`) refuses.
+pub fn tensorflow_python() -> Option<PathBuf> {
+    let py = python_interpreter();
+    let tf = Command::new(&py)
+        .args(["-c", "import tensorflow"])
+        .env("TF_CPP_MIN_LOG_LEVEL", "3")
+        .output();
+    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
+            py.display()
+        );
+        eprintln!("skipped: {} cannot import tensorflow", py.display());
+        return None;
+    }
+    Some(py)
+}
+
 /// A fresh, empty directory for one test, under Cargo's temporary directory for tests.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

@@ -13,8 +13,7 @@ use tensorcast::proto::{TensorProto, TensorShapeProto, VersionDef};
 use tensorcast::{DataType, PartialTensorShape};
 
 use crate::common::stderr;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+use crate::common::{run_in as run, BIN};
 
 fn temp_dir(test: &str) -> PathBuf {
     crate::common::temp_dir(&format!("graph-hostile-{test}"))
@@ -57,14 +56,6 @@ fn broadcast_graph() -> Vec<u8> {
     let b = BroadcastTo::new(&root.with_op_name("b"), &x, [2i32, 3]).unwrap();
     AddV2::new(&root.with_op_name("y"), &b, &x).unwrap();
     root.graph().to_graph_def_bytes()
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 fn run_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {

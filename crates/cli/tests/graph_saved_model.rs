@@ -2,15 +2,10 @@
 //! (tests/tf_observed/saved_models, see gen_saved_model_run.py).
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::common::run;
 use crate::common::{stderr, temp_dir};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
 
 fn model(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -39,17 +34,16 @@ fn x_npy(dir: &std::path::Path) -> String {
     p.display().to_string()
 }
 
+/// `graph run` of the `affine` model with one `--input`.
+fn run_affine(input: &str) -> Output {
+    run(&["graph", "run", &model("affine"), "--input", input])
+}
+
 #[test]
 fn graph_run_runs_a_saved_model_signature() {
     let dir = temp_dir("graph_saved_model_run");
     let x = x_npy(&dir);
-    let o = run(&[
-        "graph",
-        "run",
-        &model("affine"),
-        "--input",
-        &format!("x={x}"),
-    ]);
+    let o = run_affine(&format!("x={x}"));
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         String::from_utf8_lossy(&o.stdout),
@@ -77,13 +71,7 @@ fn graph_run_runs_a_saved_model_signature() {
 fn graph_run_on_a_saved_model_names_what_does_not_fit() {
     let dir = temp_dir("graph_saved_model_errors");
     let x = x_npy(&dir);
-    let o = run(&[
-        "graph",
-        "run",
-        &model("affine"),
-        "--input",
-        &format!("z={x}"),
-    ]);
+    let o = run_affine(&format!("z={x}"));
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("signature 'serving_default' has no input 'z'; its inputs are x"),

@@ -10,10 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::BIN;
 use tensorcast::io::{npy, read_file, write_file, Format, NamedTensor};
 use tensorcast::{DataType, Tensor, TensorShape};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
 
 fn temp_dir(test: &str) -> PathBuf {
     crate::common::temp_dir(&format!("hostile-{test}"))
@@ -90,12 +89,7 @@ fn inspect_reads_a_fifo_as_a_stream() {
 #[test]
 fn convert_to_dash_writes_standard_output() {
     let dir = temp_dir("stdout");
-    write_file(
-        &dir.join("a.npy"),
-        Format::Npy,
-        &[NamedTensor::new("a", vector(4))],
-    )
-    .unwrap();
+    write_vector(&dir, "a.npy", "a", 4);
     let o = Command::new(BIN)
         .args(["convert", "a.npy", "-", "--to", "npy"])
         .current_dir(&dir)
@@ -152,18 +146,8 @@ fn a_file_truncated_while_inspected_is_an_error_never_a_signal() {
 #[test]
 fn convert_onto_a_symlink_replaces_the_target_and_onto_dev_null_keeps_the_device() {
     let dir = temp_dir("targets");
-    write_file(
-        &dir.join("a.npy"),
-        Format::Npy,
-        &[NamedTensor::new("a", vector(4))],
-    )
-    .unwrap();
-    write_file(
-        &dir.join("real.npy"),
-        Format::Npy,
-        &[NamedTensor::new("r", vector(1))],
-    )
-    .unwrap();
+    write_vector(&dir, "a.npy", "a", 4);
+    write_vector(&dir, "real.npy", "r", 1);
     std::os::unix::fs::symlink("real.npy", dir.join("link.npy")).unwrap();
     let o = Command::new(BIN)
         .args(["convert", "a.npy", "link.npy"])
@@ -192,22 +176,22 @@ fn convert_onto_a_symlink_replaces_the_target_and_onto_dev_null_keeps_the_device
     assert_eq!(entries(&dir), ["a.npy", "link.npy", "real.npy"]);
 }
 
+/// Writes `file` in `dir`: an npy file of one `vector(n)` named `name`.
+fn write_vector(dir: &Path, file: &str, name: &str, n: usize) {
+    write_file(
+        &dir.join(file),
+        Format::Npy,
+        &[NamedTensor::new(name, vector(n))],
+    )
+    .unwrap();
+}
+
 /// Starts `convert big.npy out.npy`, waits for its temporary file to appear, sends `signal`
 /// with kill(1), and checks the process died of it leaving only the old files.
 fn signal_during_write(signal: &str, number: i32) {
     let dir = temp_dir(&format!("signal-{signal}"));
-    write_file(
-        &dir.join("big.npy"),
-        Format::Npy,
-        &[NamedTensor::new("b", vector(64 << 20))],
-    )
-    .unwrap();
-    write_file(
-        &dir.join("out.npy"),
-        Format::Npy,
-        &[NamedTensor::new("o", vector(2))],
-    )
-    .unwrap();
+    write_vector(&dir, "big.npy", "b", 64 << 20);
+    write_vector(&dir, "out.npy", "o", 2);
     let old = std::fs::read(dir.join("out.npy")).unwrap();
     for _attempt in 0..5 {
         let mut child = Command::new(BIN)
@@ -230,12 +214,7 @@ fn signal_during_write(signal: &str, number: i32) {
         if !seen {
             // The write was too quick to catch; try again.
             let _ = child.wait();
-            write_file(
-                &dir.join("out.npy"),
-                Format::Npy,
-                &[NamedTensor::new("o", vector(2))],
-            )
-            .unwrap();
+            write_vector(&dir, "out.npy", "o", 2);
             continue;
         }
         let pid = child.id().to_string();
@@ -248,12 +227,7 @@ fn signal_during_write(signal: &str, number: i32) {
         if !sent || status.signal().is_none() {
             // The write finished between seeing its temporary file and the signal (a loaded
             // machine): nothing was interrupted; try again.
-            write_file(
-                &dir.join("out.npy"),
-                Format::Npy,
-                &[NamedTensor::new("o", vector(2))],
-            )
-            .unwrap();
+            write_vector(&dir, "out.npy", "o", 2);
             continue;
         }
         assert_eq!(status.signal(), Some(number), "{status:?}");
@@ -288,18 +262,8 @@ fn a_file_size_limit_during_a_write_leaves_no_temporary_file() {
     // `ulimit -f 64` (64 blocks of 512 bytes): the write of 4 MiB passes it, the kernel sends
     // SIGXFSZ and fails the write with EFBIG. Either way: the old file, no litter.
     let dir = temp_dir("xfsz");
-    write_file(
-        &dir.join("a.npy"),
-        Format::Npy,
-        &[NamedTensor::new("a", vector(1 << 20))],
-    )
-    .unwrap();
-    write_file(
-        &dir.join("out.npy"),
-        Format::Npy,
-        &[NamedTensor::new("o", vector(2))],
-    )
-    .unwrap();
+    write_vector(&dir, "a.npy", "a", 1 << 20);
+    write_vector(&dir, "out.npy", "o", 2);
     let old = std::fs::read(dir.join("out.npy")).unwrap();
     let o = Command::new("sh")
         .args([

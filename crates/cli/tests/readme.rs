@@ -6,8 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::common::stderr;
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
+use crate::common::{run_in, BIN};
 
 /// The `tensorcast ...` lines of the first `sh` block of README's CLI section.
 fn readme_commands() -> Vec<String> {
@@ -56,14 +55,6 @@ fn every_readme_cli_example_runs_and_succeeds() {
             .unwrap();
         assert_eq!(o.status.code(), Some(0), "{line}\n{}", stderr(&o));
     }
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
 }
 
 #[test]

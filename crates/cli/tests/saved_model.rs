@@ -2,24 +2,11 @@
 //! (`tests/tf_observed/saved_model.jsonl`) and on damaged folders.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::common::{hex, run};
 use crate::common::{stderr, temp_dir};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().unwrap()
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn records() -> Vec<Value> {
     let path =

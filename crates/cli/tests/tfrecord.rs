@@ -4,32 +4,13 @@
 //! TensorFlow's `tf.io.parse_example` of the same file), strings through npy/npz as `S<n>`,
 //! and the npy header limit.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::common::{ok, run_in, samples};
 use serde_json::Value;
 use tensorcast::io::{read_file, Format, NamedTensor};
 use tensorcast::{TString, Tensor};
 use tensorcast_records::{read_records, Compression, ReaderOptions};
-
-const BIN: &str = env!("CARGO_BIN_EXE_tensorcast");
-
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples")
-}
-
-fn run_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the tensorcast binary runs")
-}
-
-fn ok(o: Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout).unwrap()
-}
 
 fn sample(name: &str) -> String {
     samples().join(name).display().to_string()
@@ -40,7 +21,7 @@ fn inspect_tells_tfrecords_by_content_and_shows_their_schema_or_tensors() {
     let dir = crate::common::temp_dir("tfr-inspect");
     // A misleading name: detection is by content.
     std::fs::copy(samples().join("examples.tfrecord"), dir.join("data.bin")).unwrap();
-    let text = ok(run_in(&dir, &["inspect", "data.bin", "--values", "2"]));
+    let text = ok(&run_in(&dir, &["inspect", "data.bin", "--values", "2"]));
     assert!(
         text.starts_with("data.bin: tfrecord (none), 8 records of tf.train.Example, 923 B\n"),
         "{text}"
@@ -51,7 +32,7 @@ fn inspect_tells_tfrecords_by_content_and_shows_their_schema_or_tensors() {
     );
     assert!(text.contains("  x: 0 0.25...\n"), "{text}");
     let json: Value =
-        serde_json::from_str(&ok(run_in(&dir, &["inspect", "--json", "data.bin"]))).unwrap();
+        serde_json::from_str(&ok(&run_in(&dir, &["inspect", "--json", "data.bin"]))).unwrap();
     let f = &json["files"][0];
     assert_eq!(f["format"], "tfrecord");
     assert_eq!(f["compression"], "none");
@@ -70,7 +51,8 @@ fn inspect_tells_tfrecords_by_content_and_shows_their_schema_or_tensors() {
     assert_eq!(x["kinds"][0], "float_list");
 
     let gz = sample("tensors.tfrecord.gz");
-    let json: Value = serde_json::from_str(&ok(run_in(&dir, &["inspect", "--json", &gz]))).unwrap();
+    let json: Value =
+        serde_json::from_str(&ok(&run_in(&dir, &["inspect", "--json", &gz]))).unwrap();
     let f = &json["files"][0];
     assert_eq!(
         (f["compression"].as_str(), f["records"].as_u64()),
@@ -111,7 +93,7 @@ fn damaged_tfrecords_are_one_line_dataloss_errors_with_the_offset() {
 fn tfrecord_to_tfrecord_keeps_the_records_and_an_uncompressed_copy_is_byte_exact() {
     let dir = crate::common::temp_dir("tfr-copy");
     let src = sample("examples.tfrecord");
-    ok(run_in(&dir, &["convert", &src, "same.tfrecord"]));
+    ok(&run_in(&dir, &["convert", &src, "same.tfrecord"]));
     let original = std::fs::read(&src).unwrap();
     assert_eq!(std::fs::read(dir.join("same.tfrecord")).unwrap(), original);
     let records = read_records(&original, ReaderOptions::default()).unwrap();
@@ -128,7 +110,7 @@ fn tfrecord_to_tfrecord_keeps_the_records_and_an_uncompressed_copy_is_byte_exact
         if !out.contains(".tfrecord") {
             args.extend(["--format", "tfrecord"]);
         }
-        ok(run_in(&dir, &args));
+        ok(&run_in(&dir, &args));
         let back = std::fs::read(dir.join(out)).unwrap();
         assert_eq!(
             read_records(&back, ReaderOptions::with_compression(c)).unwrap(),
@@ -136,7 +118,7 @@ fn tfrecord_to_tfrecord_keeps_the_records_and_an_uncompressed_copy_is_byte_exact
             "{out}"
         );
         // And back to none: the original bytes.
-        ok(run_in(&dir, &["convert", out, "plain.tfrecord"]));
+        ok(&run_in(&dir, &["convert", out, "plain.tfrecord"]));
         assert_eq!(std::fs::read(dir.join("plain.tfrecord")).unwrap(), original);
     }
 }
@@ -145,7 +127,7 @@ fn tfrecord_to_tfrecord_keeps_the_records_and_an_uncompressed_copy_is_byte_exact
 fn serialize_tensor_records_convert_to_and_from_tensor_files() {
     let dir = crate::common::temp_dir("tfr-tensors");
     let src = sample("tensors.tfrecord.gz");
-    ok(run_in(&dir, &["convert", &src, "t.npz"]));
+    ok(&run_in(&dir, &["convert", &src, "t.npz"]));
     let c = read_file(&dir.join("t.npz")).unwrap();
     let names: Vec<&str> = c.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["record_0", "record_1", "record_2"]);
@@ -154,7 +136,7 @@ fn serialize_tensor_records_convert_to_and_from_tensor_files() {
         &[TString::from("hello"), TString::from("world")]
     );
     // Back to records: what tf.io.serialize_tensor wrote, byte for byte.
-    ok(run_in(&dir, &["convert", "t.npz", "back.tfrecord.gz"]));
+    ok(&run_in(&dir, &["convert", "t.npz", "back.tfrecord.gz"]));
     let opts = || ReaderOptions::with_compression(Compression::Gzip);
     let tf_records = read_records(&std::fs::read(&src).unwrap(), opts()).unwrap();
     let ours = read_records(
@@ -164,11 +146,11 @@ fn serialize_tensor_records_convert_to_and_from_tensor_files() {
     .unwrap();
     assert_eq!(ours, tf_records);
     // safetensors refuses strings; a numeric file goes there and back.
-    ok(run_in(
+    ok(&run_in(
         &dir,
         &["convert", &sample("batch.npz"), "b.tfrecord"],
     ));
-    ok(run_in(&dir, &["convert", "b.tfrecord", "b.safetensors"]));
+    ok(&run_in(&dir, &["convert", "b.tfrecord", "b.safetensors"]));
     let b = read_file(&dir.join("b.safetensors")).unwrap();
     let orig = read_file(&samples().join("batch.npz")).unwrap();
     assert_eq!(b.len(), orig.len());
@@ -187,38 +169,23 @@ fn examples_are_not_mistaken_for_tensors_and_spec_errors_name_the_feature() {
         err.contains("parse them into tensors with --spec SPEC.json"),
         "{err}"
     );
-    std::fs::write(
-        dir.join("spec.json"),
-        r#"{"x": {"type": "FixedLenFeature", "shape": [3], "dtype": "float32"}}"#,
-    )
-    .unwrap();
-    let o = run_in(
-        &dir,
-        &[
-            "convert",
-            &sample("examples.tfrecord"),
-            "x.npz",
-            "--spec",
-            "spec.json",
-        ],
-    );
+    // The sample's Examples through `spec`.
+    let convert_with = |spec: &str| {
+        std::fs::write(dir.join("spec.json"), spec).unwrap();
+        let examples = sample("examples.tfrecord");
+        run_in(
+            &dir,
+            &["convert", &examples, "x.npz", "--spec", "spec.json"],
+        )
+    };
+    let o = convert_with(r#"{"x": {"type": "FixedLenFeature", "shape": [3], "dtype": "float32"}}"#);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         err.contains("Key: x, Index: 0.  Number of float values != expected."),
         "{err}"
     );
-    std::fs::write(dir.join("spec.json"), r#"{"x": {"type": "Fixed"}}"#).unwrap();
-    let o = run_in(
-        &dir,
-        &[
-            "convert",
-            &sample("examples.tfrecord"),
-            "x.npz",
-            "--spec",
-            "spec.json",
-        ],
-    );
+    let o = convert_with(r#"{"x": {"type": "Fixed"}}"#);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("feature 'x': unknown type \"Fixed\""), "{err}");
 }
@@ -241,7 +208,7 @@ fn npy_header_limit_is_numpys_and_the_flag_raises_it() {
         err.contains("Header info length (12056) is large and may not be safe to load securely"),
         "{err}"
     );
-    let text = ok(run_in(
+    let text = ok(&run_in(
         &dir,
         &["inspect", "big.npy", "--max-npy-header", "16K"],
     ));
@@ -258,27 +225,14 @@ fn string_tensors_go_to_npy_and_npz_as_fixed_width_bytes() {
         &[NamedTensor::new("s", t.clone())],
     )
     .unwrap();
-    ok(run_in(&dir, &["convert", "s.pb", "s.npy"]));
-    ok(run_in(&dir, &["convert", "s.pb", "s.npz"]));
+    ok(&run_in(&dir, &["convert", "s.pb", "s.npy"]));
+    ok(&run_in(&dir, &["convert", "s.pb", "s.npz"]));
     let npy = std::fs::read(dir.join("s.npy")).unwrap();
     assert!(String::from_utf8_lossy(&npy[..64]).contains("'descr': '|S3'"));
     assert_eq!(&npy[npy.len() - 6..], b"ab\0xyz");
     for f in ["s.npy", "s.npz"] {
         assert_eq!(read_file(&dir.join(f)).unwrap()[0].tensor, t, "{f}");
     }
-}
-
-/// The Python peers' interpreter: `$TENSORCAST_PYTHON`, else the repository's `.venv`, else
-/// `python3`.
-fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = samples().join("../.venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
 }
 
 const TF_PARSE: &str = r#"
@@ -327,24 +281,12 @@ print("ok", len(flat))
 
 #[test]
 fn parsed_examples_in_npz_equal_tensorflows_parse_example() {
-    let py = python_interpreter();
-    let has_tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_tf {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
+    let Some(py) = crate::common::tensorflow_python() else {
         return;
-    }
+    };
     let dir = crate::common::temp_dir("tfr-tf-parse");
     let (records, spec) = (sample("examples.tfrecord"), sample("examples_spec.json"));
-    ok(run_in(
+    ok(&run_in(
         &dir,
         &["convert", &records, "parsed.npz", "--spec", &spec],
     ));
@@ -369,7 +311,7 @@ fn parsed_examples_in_npz_equal_tensorflows_parse_example() {
 fn inspect_lists_an_event_files_tags_with_step_ranges_and_last_values() {
     let dir = crate::common::temp_dir("tfr-events");
     let ev = sample("events.out.tfevents.1700000000.sample.v2");
-    let text = ok(run_in(&dir, &["inspect", &ev]));
+    let text = ok(&run_in(&dir, &["inspect", &ev]));
     assert!(text.contains("(a TensorBoard event file)"), "{text}");
     for line in [
         "  loss      scalars          3   0..2  0.333333343\n",
@@ -379,7 +321,8 @@ fn inspect_lists_an_event_files_tags_with_step_ranges_and_last_values() {
     ] {
         assert!(text.contains(line), "{line:?} not in\n{text}");
     }
-    let json: Value = serde_json::from_str(&ok(run_in(&dir, &["inspect", "--json", &ev]))).unwrap();
+    let json: Value =
+        serde_json::from_str(&ok(&run_in(&dir, &["inspect", "--json", &ev]))).unwrap();
     let f = &json["files"][0];
     assert_eq!(f["content"], "events");
     let acc = &f["tags"][0];

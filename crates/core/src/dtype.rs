@@ -175,6 +175,88 @@ crate::__dtype_table!(constants_and_rows);
 /// The largest base (non-ref) value.
 const MAX_BASE: i32 = 33;
 
+/// A dtype list as TensorFlow's op registrations write one (`"float, double, int32"`, the
+/// names of [`DataType::name`]), read at compile time: `dtypes!("half, float")` is
+/// `&[DataType::HALF, DataType::FLOAT]`, a `&'static [DataType]` usable in `const` items, and a
+/// name that is not a dtype's stops the build. Type lists are TensorFlow's facts in
+/// TensorFlow's order (the order its messages print them in); one line each keeps them
+/// readable next to the registrations they come from.
+///
+/// ```
+/// use tensorcast_core::{dtypes, DataType};
+/// const T: &[DataType] = dtypes!("bfloat16, half, float");
+/// assert_eq!(T, [DataType::BFLOAT16, DataType::HALF, DataType::FLOAT]);
+/// ```
+#[macro_export]
+macro_rules! dtypes {
+    ($names:literal) => {{
+        const LIST: [$crate::DataType; $crate::dtype::count_names($names)] =
+            $crate::dtype::parse_names($names);
+        &LIST
+    }};
+}
+
+/// How many comma-separated names `list` holds (`dtypes!`'s array length).
+#[doc(hidden)]
+pub const fn count_names(list: &str) -> usize {
+    let b = list.as_bytes();
+    let mut n = 1;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b',' {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The dtypes `list` names, at compile time (`dtypes!`); panics (a build error in a `const`)
+/// on a name that is no dtype's.
+#[doc(hidden)]
+pub const fn parse_names<const N: usize>(list: &str) -> [DataType; N] {
+    let b = list.as_bytes();
+    let mut out = [DataType(0); N];
+    let (mut start, mut k) = (0, 0);
+    while k < N {
+        // One name: from `start` to the next comma (or the end), spaces trimmed.
+        let mut end = start;
+        while end < b.len() && b[end] != b',' {
+            end += 1;
+        }
+        let (mut lo, mut hi) = (start, end);
+        while lo < hi && b[lo] == b' ' {
+            lo += 1;
+        }
+        while hi > lo && b[hi - 1] == b' ' {
+            hi -= 1;
+        }
+        out[k] = by_name_bytes(b, lo, hi);
+        start = end + 1;
+        k += 1;
+    }
+    out
+}
+
+/// The base dtype named `b[lo..hi]` (`parse_names`).
+const fn by_name_bytes(b: &[u8], lo: usize, hi: usize) -> DataType {
+    let mut row = 1;
+    while row < DATA_TYPES.len() {
+        let name = DATA_TYPES[row].name.as_bytes();
+        if name.len() == hi - lo {
+            let mut j = 0;
+            while j < name.len() && name[j] == b[lo + j] {
+                j += 1;
+            }
+            if j == name.len() {
+                return DataType(DATA_TYPES[row].number);
+            }
+        }
+        row += 1;
+    }
+    panic!("dtypes!: a name that is no dtype's")
+}
+
 impl DataType {
     /// `DT_FLOAT_REF` (101).
     pub const FLOAT_REF: DataType = DataType(101);
@@ -449,6 +531,28 @@ mod tests {
             assert_eq!(row.number as usize, i);
         }
         assert_eq!(DATA_TYPES.len(), 34);
+    }
+
+    #[test]
+    fn dtypes_macro_reads_every_name_in_order() {
+        const L: &[DataType] = crate::dtypes!("float,double , bool, float8_e4m3fn,  uint2");
+        assert_eq!(
+            L,
+            [
+                DataType::FLOAT,
+                DataType::DOUBLE,
+                DataType::BOOL,
+                DataType::FLOAT8_E4M3FN,
+                DataType::UINT2
+            ]
+        );
+        for d in DataType::all() {
+            let name = d.name();
+            assert_eq!(parse_names::<1>(&name), [d], "{name}");
+            assert_eq!(count_names(&format!("{name}, {name}")), 2);
+        }
+        let unknown = std::panic::catch_unwind(|| parse_names::<1>("floaty"));
+        assert!(unknown.is_err());
     }
 
     #[test]

@@ -892,22 +892,22 @@ macro_rules! from_scalar {
     )*};
 }
 
+/// Calls `$callback!` with the Rust types of one numeric, bool or complex element (what a
+/// scalar converts into a `Tensor` from, here and in the graph crate's `Input`), so that every
+/// such list is this one.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_scalar_types {
+    ($callback:ident) => {
+        $callback! {
+            f32, f64, i32, u32, u16, u8, i16, i8, i64, u64, bool, $crate::f16, $crate::bf16,
+            $crate::Complex32, $crate::Complex64
+        }
+    };
+}
+
+crate::__with_scalar_types!(from_scalar);
 from_scalar!(
-    f32,
-    f64,
-    i32,
-    u32,
-    u16,
-    u8,
-    i16,
-    i8,
-    i64,
-    u64,
-    bool,
-    half::f16,
-    half::bf16,
-    num_complex::Complex<f32>,
-    num_complex::Complex<f64>,
     crate::types::QInt8,
     crate::types::QUInt8,
     crate::types::QInt16,

@@ -2,7 +2,7 @@
 
 #![allow(dead_code, reason = "each test binary uses its own subset")]
 
-use tensorcast_proto::{tensor_shape_proto::Dim, AttrValue, GraphDef, NodeDef, TensorProto};
+use tensorcast_proto::{AttrValue, GraphDef, NodeDef, TensorProto};
 use tensorcast_proto::{TensorShapeProto, VersionDef};
 
 /// A `NodeDef` with these inputs and attrs.
@@ -33,16 +33,7 @@ pub fn graph_def(nodes: Vec<NodeDef>) -> GraphDef {
 
 /// A shape proto of `dims`.
 pub fn shape_proto(dims: &[i64]) -> TensorShapeProto {
-    TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    }
+    tensorcast_proto::dims_to_proto(dims)
 }
 
 /// A `Const` of `elements` values of `dtype` that carries at most one value (`float_val: 1`
@@ -88,4 +79,23 @@ pub fn identity_chain(len: usize) -> GraphDef {
         ));
     }
     graph_def(nodes)
+}
+
+/// `s = Shape(BroadcastTo(x, [16384, 65536]))` of a `[1, -1]` float placeholder `x` (the
+/// broadcast would be 4 GiB), and a value of `x`.
+pub fn shape_of_huge_broadcast(
+    root: &tensorcast_graph::Scope,
+) -> (tensorcast_graph::ops::Shape, tensorcast_core::Tensor) {
+    use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
+    use tensorcast_graph::ops::{BroadcastTo, Placeholder, PlaceholderAttrs, Shape};
+    let x = Placeholder::with_attrs(
+        &root.with_op_name("x"),
+        DataType::FLOAT,
+        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, -1]).unwrap()),
+    )
+    .unwrap();
+    let b = BroadcastTo::new(root, &x, [16384i32, 65536]).unwrap();
+    let s = Shape::new(&root.with_op_name("s"), &b).unwrap();
+    let xv = Tensor::from_vec(vec![1.0f32; 65536], TensorShape::new(&[1, 65536]).unwrap()).unwrap();
+    (s, xv)
 }

@@ -339,17 +339,8 @@ fn fed_value_for_an_unknown_ops_output_is_checked_against_the_consumer() {
 #[test]
 fn shape_of_a_huge_lazy_broadcast_is_computed_without_materialising_it() {
     let root = Scope::new_root_scope();
-    let x = Placeholder::with_attrs(
-        &root.with_op_name("x"),
-        DataType::FLOAT,
-        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, -1]).unwrap()),
-    )
-    .unwrap();
-    // 16384 x 65536 floats would be 4 GiB.
-    let b = BroadcastTo::new(&root, &x, [16384i32, 65536]).unwrap();
-    let s = tensorcast_graph::ops::Shape::new(&root.with_op_name("s"), &b).unwrap();
+    let (s, xv) = crate::common::shape_of_huge_broadcast(&root);
     let m = Mul::new(&root.with_op_name("m"), &s, 2i32).unwrap();
-    let xv = Tensor::from_vec(vec![1.0f32; 65536], TensorShape::new(&[1, 65536]).unwrap()).unwrap();
     let start = std::time::Instant::now();
     let out = Session::new(root.graph())
         .run(&[("x", xv)], &[&m.z.name()], &[])

@@ -177,15 +177,7 @@ fn run_needing_a_missing_kernel_decodes_no_constant() {
 fn shape_of_a_huge_broadcast_does_not_materialise_it() {
     let _serial = serial();
     let root = Scope::new_root_scope();
-    let x = Placeholder::with_attrs(
-        &root.with_op_name("x"),
-        DataType::FLOAT,
-        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, -1]).unwrap()),
-    )
-    .unwrap();
-    let b = BroadcastTo::new(&root, &x, [16384i32, 65536]).unwrap();
-    let s = tensorcast_graph::ops::Shape::new(&root.with_op_name("s"), &b).unwrap();
-    let xv = Tensor::from_vec(vec![1.0f32; 65536], TensorShape::new(&[1, 65536]).unwrap()).unwrap();
+    let (s, xv) = common::shape_of_huge_broadcast(&root);
     let fetch = s.output.name();
     let (out, peak) = peak_of(|| {
         Session::new(root.graph())

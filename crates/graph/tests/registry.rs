@@ -97,32 +97,24 @@ fn axis() -> NodeDef {
 
 #[test]
 fn list_inputs_are_counted_by_their_attr() {
-    let e = import_err(vec![
-        placeholder("a", DataType::FLOAT),
-        axis(),
-        node(
-            "c",
-            "ConcatV2",
-            &["a", "ax"],
-            &[("T", ty(DataType::FLOAT)), ("N", AttrValue::of_int(1))],
-        ),
-    ]);
+    let concat = |inputs: &[&str], n: i64| {
+        import_err(vec![
+            placeholder("a", DataType::FLOAT),
+            axis(),
+            node(
+                "c",
+                "ConcatV2",
+                inputs,
+                &[("T", ty(DataType::FLOAT)), ("N", AttrValue::of_int(n))],
+            ),
+        ])
+    };
     assert_eq!(
-        e,
+        concat(&["a", "ax"], 1),
         format!("Value for attr 'N' of 1 must be at least minimum 2\n\t; NodeDef: {{{{node c}}}}; {CONCAT}")
     );
-    let e = import_err(vec![
-        placeholder("a", DataType::FLOAT),
-        axis(),
-        node(
-            "c",
-            "ConcatV2",
-            &["a", "a", "ax"],
-            &[("T", ty(DataType::FLOAT)), ("N", AttrValue::of_int(3))],
-        ),
-    ]);
     assert_eq!(
-        e,
+        concat(&["a", "a", "ax"], 3),
         format!("NodeDef expected inputs 'float, float, float, int32' do not match 3 inputs specified; {CONCAT}; NodeDef: {{{{node c}}}}")
     );
     // A count no input list could justify is refused, not believed.

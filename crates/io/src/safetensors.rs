@@ -505,14 +505,7 @@ pub fn write_to<W: Write + ?Sized>(
     tensors: &[NamedTensor],
     metadata: Option<&BTreeMap<String, String>>,
 ) -> Result<()> {
-    let planned: Vec<PlannedTensor> = tensors
-        .iter()
-        .map(|nt| PlannedTensor {
-            name: nt.name.clone(),
-            dtype: nt.tensor.dtype(),
-            shape: nt.tensor.shape().clone(),
-        })
-        .collect();
+    let planned: Vec<PlannedTensor> = tensors.iter().map(PlannedTensor::of).collect();
     // The checks in the order they always ran: names and dtypes first, then the data.
     plan_order(&planned)?;
     for nt in tensors {
@@ -534,6 +527,17 @@ pub struct PlannedTensor {
     pub dtype: DataType,
     /// The shape.
     pub shape: TensorShape,
+}
+
+impl PlannedTensor {
+    /// The plan of a tensor in hand: its name, dtype and shape.
+    pub fn of(t: &NamedTensor) -> Self {
+        PlannedTensor {
+            name: t.name.clone(),
+            dtype: t.tensor.dtype(),
+            shape: t.tensor.shape().clone(),
+        }
+    }
 }
 
 /// Streams safetensors to `w` whose header is made from `planned` alone, each tensor's bytes
@@ -795,14 +799,7 @@ mod tests {
             NamedTensor::new("b", Tensor::vector(&[1u8, 2, 3])),
             NamedTensor::new("a", Tensor::vector(&[1.5f64, -2.0])),
         ];
-        let planned: Vec<PlannedTensor> = ts
-            .iter()
-            .map(|t| PlannedTensor {
-                name: t.name.clone(),
-                dtype: t.tensor.dtype(),
-                shape: t.tensor.shape().clone(),
-            })
-            .collect();
+        let planned: Vec<PlannedTensor> = ts.iter().map(PlannedTensor::of).collect();
         let mut streamed = Vec::new();
         let mut fetched = vec![];
         write_to_streamed(&mut streamed, &planned, None, &mut |i| {

@@ -51,6 +51,7 @@ pub mod linalg;
 pub mod math;
 pub mod nn;
 pub mod reduce;
+mod type_lists;
 pub mod unary;
 
 pub use ext::TensorOps;

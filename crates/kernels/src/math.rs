@@ -347,55 +347,85 @@ fn flush_f32(x: f32) -> f32 {
     }
 }
 
-fn f64_flushed(op: UnaryOp, x: f64) -> f64 {
-    if matches!(op, UnaryOp::Neg | UnaryOp::Abs) {
-        return f64_op(op, x);
-    }
-    // TensorFlow's `Sign` of a subnormal is its magnitude (recorded).
-    if op == UnaryOp::Sign && x.is_subnormal() {
-        return x.abs();
-    }
-    flush_f64(f64_op(op, flush_f64(x)))
+/// `op` of a `float` or `double` under DAZ/FTZ (`Neg` and `Abs` only move the sign bit).
+macro_rules! flushed {
+    ($name:ident, $T:ty, $op:ident, $flush:ident) => {
+        fn $name(op: UnaryOp, x: $T) -> $T {
+            if matches!(op, UnaryOp::Neg | UnaryOp::Abs) {
+                return $op(op, x);
+            }
+            // TensorFlow's `Sign` of a subnormal is its magnitude (recorded).
+            if op == UnaryOp::Sign && x.is_subnormal() {
+                return x.abs();
+            }
+            $flush($op(op, $flush(x)))
+        }
+    };
+}
+flushed!(f64_flushed, f64, f64_op, flush_f64);
+flushed!(f32_flushed, f32, f32_op, flush_f32);
+
+/// `op` of a `float` or `double`, in its own width: the arms both share, after `$first` (arms
+/// that must come first) and before `$last` (a catch-all).
+macro_rules! float_op {
+    ($name:ident($x:ident: $T:ty), $erf:path, $erfc:path, $selu_alpha:expr, $selu:expr,
+     [$($first:tt)*], [$($last:tt)*]) => {
+        fn $name(op: UnaryOp, $x: $T) -> $T {
+            match op {
+                $($first)*
+                // NaN stays NaN, as Eigen's `max(x, 0)` keeps it.
+                UnaryOp::Relu => {
+                    if $x < 0.0 {
+                        0.0
+                    } else {
+                        $x
+                    }
+                }
+                UnaryOp::Relu6 => $x.clamp(0.0, 6.0),
+                // `exp(x) - 1`, not `expm1`, as TensorFlow's kernels compute it.
+                UnaryOp::Elu => {
+                    if $x < 0.0 {
+                        $x.exp() - 1.0
+                    } else {
+                        $x
+                    }
+                }
+                UnaryOp::Selu => {
+                    if $x < 0.0 {
+                        $selu_alpha * ($x.exp() - 1.0)
+                    } else {
+                        $selu * $x
+                    }
+                }
+                UnaryOp::Sigmoid => 1.0 / (1.0 + (-$x).exp()),
+                UnaryOp::Tanh => $x.tanh(),
+                UnaryOp::Exp => $x.exp(),
+                UnaryOp::Log => $x.ln(),
+                UnaryOp::Log1p => $x.ln_1p(),
+                UnaryOp::Sqrt => $x.sqrt(),
+                UnaryOp::Rsqrt => 1.0 / $x.sqrt(),
+                UnaryOp::Square => $x * $x,
+                UnaryOp::Neg => -$x,
+                UnaryOp::Abs => $x.abs(),
+                UnaryOp::Erf => $erf($x),
+                UnaryOp::Erfc => $erfc($x),
+                UnaryOp::Floor => $x.floor(),
+                UnaryOp::Ceil => $x.ceil(),
+                UnaryOp::Round => $x.round_ties_even(),
+                UnaryOp::Reciprocal => 1.0 / $x,
+                $($last)*
+            }
+        }
+    };
 }
 
-fn f32_flushed(op: UnaryOp, x: f32) -> f32 {
-    if matches!(op, UnaryOp::Neg | UnaryOp::Abs) {
-        return f32_op(op, x);
-    }
-    if op == UnaryOp::Sign && x.is_subnormal() {
-        return x.abs();
-    }
-    flush_f32(f32_op(op, flush_f32(x)))
-}
-
-fn f64_op(op: UnaryOp, x: f64) -> f64 {
-    match op {
-        // NaN stays NaN, as Eigen's `max(x, 0)` keeps it.
-        UnaryOp::Relu => {
-            if x < 0.0 {
-                0.0
-            } else {
-                x
-            }
-        }
-        UnaryOp::Relu6 => x.clamp(0.0, 6.0),
-        // `exp(x) - 1`, not `expm1`, as TensorFlow's kernels compute it.
-        UnaryOp::Elu => {
-            if x < 0.0 {
-                x.exp() - 1.0
-            } else {
-                x
-            }
-        }
-        UnaryOp::Selu => {
-            if x < 0.0 {
-                SELU_SCALE_ALPHA * (x.exp() - 1.0)
-            } else {
-                SELU_SCALE * x
-            }
-        }
-        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Tanh => x.tanh(),
+float_op!(
+    f64_op(x: f64),
+    libm::erf,
+    libm::erfc,
+    SELU_SCALE_ALPHA,
+    SELU_SCALE,
+    [
         UnaryOp::Softplus => {
             if x > 0.0 {
                 x + (-x).exp().ln_1p()
@@ -403,14 +433,6 @@ fn f64_op(op: UnaryOp, x: f64) -> f64 {
                 x.exp().ln_1p()
             }
         }
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Log1p => x.ln_1p(),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
-        UnaryOp::Square => x * x,
-        UnaryOp::Neg => -x,
-        UnaryOp::Abs => x.abs(),
         UnaryOp::Sign => {
             if x.is_nan() {
                 x
@@ -424,60 +446,22 @@ fn f64_op(op: UnaryOp, x: f64) -> f64 {
         }
         // TensorFlow's double `erf` gives NaN once `x * x` overflows (infinities included).
         UnaryOp::Erf if (x * x).is_infinite() => f64::NAN,
-        UnaryOp::Erf => libm::erf(x),
-        UnaryOp::Erfc => libm::erfc(x),
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        UnaryOp::Round => x.round_ties_even(),
-        UnaryOp::Reciprocal => 1.0 / x,
-    }
-}
+    ],
+    []
+);
 
-fn f32_op(op: UnaryOp, x: f32) -> f32 {
-    match op {
-        // NaN stays NaN, as Eigen's `max(x, 0)` keeps it.
-        UnaryOp::Relu => {
-            if x < 0.0 {
-                0.0
-            } else {
-                x
-            }
-        }
-        UnaryOp::Relu6 => x.clamp(0.0, 6.0),
-        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Elu => {
-            if x < 0.0 {
-                x.exp() - 1.0
-            } else {
-                x
-            }
-        }
-        UnaryOp::Selu => {
-            if x < 0.0 {
-                SELU_SCALE_ALPHA as f32 * (x.exp() - 1.0)
-            } else {
-                SELU_SCALE as f32 * x
-            }
-        }
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Log1p => x.ln_1p(),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Rsqrt => 1.0 / x.sqrt(),
-        UnaryOp::Square => x * x,
-        UnaryOp::Neg => -x,
-        UnaryOp::Abs => x.abs(),
-        UnaryOp::Erf => libm::erff(x),
-        UnaryOp::Erfc => libm::erfcf(x),
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        UnaryOp::Round => x.round_ties_even(),
-        UnaryOp::Reciprocal => 1.0 / x,
+float_op!(
+    f32_op(x: f32),
+    libm::erff,
+    libm::erfcf,
+    SELU_SCALE_ALPHA as f32,
+    SELU_SCALE as f32,
+    [],
+    [
         // The rest in double, rounded once.
         other => f64_op(other, f64::from(x)) as f32,
-    }
-}
+    ]
+);
 
 /// An integer op, computed in `i128` (the caller truncates: wrapping, as TensorFlow's).
 fn int_op(op: UnaryOp, x: i128) -> i128 {
@@ -630,16 +614,7 @@ fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32]) {
 }
 
 /// The integer types with CPU kernels.
-const STD_INTS: &[DataType] = &[
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const STD_INTS: &[DataType] = crate::type_lists::INTEGRAL_TYPES;
 
 macro_rules! int_map {
     ($op:expr, $x:expr, $shape:expr, $t:ty) => {

@@ -5,6 +5,7 @@
 use half::{bf16, f16};
 use proptest::prelude::*;
 use tensorcast_core::buffer::Buffer;
+use tensorcast_core::dtypes;
 use tensorcast_core::Complex;
 use tensorcast_core::{Code, DataType, TString, Tensor, TensorShape};
 use tensorcast_kernels::cast::cast;
@@ -37,23 +38,10 @@ fn bits_f16(t: &Tensor) -> Vec<u16> {
 }
 
 /// The numeric dtypes `Cast` converts between.
-const NUMERIC: [DataType; 15] = [
-    DataType::BOOL,
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
+const NUMERIC: [DataType; 15] = *dtypes!(
+    "bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, half, bfloat16, float, \
+     double, complex64, complex128"
+);
 
 // ----- seed example 3 ---------------------------------------------------------------------
 

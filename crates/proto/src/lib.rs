@@ -129,8 +129,8 @@ pub use saved_model::{
     SavedVariable, SignatureDef, TensorInfo,
 };
 pub use shape::{
-    partial_shape_from_proto, partial_shape_to_proto, shape_from_proto, shape_proto_debug_string,
-    shape_to_proto,
+    dims_to_proto, partial_shape_from_proto, partial_shape_to_proto, shape_from_proto,
+    shape_proto_debug_string, shape_to_proto,
 };
 pub use text::{
     graph_def_binary_to_text, graph_def_from_text, graph_def_text_to_binary, graph_def_to_text,

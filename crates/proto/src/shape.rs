@@ -85,7 +85,9 @@ pub fn shape_to_proto(shape: &TensorShape) -> TensorShapeProto {
     dims_to_proto(shape.dim_sizes())
 }
 
-pub(crate) fn dims_to_proto(dims: &[i64]) -> TensorShapeProto {
+/// The proto of a shape of `dims` as given, unchecked (a decoder's tests and peers write
+/// shapes no [`TensorShape`] holds: negative sizes, claims past the element limit).
+pub fn dims_to_proto(dims: &[i64]) -> TensorShapeProto {
     TensorShapeProto {
         dim: dims
             .iter()

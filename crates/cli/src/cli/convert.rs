@@ -132,12 +132,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     } else {
         Some(super::output_format(&output, args.format.as_deref()).context(out_name.clone())?)
     };
-    let dtype = args
-        .cast
-        .as_deref()
-        .map(super::parse_dtype)
-        .transpose()
-        .with_context(|| format!("{in_name}: --cast"))?;
+    let dtype = cast_dtype(args)?;
     let from_checkpoint = checkpoint::is_checkpoint(&args.input);
     if to_checkpoint && from_checkpoint && dtype.is_none() {
         return rewrite_checkpoint(args, &output);
@@ -333,6 +328,15 @@ fn rewrite_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
+/// The dtype of `--cast`, if given (an unknown name is an error naming the input).
+fn cast_dtype(args: &Args) -> Result<Option<tensorcast::DataType>> {
+    args.cast
+        .as_deref()
+        .map(super::parse_dtype)
+        .transpose()
+        .with_context(|| format!("{}: --cast", escaped(&args.input.display().to_string())))
+}
+
 /// `convert` with a TFRecord file on either side: records copied (TFRecord to TFRecord),
 /// serialize_tensor records to and from tensors, or Examples parsed with `--spec`.
 fn convert_tfrecord(
@@ -342,12 +346,7 @@ fn convert_tfrecord(
     out: Option<tensorcast_records::Compression>,
 ) -> Result<i32> {
     let in_name = || escaped(&args.input.display().to_string());
-    let dtype = args
-        .cast
-        .as_deref()
-        .map(super::parse_dtype)
-        .transpose()
-        .with_context(|| format!("{}: --cast", in_name()))?;
+    let dtype = cast_dtype(args)?;
     if let (Some(from), Some(to), None, None) = (input, out, dtype, &args.spec) {
         tfrecord::copy_records(&args.input, from, output, to)?;
         return Ok(EXIT_OK);
@@ -393,12 +392,7 @@ fn convert_arrow(
     out_tfrecord: Option<tensorcast_records::Compression>,
 ) -> Result<i32> {
     let in_name = || escaped(&args.input.display().to_string());
-    let dtype = args
-        .cast
-        .as_deref()
-        .map(super::parse_dtype)
-        .transpose()
-        .with_context(|| format!("{}: --cast", in_name()))?;
+    let dtype = cast_dtype(args)?;
     if let (Some(c), Some(spec), Some(kind)) = (in_tfrecord, &args.spec, out_arrow) {
         if dtype.is_some() {
             return Err(anyhow!(

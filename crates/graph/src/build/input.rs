@@ -129,23 +129,7 @@ macro_rules! element_inputs {
     )*};
 }
 
-element_inputs!(
-    f32,
-    f64,
-    i32,
-    u32,
-    u16,
-    u8,
-    i16,
-    i8,
-    i64,
-    u64,
-    bool,
-    tensorcast_core::f16,
-    tensorcast_core::bf16,
-    tensorcast_core::Complex32,
-    tensorcast_core::Complex64
-);
+tensorcast_core::__with_scalar_types!(element_inputs);
 
 impl From<&str> for Input {
     /// A 0-d string constant.

@@ -75,9 +75,16 @@ impl Instance {
     /// Iteration `it` of the instance.
     #[inline]
     fn iter(&mut self, it: u64) -> Result<&mut Iter> {
+        self.iter_and_counts(it).map(|(iter, _, _)| iter)
+    }
+
+    /// Iteration `it` with the instance's dead exits and outstanding count beside it: what the
+    /// end of a delivery (`settle`) needs at once, from the one lookup.
+    #[inline]
+    fn iter_and_counts(&mut self, it: u64) -> Result<(&mut Iter, &mut Vec<u32>, &mut u32)> {
         // An `it` before `base` wraps to an index past the end.
         match self.iters.get_mut(it.wrapping_sub(self.base) as usize) {
-            Some(iter) => Ok(iter),
+            Some(iter) => Ok((iter, &mut self.dead_exits, &mut self.outstanding)),
             None => Err(iteration_error(it < self.base)),
         }
     }
@@ -105,6 +112,7 @@ fn instance_error() -> Error {
 /// A node as a delivery sees it: its index in its frame, its first input slot, whether it is a
 /// `Merge` (and how many dead data inputs make it dead in this iteration) or an `Exit`, its
 /// input count.
+#[derive(Clone, Copy)]
 struct Target {
     local: usize,
     base: usize,
@@ -278,102 +286,57 @@ impl Run<'_> {
         it: u64,
         v: &mut Option<Value>,
     ) -> Result<()> {
-        let Target {
-            local,
-            base,
-            is_merge,
-            is_exit,
-            expected,
-            num_inputs,
-        } = self.target(dst, it);
-        let i = self.inst(inst)?;
-        let iter = i.iter(it)?;
-        let ready = if is_merge {
-            if iter.pending[local] == FIRED {
+        let t = self.target(dst, it);
+        let (iter, dead_exits, outstanding) = self.inst(inst)?.iter_and_counts(it)?;
+        let ready = if t.is_merge {
+            if iter.pending[t.local] == FIRED {
                 return Ok(());
             }
             if v.is_some() {
-                iter.slots[base + slot as usize] = v.take();
+                iter.slots[t.base + slot as usize] = v.take();
             } else {
-                iter.dead[local] += 1;
+                iter.dead[t.local] += 1;
             }
-            merge_ready(iter, local, base, num_inputs, expected)
+            merge_ready(iter, t.local, t.base, t.num_inputs, t.expected)
         } else {
-            if iter.pending[local] == 0 {
+            if iter.pending[t.local] == 0 {
                 // A second value for an input (a malformed loop): ignored.
                 return Ok(());
             }
             if v.is_some() {
-                iter.slots[base + slot as usize] = v.take();
+                iter.slots[t.base + slot as usize] = v.take();
             } else {
-                iter.dead[local] = 1;
+                iter.dead[t.local] = 1;
             }
-            iter.pending[local] -= 1;
-            (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
+            count_down(iter, t.local)
         };
-        match ready {
-            // A dead `Exit` only notes that it was dead (as `process` would): done here, not
-            // through the ready stack (a loop's `Exit`s are dead in every iteration but the
-            // last). The node that delivered is still running: its `done_with` follows.
-            Some(true) if is_exit => {
-                iter.slots[base..base + num_inputs].fill(None);
-                if !i.dead_exits.contains(&dst) {
-                    i.dead_exits.push(dst);
-                }
-            }
-            Some(dead) => {
-                // `make_ready`, on the iteration at hand.
-                iter.outstanding += 1;
-                i.outstanding += 1;
-                self.ready.push((dst, inst, it, dead));
-            }
-            None => {}
+        if let Some(dead) = settle(ready, dst, &t, iter, dead_exits, outstanding) {
+            self.ready.push((dst, inst, it, dead));
         }
         Ok(())
     }
 
     /// Delivers a control edge (from a dead node when `dead`).
     fn deliver_control(&mut self, dst: u32, inst: u32, it: u64, dead: bool) -> Result<()> {
-        let Target {
-            local,
-            base,
-            is_merge,
-            is_exit,
-            expected,
-            num_inputs,
-        } = self.target(dst, it);
-        let i = self.inst(inst)?;
-        let iter = i.iter(it)?;
-        let ready = if is_merge {
-            if iter.pending[local] == FIRED || iter.pending[local] == 0 {
+        let t = self.target(dst, it);
+        let (iter, dead_exits, outstanding) = self.inst(inst)?.iter_and_counts(it)?;
+        let ready = if t.is_merge {
+            if iter.pending[t.local] == FIRED || iter.pending[t.local] == 0 {
                 return Ok(());
             }
-            iter.pending[local] -= 1;
-            merge_ready(iter, local, base, num_inputs, expected)
+            iter.pending[t.local] -= 1;
+            merge_ready(iter, t.local, t.base, t.num_inputs, t.expected)
         } else {
-            if iter.pending[local] == 0 {
+            if iter.pending[t.local] == 0 {
                 return Ok(());
             }
             if dead {
-                iter.dead[local] = 1;
+                iter.dead[t.local] = 1;
             }
-            iter.pending[local] -= 1;
-            (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
+            count_down(iter, t.local)
         };
-        match ready {
-            // A dead `Exit`: as in `deliver`.
-            Some(true) if is_exit => {
-                iter.slots[base..base + num_inputs].fill(None);
-                if !i.dead_exits.contains(&dst) {
-                    i.dead_exits.push(dst);
-                }
-            }
-            Some(dead) => {
-                iter.outstanding += 1;
-                i.outstanding += 1;
-                self.ready.push((dst, inst, it, dead));
-            }
-            None => {}
+        if let Some(dead) = settle(ready, dst, &t, iter, dead_exits, outstanding) {
+            self.ready.push((dst, inst, it, dead));
         }
         Ok(())
     }
@@ -732,6 +695,45 @@ impl Run<'_> {
         self.free_iterations(p)?;
         self.maybe_finish(p)
     }
+}
+
+/// The end of a delivery to `dst` (`deliver`, `deliver_control`) that left it `ready`
+/// (`Some(dead)`): the node goes on the ready stack (returned `Some(dead)`; `make_ready`, on the
+/// iteration at hand), except a dead `Exit`, which only notes that it was dead (as `process`
+/// would), its input slots cleared: done here, not through the ready stack (a loop's `Exit`s
+/// are dead in every iteration but the last). The node that delivered is still running: its
+/// `done_with` follows.
+#[inline(always)]
+fn settle(
+    ready: Option<bool>,
+    dst: u32,
+    t: &Target,
+    iter: &mut Iter,
+    dead_exits: &mut Vec<u32>,
+    outstanding: &mut u32,
+) -> Option<bool> {
+    match ready {
+        Some(true) if t.is_exit => {
+            iter.slots[t.base..t.base + t.num_inputs].fill(None);
+            if !dead_exits.contains(&dst) {
+                dead_exits.push(dst);
+            }
+            None
+        }
+        Some(dead) => {
+            iter.outstanding += 1;
+            *outstanding += 1;
+            Some(dead)
+        }
+        None => None,
+    }
+}
+
+/// One input of non-`Merge` node `local` in: whether it is now ready (`Some(dead)`).
+#[inline(always)]
+fn count_down(iter: &mut Iter, local: usize) -> Option<bool> {
+    iter.pending[local] -= 1;
+    (iter.pending[local] == 0).then_some(iter.dead[local] > 0)
 }
 
 /// Whether a `Merge` is ready (`Some(dead)`) after an arrival: control inputs all in and a

@@ -4,9 +4,11 @@
 use tensorcast_core::{DataType, PartialTensorShape, Tensor};
 use tensorcast_kernels::array as k;
 
-use super::{defs, kernel_entry, kernel_error, many, one, out, Entry, ShapeCtx};
+use super::spec::op_def;
+use super::{kernel_entry, kernel_error, many, one, out, Entry, KernelFn, ShapeCtx, ShapeFn};
 use crate::attr;
 use crate::error::Result;
+use crate::registry::opdef::OpDef;
 
 fn outs(t: tensorcast_core::Result<Vec<Tensor>>) -> Result<Vec<Tensor>> {
     t.map_err(kernel_error)
@@ -35,24 +37,20 @@ fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTenso
     range.map(|i| c.shape(i)).collect()
 }
 
-fn entry(
-    def: &'static crate::registry::opdef::OpDef,
-    shape: super::ShapeFn,
-    kernel: super::KernelFn,
-) -> Entry {
-    // Data movement is cheap: small integer results fold at graph time.
+/// Data movement is cheap: small integer results fold at graph time.
+fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
     kernel_entry(def, shape, kernel, true)
 }
 
 pub(super) fn entries() -> Vec<Entry> {
     vec![
         entry(
-            &defs::TRANSPOSE,
+            op_def("Transpose"),
             |c| one(k::transpose_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::transpose(&x[0], &x[1])),
         ),
         entry(
-            &defs::CONCAT_V2,
+            op_def("ConcatV2"),
             |c| {
                 let n = c.num_inputs().saturating_sub(1);
                 let v = partials(c, 0..n);
@@ -66,7 +64,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::PACK,
+            op_def("Pack"),
             |c| {
                 let v = partials(c, 0..c.num_inputs());
                 let refs: Vec<&PartialTensorShape> = v.iter().collect();
@@ -78,7 +76,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::UNPACK,
+            op_def("Unpack"),
             |c| {
                 many(k::unpack_shape(
                     &c.shape(0),
@@ -89,7 +87,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |c, x| outs(k::unpack(&x[0], int(c.attrs, "num"), int(c.attrs, "axis"))),
         ),
         entry(
-            &defs::SPLIT,
+            op_def("Split"),
             |c| {
                 many(k::split_shape(
                     c.value(0),
@@ -100,7 +98,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |c, x| outs(k::split(&x[0], &x[1], int(c.attrs, "num_split"))),
         ),
         entry(
-            &defs::SPLIT_V,
+            op_def("SplitV"),
             |c| {
                 many(k::split_v_shape(
                     &c.shape(0),
@@ -112,7 +110,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |_, x| outs(k::split_v(&x[0], &x[1], &x[2])),
         ),
         entry(
-            &defs::SQUEEZE,
+            op_def("Squeeze"),
             |c| {
                 let axis = attr::get_ints(c.attrs, "squeeze_dims").unwrap_or_default();
                 one(k::squeeze_shape(&c.shape(0), axis))
@@ -123,12 +121,12 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::EXPAND_DIMS,
+            op_def("ExpandDims"),
             |c| one(k::expand_dims_shape(&c.shape(0), c.value(1))),
             |_, x| out(k::expand_dims(&x[0], &x[1])),
         ),
         entry(
-            &defs::SLICE,
+            op_def("Slice"),
             |c| {
                 one(k::slice_shape(
                     &c.shape(0),
@@ -140,7 +138,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |_, x| out(k::slice(&x[0], &x[1], &x[2])),
         ),
         entry(
-            &defs::STRIDED_SLICE,
+            op_def("StridedSlice"),
             |c| {
                 let spec_len = c
                     .shape(1)
@@ -159,7 +157,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |c, x| out(k::strided_slice(&x[0], &x[1], &x[2], &x[3], masks(c.attrs))),
         ),
         entry(
-            &defs::GATHER_V2,
+            op_def("GatherV2"),
             |c| {
                 one(k::gather_v2_shape(
                     &c.shape(0),
@@ -178,17 +176,17 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::PAD,
+            op_def("Pad"),
             |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::pad(&x[0], &x[1])),
         ),
         entry(
-            &defs::PAD_V2,
+            op_def("PadV2"),
             |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::pad_v2(&x[0], &x[1], &x[2])),
         ),
         entry(
-            &defs::MIRROR_PAD,
+            op_def("MirrorPad"),
             |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |c, x| {
                 let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
@@ -196,42 +194,42 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::TILE,
+            op_def("Tile"),
             |c| one(k::tile_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::tile(&x[0], &x[1])),
         ),
         entry(
-            &defs::FILL,
+            op_def("Fill"),
             |c| one(k::fill_shape(&c.shape(0), c.value(0))),
             |_, x| out(k::fill(&x[0], &x[1])),
         ),
         entry(
-            &defs::RANGE,
+            op_def("Range"),
             |c| one(k::range_shape(c.value(0), c.value(1), c.value(2))),
             |_, x| out(k::range(&x[0], &x[1], &x[2])),
         ),
         entry(
-            &defs::ZEROS_LIKE,
+            op_def("ZerosLike"),
             |c| Ok(vec![k::like_shape(&c.shape(0))]),
             |_, x| out(k::zeros_like(&x[0])),
         ),
         entry(
-            &defs::ONES_LIKE,
+            op_def("OnesLike"),
             |c| Ok(vec![k::like_shape(&c.shape(0))]),
             |_, x| out(k::ones_like(&x[0])),
         ),
         entry(
-            &defs::SIZE,
+            op_def("Size"),
             |_| Ok(vec![k::size_shape()]),
             |c, x| out(k::size(&x[0], out_type(c.attrs))),
         ),
         entry(
-            &defs::RANK,
+            op_def("Rank"),
             |_| Ok(vec![k::rank_shape()]),
             |_, x| Ok(vec![k::rank(&x[0])]),
         ),
         entry(
-            &defs::SHAPE_N,
+            op_def("ShapeN"),
             |c| {
                 let v = partials(c, 0..c.num_inputs());
                 let refs: Vec<&PartialTensorShape> = v.iter().collect();
@@ -243,7 +241,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::ONE_HOT,
+            op_def("OneHot"),
             |c| {
                 one(k::one_hot_shape(
                     &c.shape(0),
@@ -254,7 +252,7 @@ pub(super) fn entries() -> Vec<Entry> {
             |c, x| out(k::one_hot(&x[0], &x[1], &x[2], &x[3], int(c.attrs, "axis"))),
         ),
         entry(
-            &defs::CUMSUM,
+            op_def("Cumsum"),
             |c| Ok(vec![k::cumsum_shape(&c.shape(0))]),
             |c, x| {
                 out(k::cumsum(
@@ -266,7 +264,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::TOP_KV2,
+            op_def("TopKV2"),
             |c| many(k::top_k_v2_shape(&c.shape(0), c.value(1))),
             |c, x| {
                 let index_type = attr::get_type(c.attrs, "index_type").unwrap_or(DataType::INT32);

@@ -3,7 +3,8 @@
 
 use tensorcast_core::{Code, TString, Tensor};
 
-use super::{defs, kernel_error, unknown_shapes, Entry};
+use super::spec::op_def;
+use super::{kernel_error, unknown_shapes, Entry};
 #[cfg(feature = "saved-model")]
 use crate::attr;
 use crate::error::{Error, Result};
@@ -100,7 +101,7 @@ pub(super) fn entries() -> Vec<Entry> {
         None
     };
     vec![Entry {
-        def: &defs::RESTORE_V2,
+        def: op_def("RestoreV2"),
         shape: unknown_shapes,
         kernel,
         fold: false,

@@ -9,9 +9,8 @@
 use tensorcast_core::{Code, DataType, PartialTensorShape, Tensor};
 use tensorcast_proto::attr_value::Value as AttrKind;
 
-use super::{
-    defs, kernel_error, known, same_as_input0, unknown_shapes, Entry, KernelCtx, ShapeCtx,
-};
+use super::spec::op_def;
+use super::{kernel_error, known, same_as_input0, unknown_shapes, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::{Error, Result};
 use crate::registry::opdef::Op;
@@ -284,54 +283,54 @@ pub(super) fn entries() -> Vec<Entry> {
         fold: false,
     };
     vec![
-        pass(&defs::ENTER),
-        pass(&defs::EXIT),
-        pass(&defs::NEXT_ITERATION),
-        pass(&defs::LOOP_COND),
+        pass(op_def("Enter")),
+        pass(op_def("Exit")),
+        pass(op_def("NextIteration")),
+        pass(op_def("LoopCond")),
         Entry {
-            def: &defs::SWITCH,
+            def: op_def("Switch"),
             shape: switch_shape,
             kernel: Some(dataflow_only),
             fold: false,
         },
         Entry {
-            def: &defs::MERGE,
+            def: op_def("Merge"),
             shape: merge_shape,
             kernel: Some(dataflow_only),
             fold: false,
         },
         Entry {
-            def: &defs::WHILE,
+            def: op_def("While"),
             shape: while_shape,
             kernel: Some(while_kernel),
             fold: false,
         },
         Entry {
-            def: &defs::STATELESS_WHILE,
+            def: op_def("StatelessWhile"),
             shape: while_shape,
             kernel: Some(while_kernel),
             fold: false,
         },
         Entry {
-            def: &defs::IF,
+            def: op_def("If"),
             shape: if_shape,
             kernel: Some(if_kernel),
             fold: false,
         },
         Entry {
-            def: &defs::STATELESS_IF,
+            def: op_def("StatelessIf"),
             shape: if_shape,
             kernel: Some(if_kernel),
             fold: false,
         },
         Entry {
-            def: &defs::CASE,
+            def: op_def("Case"),
             shape: if_shape,
             kernel: Some(case_kernel),
             fold: false,
         },
         Entry {
-            def: &defs::STATELESS_CASE,
+            def: op_def("StatelessCase"),
             shape: if_shape,
             kernel: Some(case_kernel),
             fold: false,

@@ -1,5 +1,6 @@
 """Writes defs.rs: TensorFlow 2.21's OpDef (signature, attrs, defaults, allowed values) of each op
-the registry adds, read from TensorFlow's own op registry, as Rust constants.
+the registry adds, read from TensorFlow's own op registry, as `REGISTER_OP` spec lines (one a
+line per input, output and attr) that `spec.rs` parses once, at first use.
 
     TF_CPP_MIN_LOG_LEVEL=3 .venv/bin/python crates/graph/src/registry/gen_op_defs.py
 
@@ -7,7 +8,6 @@ Facts only: names, types and defaults as TensorFlow registers them. Re-run after
 OPS below; `cargo fmt` afterwards.
 """
 import os
-import re
 
 import numpy as np
 import tensorflow as tf  # noqa: F401  (registers the ops)
@@ -34,116 +34,116 @@ ParseExampleV2 SaveV2 RestoreV2 MergeV2Checkpoints ShardedFilename StringJoin St
 DT = {v: k for k, v in tf.dtypes.as_dtype.__globals__["types_pb2"].DataType.items()}
 
 
-def const_name(op):
-    return re.sub(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z0-9])(?=[A-Z][a-z])", "_", op).upper()
-
-
 def dtype(n):
-    return "DataType::" + DT[n][3:]
+    # TensorFlow's DataTypeString: `float`, `int32`, `resource`.
+    return DT[n][3:].lower()
 
 
 def float_lit(x):
     # The shortest text that reads back as the same f32.
-    r = str(np.float32(x))
-    return r if ("." in r or "e" in r or "inf" in r or "nan" in r) else r + ".0"
+    return str(np.float32(x))
+
+
+def quoted(b):
+    s = b.decode()
+    if "'" in s or "," in s or "}" in s or "]" in s:
+        raise SystemExit(f"string {s!r} needs quoting the spec parser does not do")
+    return f"'{s}'"
 
 
 def default(a):
+    """` = value` as REGISTER_OP writes it, or nothing."""
     if not a.HasField("default_value"):
-        return "None"
+        return ""
     v = a.default_value
-    kind = v.WhichOneof("value")
     t = a.type
     if t == "type":
-        return f"Some(AttrDefault::Type({dtype(v.type)}))"
-    if t == "bool":
-        return f"Some(AttrDefault::Bool({str(v.b).lower()}))"
-    if t == "int":
-        return f"Some(AttrDefault::Int({v.i}))"
-    if t == "float":
-        return f"Some(AttrDefault::Float({float_lit(v.f)}))"
-    if t == "string":
-        return f"Some(AttrDefault::Str({v.s.decode()!r}))".replace("'", '"')
-    if t == "shape":
-        if v.shape.unknown_rank:
-            return "Some(AttrDefault::UnknownShape)"
-        return "Some(AttrDefault::Shape(&[" + ", ".join(str(d.size) for d in v.shape.dim) + "]))"
-    if t == "list(int)":
-        return "Some(AttrDefault::ListInt(&[" + ", ".join(str(i) for i in v.list.i) + "]))"
-    if t == "list(type)":
-        return "Some(AttrDefault::ListType(&[" + ", ".join(dtype(i) for i in v.list.type) + "]))"
-    if t == "list(float)":
-        return "Some(AttrDefault::ListFloat(&[" + ", ".join(float_lit(f) for f in v.list.f) + "]))"
-    if t == "list(string)":
-        return "Some(AttrDefault::ListStr(&[" + ", ".join('"' + s.decode() + '"' for s in v.list.s) + "]))"
-    if t == "list(shape)" and not v.list.shape:
-        return "Some(AttrDefault::ListShape)"
-    raise SystemExit(f"unhandled default {a.name}: {t} {kind}")
-
-
-KIND = {
-    "type": "Type", "bool": "Bool", "shape": "Shape", "tensor": "Tensor", "int": "Int",
-    "float": "Float", "string": "String", "func": "Func", "list(int)": "ListInt",
-    "list(type)": "ListType", "list(float)": "ListFloat", "list(string)": "ListString",
-    "list(shape)": "ListShape", "list(func)": "ListFunc",
-}
+        text = DT[v.type]
+    elif t == "bool":
+        text = str(v.b).lower()
+    elif t == "int":
+        text = str(v.i)
+    elif t == "float":
+        text = float_lit(v.f)
+    elif t == "string":
+        text = quoted(v.s)
+    elif t == "shape" and v.shape.unknown_rank:
+        text = "{ unknown_rank: true }"
+    elif t == "list(int)":
+        text = "[" + ", ".join(str(i) for i in v.list.i) + "]"
+    elif t == "list(string)":
+        text = "[" + ", ".join(quoted(s) for s in v.list.s) + "]"
+    elif t == "list(shape)" and not v.list.shape:
+        text = "[]"
+    else:
+        raise SystemExit(f"unhandled default {a.name}: {t}")
+    return " = " + text
 
 
 def arg(a):
+    if a.is_ref:
+        raise SystemExit(f"ref arg {a.name}: the spec parser does not read Ref(...)")
     if a.number_attr:
-        ty = f"ArgType::List {{ number: {a.number_attr!r}, ty: {a.type_attr!r} }}" if a.type_attr \
-            else f"ArgType::FixedList {{ number: {a.number_attr!r}, dtype: {dtype(a.type)} }}"
-    elif a.type_list_attr:
-        ty = f"ArgType::TypeList({a.type_list_attr!r})"
-    elif a.type_attr:
-        ty = f"ArgType::Attr({a.type_attr!r})"
-    else:
-        ty = f"ArgType::Fixed({dtype(a.type)})"
-    return f"ArgDef {{ name: {a.name!r}, ty: {ty} }}".replace("'", '"')
+        return f"{a.name}: {a.number_attr} * {a.type_attr or dtype(a.type)}"
+    return f"{a.name}: {a.type_list_attr or a.type_attr or dtype(a.type)}"
 
 
 def attr(a):
-    allowed = "None"
-    strings = "None"
-    if a.HasField("allowed_values"):
-        lv = a.allowed_values.list
-        if lv.type:
-            allowed = "Some(&[" + ", ".join(dtype(t) for t in lv.type) + "])"
-        if lv.s:
-            strings = "Some(&[" + ", ".join('"' + s.decode() + '"' for s in lv.s) + "])"
-    minimum = f"Some({a.minimum})" if a.has_minimum else "None"
-    return (f"AttrDef {{ name: \"{a.name}\", kind: AttrKind::{KIND[a.type]}, default: {default(a)}, "
-            f"allowed: {allowed}, allowed_strings: {strings}, minimum: {minimum} }}")
+    t = a.type
+    lv = a.allowed_values.list if a.HasField("allowed_values") else None
+    if lv is not None and lv.type:
+        allowed = "{" + ", ".join(dtype(x) for x in lv.type) + "}"
+        t = allowed if t == "type" else f"list({allowed})"
+    elif lv is not None and lv.s:
+        t = "{" + ", ".join(quoted(x) for x in lv.s) + "}"
+    minimum = f" >= {a.minimum}" if a.has_minimum else ""
+    return f"{a.name}: {t}{minimum}{default(a)}"
+
+
+def field(name, items, indent=8):
+    """`name: &[...],` as rustfmt lays it out: on one line when it fits in 100 columns."""
+    pad = " " * indent
+    one = f"{pad}{name}: &[" + ", ".join(items) + "],"
+    if len(one) <= 100:
+        return one
+    return f"{pad}{name}: &[\n" + "".join(f"{pad}    {i},\n" for i in items) + f"{pad}],"
 
 
 out = [
     "//! TensorFlow 2.21's `OpDef`s of the registry's ops, generated by `gen_op_defs.py` beside this",
     "//! file from TensorFlow's own op registry (facts: names, types, defaults). Do not edit by hand.",
+    "//! Each is written as TensorFlow's `REGISTER_OP` writes it, one spec line per input, output",
+    "//! and attr (`a: T`, `N: int >= 2`, `T: {half, float}`); `spec.rs` parses them once.",
     "",
-    "use tensorcast_core::DataType;",
+    "use crate::registry::spec::{OpSpec, Trait};",
     "",
-    "use crate::registry::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};",
-    "",
+    "/// Every op above the graph layer's own that the registry knows, kernel or not.",
+    "pub(crate) static SPECS: &[OpSpec] = &[",
 ]
+# Ops whose signatures are the same (`Sum`, `Mean`, `Max`, ...) share one spec, in the order of
+# their first name in OPS.
+groups = {}
 for name in OPS:
     d = op_def_registry.get(name)
     if d is None:
         raise SystemExit(f"TensorFlow has no op {name}")
-    out.append(f"/// `{name}`.")
-    out.append(f"pub(crate) const {const_name(name)}: OpDef = OpDef {{")
-    out.append(f"    name: \"{name}\",")
-    out.append("    inputs: &[" + ", ".join(arg(a) for a in d.input_arg) + "],")
-    out.append("    outputs: &[" + ", ".join(arg(a) for a in d.output_arg) + "],")
-    out.append("    attrs: &[" + ", ".join(attr(a) for a in d.attr) + "],")
-    out.append(f"    commutative: {str(d.is_commutative).lower()},")
-    out.append(f"    aggregate: {str(d.is_aggregate).lower()},")
-    out.append(f"    stateful: {str(d.is_stateful).lower()},")
-    out.append("};")
-    out.append("")
-out.append("/// Every `OpDef` above: ops TensorFlow has that the registry knows, kernel or not.")
-out.append("pub(crate) static EVERY_OP: &[&OpDef] = &[" + ", ".join("&" + const_name(n) for n in OPS) + "];")
+    traits = [t for t, on in (("Commutative", d.is_commutative), ("Aggregate", d.is_aggregate),
+                              ("Stateful", d.is_stateful)) if on]
+    key = (tuple(arg(a) for a in d.input_arg), tuple(arg(a) for a in d.output_arg),
+           tuple(attr(a) for a in d.attr), tuple(traits))
+    groups.setdefault(key, []).append(name)
+for (inputs, outputs, attrs, traits), names in groups.items():
+    quote = lambda xs: [f'"{x}"' for x in xs]
+    out.append("    OpSpec {")
+    out.append(field("names", quote(names)))
+    out.append(field("inputs", quote(inputs)))
+    out.append(field("outputs", quote(outputs)))
+    out.append(field("attrs", quote(attrs)))
+    out.append(field("traits", ["Trait::" + t for t in traits]))
+    out.append("    },")
+out.append("];")
 out.append("")
 path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "defs.rs")
 with open(path, "w") as f:
     f.write("\n".join(out))
-print(f"wrote {len(OPS)} OpDefs to {path}")
+print(f"wrote {len(OPS)} ops in {len(groups)} specs to {path}")

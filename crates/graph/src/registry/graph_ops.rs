@@ -3,7 +3,8 @@
 
 use tensorcast_core::{PartialTensorShape, Tensor};
 
-use super::{defs, same_as_input0, shapes_of_inputs, Entry, KernelCtx, ShapeCtx};
+use super::spec::op_def;
+use super::{same_as_input0, shapes_of_inputs, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -27,17 +28,17 @@ pub(super) fn entries() -> Vec<Entry> {
         fold: true,
     };
     vec![
-        pass(&defs::STOP_GRADIENT),
-        pass(&defs::PREVENT_GRADIENT),
-        pass(&defs::SNAPSHOT),
+        pass(op_def("StopGradient")),
+        pass(op_def("PreventGradient")),
+        pass(op_def("Snapshot")),
         Entry {
-            def: &defs::IDENTITY_N,
+            def: op_def("IdentityN"),
             shape: shapes_of_inputs,
             kernel: Some(forward),
             fold: true,
         },
         Entry {
-            def: &defs::PLACEHOLDER_WITH_DEFAULT,
+            def: op_def("PlaceholderWithDefault"),
             shape: placeholder_with_default_shape,
             kernel: Some(forward),
             fold: false,

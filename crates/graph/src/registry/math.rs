@@ -7,7 +7,8 @@ use tensorcast_kernels::math::{self, UnaryOp};
 use tensorcast_kernels::reduce::{self, ArgOp, Reduction};
 use tensorcast_kernels::unary as select;
 
-use super::{defs, kernel_entry, one, out, same_as_input0, Entry, KernelFn, ShapeCtx};
+use super::spec::op_def;
+use super::{kernel_entry, one, out, same_as_input0, Entry, KernelFn, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -52,63 +53,63 @@ pub(super) fn entries() -> Vec<Entry> {
     let u = |def, k| kernel_entry(def, same_as_input0, k, false);
     let r = |def, k| kernel_entry(def, reduce_shape, k, true);
     vec![
-        u(&defs::RELU, unary_kernel!(UnaryOp::Relu)),
-        u(&defs::RELU6, unary_kernel!(UnaryOp::Relu6)),
-        u(&defs::ELU, unary_kernel!(UnaryOp::Elu)),
-        u(&defs::SELU, unary_kernel!(UnaryOp::Selu)),
-        u(&defs::SIGMOID, unary_kernel!(UnaryOp::Sigmoid)),
-        u(&defs::TANH, unary_kernel!(UnaryOp::Tanh)),
-        u(&defs::SOFTPLUS, unary_kernel!(UnaryOp::Softplus)),
-        u(&defs::EXP, unary_kernel!(UnaryOp::Exp)),
-        u(&defs::LOG, unary_kernel!(UnaryOp::Log)),
-        u(&defs::LOG1P, unary_kernel!(UnaryOp::Log1p)),
-        u(&defs::SQRT, unary_kernel!(UnaryOp::Sqrt)),
-        u(&defs::RSQRT, unary_kernel!(UnaryOp::Rsqrt)),
-        u(&defs::ERF, unary_kernel!(UnaryOp::Erf)),
-        u(&defs::ERFC, unary_kernel!(UnaryOp::Erfc)),
-        u(&defs::FLOOR, unary_kernel!(UnaryOp::Floor)),
-        u(&defs::CEIL, unary_kernel!(UnaryOp::Ceil)),
-        u(&defs::ROUND, unary_kernel!(UnaryOp::Round)),
-        u(&defs::RECIPROCAL, unary_kernel!(UnaryOp::Reciprocal)),
+        u(op_def("Relu"), unary_kernel!(UnaryOp::Relu)),
+        u(op_def("Relu6"), unary_kernel!(UnaryOp::Relu6)),
+        u(op_def("Elu"), unary_kernel!(UnaryOp::Elu)),
+        u(op_def("Selu"), unary_kernel!(UnaryOp::Selu)),
+        u(op_def("Sigmoid"), unary_kernel!(UnaryOp::Sigmoid)),
+        u(op_def("Tanh"), unary_kernel!(UnaryOp::Tanh)),
+        u(op_def("Softplus"), unary_kernel!(UnaryOp::Softplus)),
+        u(op_def("Exp"), unary_kernel!(UnaryOp::Exp)),
+        u(op_def("Log"), unary_kernel!(UnaryOp::Log)),
+        u(op_def("Log1p"), unary_kernel!(UnaryOp::Log1p)),
+        u(op_def("Sqrt"), unary_kernel!(UnaryOp::Sqrt)),
+        u(op_def("Rsqrt"), unary_kernel!(UnaryOp::Rsqrt)),
+        u(op_def("Erf"), unary_kernel!(UnaryOp::Erf)),
+        u(op_def("Erfc"), unary_kernel!(UnaryOp::Erfc)),
+        u(op_def("Floor"), unary_kernel!(UnaryOp::Floor)),
+        u(op_def("Ceil"), unary_kernel!(UnaryOp::Ceil)),
+        u(op_def("Round"), unary_kernel!(UnaryOp::Round)),
+        u(op_def("Reciprocal"), unary_kernel!(UnaryOp::Reciprocal)),
         // Integer-valued ones fold at graph time (shape arithmetic).
         kernel_entry(
-            &defs::SQUARE,
+            op_def("Square"),
             same_as_input0,
             unary_kernel!(UnaryOp::Square),
             true,
         ),
         kernel_entry(
-            &defs::NEG,
+            op_def("Neg"),
             same_as_input0,
             unary_kernel!(UnaryOp::Neg),
             true,
         ),
         kernel_entry(
-            &defs::ABS,
+            op_def("Abs"),
             same_as_input0,
             unary_kernel!(UnaryOp::Abs),
             true,
         ),
         kernel_entry(
-            &defs::SIGN,
+            op_def("Sign"),
             same_as_input0,
             unary_kernel!(UnaryOp::Sign),
             true,
         ),
-        u(&defs::LEAKY_RELU, |c, x| {
+        u(op_def("LeakyRelu"), |c, x| {
             let alpha = attr::get_float(c.attrs, "alpha").unwrap_or(0.2);
             out(math::leaky_relu(&x[0], alpha))
         }),
-        u(&defs::SOFTMAX, |_, x| out(math::softmax(&x[0]))),
-        u(&defs::LOG_SOFTMAX, |_, x| out(math::log_softmax(&x[0]))),
+        u(op_def("Softmax"), |_, x| out(math::softmax(&x[0]))),
+        u(op_def("LogSoftmax"), |_, x| out(math::log_softmax(&x[0]))),
         kernel_entry(
-            &defs::SELECT,
+            op_def("Select"),
             |c| one(select::select_shape(&c.shape(0), &c.shape(1), &c.shape(2))),
             |_, x| out(select::select(&x[0], &x[1], &x[2])),
             true,
         ),
         kernel_entry(
-            &defs::SELECT_V2,
+            op_def("SelectV2"),
             |c| {
                 one(select::select_v2_shape(
                     &c.shape(0),
@@ -119,15 +120,25 @@ pub(super) fn entries() -> Vec<Entry> {
             |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),
             true,
         ),
-        r(&defs::SUM, reduce_kernel!(Reduction::Sum)),
-        r(&defs::MEAN, reduce_kernel!(Reduction::Mean)),
-        r(&defs::MAX, reduce_kernel!(Reduction::Max)),
-        r(&defs::MIN, reduce_kernel!(Reduction::Min)),
-        r(&defs::PROD, reduce_kernel!(Reduction::Prod)),
-        r(&defs::ALL, reduce_kernel!(Reduction::All)),
-        r(&defs::ANY, reduce_kernel!(Reduction::Any)),
-        kernel_entry(&defs::ARG_MAX, arg_shape, arg_kernel!(ArgOp::ArgMax), true),
-        kernel_entry(&defs::ARG_MIN, arg_shape, arg_kernel!(ArgOp::ArgMin), true),
-        u(&defs::LOGICAL_NOT, |_, x| out(math::logical_not(&x[0]))),
+        r(op_def("Sum"), reduce_kernel!(Reduction::Sum)),
+        r(op_def("Mean"), reduce_kernel!(Reduction::Mean)),
+        r(op_def("Max"), reduce_kernel!(Reduction::Max)),
+        r(op_def("Min"), reduce_kernel!(Reduction::Min)),
+        r(op_def("Prod"), reduce_kernel!(Reduction::Prod)),
+        r(op_def("All"), reduce_kernel!(Reduction::All)),
+        r(op_def("Any"), reduce_kernel!(Reduction::Any)),
+        kernel_entry(
+            op_def("ArgMax"),
+            arg_shape,
+            arg_kernel!(ArgOp::ArgMax),
+            true,
+        ),
+        kernel_entry(
+            op_def("ArgMin"),
+            arg_shape,
+            arg_kernel!(ArgOp::ArgMin),
+            true,
+        ),
+        u(op_def("LogicalNot"), |_, x| out(math::logical_not(&x[0]))),
     ]
 }

@@ -1,8 +1,9 @@
 //! The op registry: each op beyond the graph layer's own (`Const`, `Placeholder`, `Identity`,
 //! the element-wise binary ops, ...) is one [`Entry`] here - its TensorFlow `OpDef` (generated
-//! from TensorFlow's registry into `defs.rs`), its shape function and its kernel - the way
-//! TensorFlow's `REGISTER_OP` + `REGISTER_KERNEL_BUILDER` pair does. Every stage reaches these
-//! ops through `Op::Reg`, so adding one is one entry (and its `OpDef` constant).
+//! from TensorFlow's registry into `defs.rs` as `REGISTER_OP` spec lines, parsed once by
+//! `spec.rs`), its shape function and its kernel - the way TensorFlow's `REGISTER_OP` +
+//! `REGISTER_KERNEL_BUILDER` pair does. Every stage reaches these ops through `Op::Reg`, so
+//! adding one is one entry (and its name in `OPS` of `gen_op_defs.py`).
 //!
 //! Shape functions see partial shapes and the values known at graph time
 //! ([`ShapeCtx`]); kernels see the node's attrs and its input tensors ([`KernelCtx`]) and
@@ -18,6 +19,7 @@ mod math;
 mod nn;
 pub(crate) mod opdef;
 mod parse_example;
+mod spec;
 mod tensor_list;
 mod variables;
 
@@ -69,7 +71,7 @@ fn entries() -> &'static [Entry] {
         // TensorFlow's other ops the registry knows the signature of: they import, validate
         // and infer (unknown shapes) as TensorFlow's do, and a run that needs one reports it
         // among the ops without a kernel.
-        for def in defs::EVERY_OP {
+        for def in spec::every_op() {
             if !v.iter().any(|e: &Entry| e.def.name == def.name) {
                 v.push(Entry {
                     def,

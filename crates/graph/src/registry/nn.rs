@@ -5,9 +5,13 @@ use tensorcast_core::{Code, PartialTensorShape};
 use tensorcast_kernels::linalg;
 use tensorcast_kernels::nn::{self, Padding};
 
-use super::{defs, kernel_entry, kernel_error, one, out, shape_error, Entry, ShapeCtx};
+use super::spec::op_def;
+use super::{
+    kernel_entry, kernel_error, one, out, shape_error, Entry, KernelFn, ShapeCtx, ShapeFn,
+};
 use crate::attr::{self, Attrs};
 use crate::error::Result;
+use crate::registry::opdef::OpDef;
 
 fn ints<'a>(a: &'a Attrs, name: &str) -> &'a [i64] {
     attr::get_ints(a, name).unwrap_or_default()
@@ -47,12 +51,27 @@ fn pool_format(op: &'static str, a: &Attrs) -> Result<()> {
     })
 }
 
-fn entry(
-    def: &'static crate::registry::opdef::OpDef,
-    shape: super::ShapeFn,
-    kernel: super::KernelFn,
-) -> Entry {
+fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
     kernel_entry(def, shape, kernel, false)
+}
+
+/// The entry of an op whose shape function and kernel both take inputs 0 and 1 and the same
+/// values read from the node's attrs (`$args`, a tuple); the kernel first runs `$check`.
+macro_rules! two_inputs {
+    ($op:literal, $shape:path, $kernel:path, $args:ident => ($($v:ident),*) $(, $check:ident)?) => {
+        entry(
+            op_def($op),
+            |c| {
+                let ($($v),*) = $args(c.attrs);
+                one($shape(&c.shape(0), &c.shape(1), $($v),*))
+            },
+            |c, x| {
+                $($check($op, c.attrs)?;)?
+                let ($($v),*) = $args(c.attrs);
+                out($kernel(&x[0], &x[1], $($v),*))
+            },
+        )
+    };
 }
 
 /// A convolution's window attrs: strides, padding, explicit paddings, dilations.
@@ -63,6 +82,24 @@ fn conv_attrs(a: &Attrs) -> (&[i64], Padding, &[i64], &[i64]) {
         ints(a, "explicit_paddings"),
         ints(a, "dilations"),
     )
+}
+
+fn mat_mul_args(a: &Attrs) -> (bool, bool) {
+    (bool_attr(a, "transpose_a"), bool_attr(a, "transpose_b"))
+}
+
+fn batch_mat_mul_args(a: &Attrs) -> (bool, bool) {
+    (bool_attr(a, "adj_x"), bool_attr(a, "adj_y"))
+}
+
+/// A pooling op's window attrs: ksize, strides, padding.
+fn pool_attrs(a: &Attrs) -> (&[i64], &[i64], Padding) {
+    (ints(a, "ksize"), ints(a, "strides"), padding(a))
+}
+
+fn pool_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    let (ksize, strides, pad) = pool_attrs(c.attrs);
+    one(nn::pool_shape(&c.shape(0), ksize, strides, pad))
 }
 
 fn bool_attr(a: &Attrs, name: &str) -> bool {
@@ -76,46 +113,15 @@ fn batch_norm_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
 
 pub(super) fn entries() -> Vec<Entry> {
     vec![
-        entry(
-            &defs::MAT_MUL,
-            |c| {
-                one(linalg::mat_mul_shape(
-                    &c.shape(0),
-                    &c.shape(1),
-                    bool_attr(c.attrs, "transpose_a"),
-                    bool_attr(c.attrs, "transpose_b"),
-                ))
-            },
-            |c, x| {
-                out(linalg::mat_mul(
-                    &x[0],
-                    &x[1],
-                    bool_attr(c.attrs, "transpose_a"),
-                    bool_attr(c.attrs, "transpose_b"),
-                ))
-            },
+        two_inputs!("MatMul", linalg::mat_mul_shape, linalg::mat_mul, mat_mul_args => (ta, tb)),
+        two_inputs!(
+            "BatchMatMulV2",
+            linalg::batch_mat_mul_v2_shape,
+            linalg::batch_mat_mul_v2,
+            batch_mat_mul_args => (adj_x, adj_y)
         ),
         entry(
-            &defs::BATCH_MAT_MUL_V2,
-            |c| {
-                one(linalg::batch_mat_mul_v2_shape(
-                    &c.shape(0),
-                    &c.shape(1),
-                    bool_attr(c.attrs, "adj_x"),
-                    bool_attr(c.attrs, "adj_y"),
-                ))
-            },
-            |c, x| {
-                out(linalg::batch_mat_mul_v2(
-                    &x[0],
-                    &x[1],
-                    bool_attr(c.attrs, "adj_x"),
-                    bool_attr(c.attrs, "adj_y"),
-                ))
-            },
-        ),
-        entry(
-            &defs::EINSUM,
+            op_def("Einsum"),
             |c| {
                 let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.shape(i)).collect();
                 let refs: Vec<_> = shapes.iter().collect();
@@ -127,91 +133,29 @@ pub(super) fn entries() -> Vec<Entry> {
             },
         ),
         entry(
-            &defs::BIAS_ADD,
+            op_def("BiasAdd"),
             |c| one(nn::bias_add_shape(&c.shape(0), &c.shape(1))),
             |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),
         ),
-        entry(
-            &defs::CONV2D,
-            |c| {
-                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
-                one(nn::conv2d_shape(
-                    &c.shape(0),
-                    &c.shape(1),
-                    st,
-                    pad,
-                    explicit,
-                    dil,
-                ))
-            },
-            |c, x| {
-                conv_format("Conv2D", c.attrs)?;
-                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
-                out(nn::conv2d(&x[0], &x[1], st, pad, explicit, dil))
-            },
+        two_inputs!("Conv2D", nn::conv2d_shape, nn::conv2d, conv_attrs => (st, pad, explicit, dil), conv_format),
+        two_inputs!(
+            "DepthwiseConv2dNative",
+            nn::depthwise_conv2d_native_shape,
+            nn::depthwise_conv2d_native,
+            conv_attrs => (st, pad, explicit, dil),
+            conv_format
         ),
-        entry(
-            &defs::DEPTHWISE_CONV2D_NATIVE,
-            |c| {
-                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
-                one(nn::depthwise_conv2d_native_shape(
-                    &c.shape(0),
-                    &c.shape(1),
-                    st,
-                    pad,
-                    explicit,
-                    dil,
-                ))
-            },
-            |c, x| {
-                conv_format("DepthwiseConv2dNative", c.attrs)?;
-                let (st, pad, explicit, dil) = conv_attrs(c.attrs);
-                out(nn::depthwise_conv2d_native(
-                    &x[0], &x[1], st, pad, explicit, dil,
-                ))
-            },
-        ),
-        entry(
-            &defs::MAX_POOL,
-            |c| {
-                one(nn::pool_shape(
-                    &c.shape(0),
-                    ints(c.attrs, "ksize"),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                ))
-            },
-            |c, x| {
-                pool_format("MaxPool", c.attrs)?;
-                out(nn::max_pool(
-                    &x[0],
-                    ints(c.attrs, "ksize"),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                ))
-            },
-        ),
-        entry(
-            &defs::AVG_POOL,
-            |c| {
-                one(nn::pool_shape(
-                    &c.shape(0),
-                    ints(c.attrs, "ksize"),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                ))
-            },
-            |c, x| {
-                pool_format("AvgPool", c.attrs)?;
-                out(nn::avg_pool(
-                    &x[0],
-                    ints(c.attrs, "ksize"),
-                    ints(c.attrs, "strides"),
-                    padding(c.attrs),
-                ))
-            },
-        ),
-        entry(&defs::FUSED_BATCH_NORM_V3, batch_norm_shape, |c, x| {
+        entry(op_def("MaxPool"), pool_shape, |c, x| {
+            pool_format("MaxPool", c.attrs)?;
+            let (ksize, strides, pad) = pool_attrs(c.attrs);
+            out(nn::max_pool(&x[0], ksize, strides, pad))
+        }),
+        entry(op_def("AvgPool"), pool_shape, |c, x| {
+            pool_format("AvgPool", c.attrs)?;
+            let (ksize, strides, pad) = pool_attrs(c.attrs);
+            out(nn::avg_pool(&x[0], ksize, strides, pad))
+        }),
+        entry(op_def("FusedBatchNormV3"), batch_norm_shape, |c, x| {
             nn::fused_batch_norm_v3(
                 &x[0],
                 &x[1],

@@ -170,38 +170,46 @@ const fn arg(name: &'static str, attr: &'static str) -> ArgDef {
     }
 }
 
-const fn type_attr(name: &'static str) -> AttrDef {
+const fn fixed(name: &'static str, dtype: DataType) -> ArgDef {
+    ArgDef {
+        name,
+        ty: ArgType::Fixed(dtype),
+    }
+}
+
+/// An attr of `kind` with no allowed-value list and no minimum.
+const fn attr(name: &'static str, kind: AttrKind, default: Option<AttrDefault>) -> AttrDef {
     AttrDef {
         name,
-        kind: AttrKind::Type,
-        default: None,
+        kind,
+        default,
         allowed: None,
         allowed_strings: None,
         minimum: None,
     }
 }
 
+const fn type_attr(name: &'static str) -> AttrDef {
+    attr(name, AttrKind::Type, None)
+}
+
 const fn type_in(name: &'static str, allowed: &'static [DataType]) -> AttrDef {
     AttrDef {
-        name,
-        kind: AttrKind::Type,
-        default: None,
         allowed: Some(allowed),
-        allowed_strings: None,
-        minimum: None,
+        ..type_attr(name)
     }
+}
+
+const fn bool_attr(name: &'static str, default: bool) -> AttrDef {
+    attr(name, AttrKind::Bool, Some(AttrDefault::Bool(default)))
 }
 
 const INDEX_TYPES: &[DataType] = &[DataType::INT32, DataType::INT64];
 
 const fn index_attr(name: &'static str) -> AttrDef {
     AttrDef {
-        name,
-        kind: AttrKind::Type,
         default: Some(AttrDefault::Type(DataType::INT32)),
-        allowed: Some(INDEX_TYPES),
-        allowed_strings: None,
-        minimum: None,
+        ..type_in(name, INDEX_TYPES)
     }
 }
 
@@ -224,225 +232,125 @@ const DIV_TYPES: &[DataType] = binary_types(BinaryOp::Div);
 const FLOOR_MOD_TYPES: &[DataType] = binary_types(BinaryOp::FloorMod);
 const POW_TYPES: &[DataType] = binary_types(BinaryOp::Pow);
 const SQUARED_DIFFERENCE_TYPES: &[DataType] = binary_types(BinaryOp::SquaredDifference);
-const BOOL_XY: &[ArgDef] = &[
-    ArgDef {
-        name: "x",
-        ty: ArgType::Fixed(DataType::BOOL),
-    },
-    ArgDef {
-        name: "y",
-        ty: ArgType::Fixed(DataType::BOOL),
-    },
-];
-
+const BOOL_XY: &[ArgDef] = &[fixed("x", DataType::BOOL), fixed("y", DataType::BOOL)];
 const XY: &[ArgDef] = &[arg("x", "T"), arg("y", "T")];
 const Z_T: &[ArgDef] = &[arg("z", "T")];
-const Z_BOOL: &[ArgDef] = &[ArgDef {
-    name: "z",
-    ty: ArgType::Fixed(DataType::BOOL),
-}];
-const ISE: AttrDef = AttrDef {
-    name: "incompatible_shape_error",
-    kind: AttrKind::Bool,
-    default: Some(AttrDefault::Bool(true)),
-    allowed: None,
-    allowed_strings: None,
-    minimum: None,
-};
+const Z_BOOL: &[ArgDef] = &[fixed("z", DataType::BOOL)];
+const ISE: AttrDef = bool_attr("incompatible_shape_error", true);
 
+/// A stateless op that is neither commutative nor an aggregate.
+const fn op(
+    name: &'static str,
+    inputs: &'static [ArgDef],
+    outputs: &'static [ArgDef],
+    attrs: &'static [AttrDef],
+) -> OpDef {
+    OpDef {
+        name,
+        inputs,
+        outputs,
+        attrs,
+        commutative: false,
+        aggregate: false,
+        stateful: false,
+    }
+}
+
+/// An element-wise binary op, `x: T, y: T -> z: T` (or `z: bool`) with `T` of `types`.
 macro_rules! binary {
-    ($name:literal, $out:expr, $attrs:expr, $comm:expr, $agg:expr) => {
-        OpDef {
-            name: $name,
-            inputs: XY,
-            outputs: $out,
-            attrs: $attrs,
-            commutative: $comm,
-            aggregate: $agg,
-            stateful: false,
-        }
+    ($name:literal, $out:expr, $types:expr) => {
+        op($name, XY, $out, &[type_in("T", $types)])
     };
+}
+
+/// An op with TensorFlow's `SetIsCommutative()`.
+const fn commutative(def: OpDef) -> OpDef {
+    OpDef {
+        commutative: true,
+        ..def
+    }
 }
 
 /// Every op tensorcast registers, in no particular order.
 pub(crate) static OPS: &[OpDef] = &[
-    OpDef {
-        name: "Const",
-        inputs: &[],
-        outputs: &[arg("output", "dtype")],
-        attrs: &[
-            AttrDef {
-                name: "value",
-                kind: AttrKind::Tensor,
-                default: None,
-                allowed: None,
-                allowed_strings: None,
-                minimum: None,
-            },
+    op(
+        "Const",
+        &[],
+        &[arg("output", "dtype")],
+        &[attr("value", AttrKind::Tensor, None), type_attr("dtype")],
+    ),
+    op(
+        "Placeholder",
+        &[],
+        &[arg("output", "dtype")],
+        &[
             type_attr("dtype"),
+            attr("shape", AttrKind::Shape, Some(AttrDefault::UnknownShape)),
         ],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Placeholder",
-        inputs: &[],
-        outputs: &[arg("output", "dtype")],
-        attrs: &[
-            type_attr("dtype"),
-            AttrDef {
-                name: "shape",
-                kind: AttrKind::Shape,
-                default: Some(AttrDefault::UnknownShape),
-                allowed: None,
-                allowed_strings: None,
-                minimum: None,
-            },
-        ],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "NoOp",
-        inputs: &[],
-        outputs: &[],
-        attrs: &[],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Identity",
-        inputs: &[arg("input", "T")],
-        outputs: &[arg("output", "T")],
-        attrs: &[type_attr("T")],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Cast",
-        inputs: &[arg("x", "SrcT")],
-        outputs: &[arg("y", "DstT")],
-        attrs: &[
+    ),
+    op("NoOp", &[], &[], &[]),
+    op(
+        "Identity",
+        &[arg("input", "T")],
+        &[arg("output", "T")],
+        &[type_attr("T")],
+    ),
+    op(
+        "Cast",
+        &[arg("x", "SrcT")],
+        &[arg("y", "DstT")],
+        &[
             type_attr("SrcT"),
             type_attr("DstT"),
-            AttrDef {
-                name: "Truncate",
-                kind: AttrKind::Bool,
-                default: Some(AttrDefault::Bool(false)),
-                allowed: None,
-                allowed_strings: None,
-                minimum: None,
-            },
+            bool_attr("Truncate", false),
         ],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Shape",
-        inputs: &[arg("input", "T")],
-        outputs: &[arg("output", "out_type")],
-        attrs: &[type_attr("T"), index_attr("out_type")],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Bitcast",
-        inputs: &[arg("input", "T")],
-        outputs: &[arg("output", "type")],
-        attrs: &[type_in("T", BITCAST_TYPES), type_in("type", BITCAST_TYPES)],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "BroadcastTo",
-        inputs: &[arg("input", "T"), arg("shape", "Tidx")],
-        outputs: &[arg("output", "T")],
-        attrs: &[type_attr("T"), index_attr("Tidx")],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    OpDef {
-        name: "Reshape",
-        inputs: &[arg("tensor", "T"), arg("shape", "Tshape")],
-        outputs: &[arg("output", "T")],
-        attrs: &[type_attr("T"), index_attr("Tshape")],
-        commutative: false,
-        aggregate: false,
-        stateful: false,
-    },
-    binary!("Equal", Z_BOOL, &[type_attr("T"), ISE], true, false),
-    binary!("NotEqual", Z_BOOL, &[type_attr("T"), ISE], true, false),
-    binary!("Less", Z_BOOL, &[type_in("T", COMPARE_TYPES)], false, false),
-    binary!(
-        "LessEqual",
-        Z_BOOL,
-        &[type_in("T", COMPARE_TYPES)],
-        false,
-        false
     ),
-    binary!(
-        "Greater",
-        Z_BOOL,
-        &[type_in("T", COMPARE_TYPES)],
-        false,
-        false
+    op(
+        "Shape",
+        &[arg("input", "T")],
+        &[arg("output", "out_type")],
+        &[type_attr("T"), index_attr("out_type")],
     ),
-    binary!(
-        "GreaterEqual",
-        Z_BOOL,
-        &[type_in("T", COMPARE_TYPES)],
-        false,
-        false
+    op(
+        "Bitcast",
+        &[arg("input", "T")],
+        &[arg("output", "type")],
+        &[type_in("T", BITCAST_TYPES), type_in("type", BITCAST_TYPES)],
     ),
-    binary!("AddV2", Z_T, &[type_in("T", ADD_TYPES)], true, true),
-    binary!("Sub", Z_T, &[type_in("T", SUB_TYPES)], false, false),
-    binary!("Mul", Z_T, &[type_in("T", MUL_TYPES)], true, false),
-    binary!("Maximum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
-    binary!("Minimum", Z_T, &[type_in("T", MINMAX_TYPES)], false, false),
-    binary!("RealDiv", Z_T, &[type_in("T", DIV_TYPES)], false, false),
-    binary!("Div", Z_T, &[type_in("T", DIV_TYPES)], false, false),
-    binary!("FloorDiv", Z_T, &[type_in("T", DIV_TYPES)], false, false),
-    binary!(
-        "FloorMod",
-        Z_T,
-        &[type_in("T", FLOOR_MOD_TYPES)],
-        false,
-        false
+    op(
+        "BroadcastTo",
+        &[arg("input", "T"), arg("shape", "Tidx")],
+        &[arg("output", "T")],
+        &[type_attr("T"), index_attr("Tidx")],
     ),
-    binary!("Pow", Z_T, &[type_in("T", POW_TYPES)], false, false),
-    binary!(
-        "SquaredDifference",
-        Z_T,
-        &[type_in("T", SQUARED_DIFFERENCE_TYPES)],
-        true,
-        false
+    op(
+        "Reshape",
+        &[arg("tensor", "T"), arg("shape", "Tshape")],
+        &[arg("output", "T")],
+        &[type_attr("T"), index_attr("Tshape")],
     ),
+    commutative(op("Equal", XY, Z_BOOL, &[type_attr("T"), ISE])),
+    commutative(op("NotEqual", XY, Z_BOOL, &[type_attr("T"), ISE])),
+    binary!("Less", Z_BOOL, COMPARE_TYPES),
+    binary!("LessEqual", Z_BOOL, COMPARE_TYPES),
+    binary!("Greater", Z_BOOL, COMPARE_TYPES),
+    binary!("GreaterEqual", Z_BOOL, COMPARE_TYPES),
     OpDef {
-        name: "LogicalAnd",
-        inputs: BOOL_XY,
-        outputs: Z_BOOL,
-        attrs: &[],
-        commutative: true,
-        aggregate: false,
-        stateful: false,
+        aggregate: true,
+        ..commutative(binary!("AddV2", Z_T, ADD_TYPES))
     },
-    OpDef {
-        name: "LogicalOr",
-        inputs: BOOL_XY,
-        outputs: Z_BOOL,
-        attrs: &[],
-        commutative: true,
-        aggregate: false,
-        stateful: false,
-    },
+    binary!("Sub", Z_T, SUB_TYPES),
+    commutative(binary!("Mul", Z_T, MUL_TYPES)),
+    binary!("Maximum", Z_T, MINMAX_TYPES),
+    binary!("Minimum", Z_T, MINMAX_TYPES),
+    binary!("RealDiv", Z_T, DIV_TYPES),
+    binary!("Div", Z_T, DIV_TYPES),
+    binary!("FloorDiv", Z_T, DIV_TYPES),
+    binary!("FloorMod", Z_T, FLOOR_MOD_TYPES),
+    binary!("Pow", Z_T, POW_TYPES),
+    commutative(binary!("SquaredDifference", Z_T, SQUARED_DIFFERENCE_TYPES)),
+    commutative(op("LogicalAnd", BOOL_XY, Z_BOOL, &[])),
+    commutative(op("LogicalOr", BOOL_XY, Z_BOOL, &[])),
 ];
 
 /// Most outputs one node may declare (`Split`'s `num_split`, `Unpack`'s `num`, ...): beyond it

@@ -11,7 +11,8 @@
 
 use tensorcast_core::PartialTensorShape;
 
-use super::{defs, known, Entry, ShapeCtx};
+use super::spec::op_def;
+use super::{known, Entry, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -300,7 +301,7 @@ mod kernel {
 
 pub(super) fn entries() -> Vec<Entry> {
     vec![Entry {
-        def: &defs::PARSE_EXAMPLE_V2,
+        def: op_def("ParseExampleV2"),
         shape,
         #[cfg(feature = "parse-example")]
         kernel: Some(kernel::run),

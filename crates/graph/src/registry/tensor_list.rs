@@ -15,7 +15,8 @@ use tensorcast_core::{
 };
 use tensorcast_proto::{Message, TensorShapeProto};
 
-use super::{defs, kernel_error, unknown_shapes, Entry, KernelCtx, ShapeCtx};
+use super::spec::op_def;
+use super::{kernel_error, unknown_shapes, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -456,14 +457,14 @@ pub(super) fn entries() -> Vec<Entry> {
         fold: false,
     };
     vec![
-        e(&defs::TENSOR_LIST_RESERVE, scalar_shape, reserve),
-        e(&defs::TENSOR_LIST_FROM_TENSOR, scalar_shape, from_tensor),
-        e(&defs::TENSOR_LIST_GET_ITEM, unknown_shapes, get_item),
-        e(&defs::TENSOR_LIST_SET_ITEM, scalar_shape, set_item),
-        e(&defs::TENSOR_LIST_STACK, unknown_shapes, stack),
-        e(&defs::TENSOR_LIST_LENGTH, scalar_shape, length),
+        e(op_def("TensorListReserve"), scalar_shape, reserve),
+        e(op_def("TensorListFromTensor"), scalar_shape, from_tensor),
+        e(op_def("TensorListGetItem"), unknown_shapes, get_item),
+        e(op_def("TensorListSetItem"), scalar_shape, set_item),
+        e(op_def("TensorListStack"), unknown_shapes, stack),
+        e(op_def("TensorListLength"), scalar_shape, length),
         e(
-            &defs::TENSOR_LIST_ELEMENT_SHAPE,
+            op_def("TensorListElementShape"),
             unknown_shapes,
             element_shape,
         ),

@@ -8,7 +8,8 @@ use std::sync::{Arc, RwLock, Weak};
 
 use tensorcast_core::{Code, DataType, PartialTensorShape, ResourceHandle, Tensor};
 
-use super::{defs, kernel_error, Entry, KernelCtx, ShapeCtx};
+use super::spec::op_def;
+use super::{kernel_error, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -199,19 +200,19 @@ fn no_outputs(_: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
 pub(super) fn entries() -> Vec<Entry> {
     vec![
         Entry {
-            def: &defs::VAR_HANDLE_OP,
+            def: op_def("VarHandleOp"),
             shape: scalar_shape,
             kernel: Some(var_handle),
             fold: false,
         },
         Entry {
-            def: &defs::READ_VARIABLE_OP,
+            def: op_def("ReadVariableOp"),
             shape: read_shape,
             kernel: Some(read_variable),
             fold: false,
         },
         Entry {
-            def: &defs::ASSIGN_VARIABLE_OP,
+            def: op_def("AssignVariableOp"),
             shape: no_outputs,
             kernel: Some(assign_variable),
             fold: false,

@@ -61,6 +61,21 @@ struct Stored {
     shape: TensorShape,
 }
 
+impl Stored {
+    /// The entry `CheckpointReader` lists for it (its binary key made a string lossily).
+    fn entry(&self) -> CheckpointEntry {
+        CheckpointEntry {
+            key: String::from_utf8_lossy(&self.key).into_owned(),
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            shard_id: self.proto.shard_id,
+            offset: self.proto.offset,
+            size: self.proto.size,
+            num_slices: self.proto.slices.len(),
+        }
+    }
+}
+
 /// A TensorFlow checkpoint (tensor bundle) opened for reading: its `.index` parsed, its data
 /// shards opened when a tensor is read.
 ///
@@ -289,15 +304,7 @@ impl Checkpoint {
                 continue;
             }
             listed_index.push(i);
-            listed.push(CheckpointEntry {
-                key: String::from_utf8_lossy(&s.key).into_owned(),
-                dtype: s.dtype,
-                shape: s.shape.clone(),
-                shard_id: s.proto.shard_id,
-                offset: s.proto.offset,
-                size: s.proto.size,
-                num_slices: s.proto.slices.len(),
-            });
+            listed.push(s.entry());
         }
         Ok(Self {
             prefix: prefix.to_path_buf(),
@@ -439,15 +446,7 @@ impl Checkpoint {
     /// binary key, made a string lossily), if stored.
     pub fn slice_entry(&self, key: &str, slice: &TensorSliceProto) -> Option<CheckpointEntry> {
         let s = self.find(&slices::slice_key(key.as_bytes(), slice))?;
-        Some(CheckpointEntry {
-            key: String::from_utf8_lossy(&s.key).into_owned(),
-            dtype: s.dtype,
-            shape: s.shape.clone(),
-            shard_id: s.proto.shard_id,
-            offset: s.proto.offset,
-            size: s.proto.size,
-            num_slices: s.proto.slices.len(),
-        })
+        Some(s.entry())
     }
 
     /// Reads one slice of the partitioned tensor `key` as stored (shape: the slice's extents).

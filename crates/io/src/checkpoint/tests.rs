@@ -745,14 +745,7 @@ fn streamed_writes_equal_whole_writes_and_refuse_a_source_unlike_its_plan() {
         object_graph: Some(ObjectGraph::from_keys([kernel])),
         ..CheckpointWriteOptions::default()
     };
-    let planned: Vec<PlannedTensor> = ts
-        .iter()
-        .map(|t| PlannedTensor {
-            name: t.name.clone(),
-            dtype: t.tensor.dtype(),
-            shape: t.tensor.shape().clone(),
-        })
-        .collect();
+    let planned: Vec<PlannedTensor> = ts.iter().map(PlannedTensor::of).collect();
     let prefix = dir.path().join("s");
     write_checkpoint_streamed(&prefix, &planned, &options, &mut |i, out| {
         let t = &ts[i].tensor;

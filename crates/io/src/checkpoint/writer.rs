@@ -127,12 +127,7 @@ pub fn write_bundle(
         Ok(())
     })?;
     let index_bytes = merged_index(&[(&plan, &all, &written)])?;
-    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
-        w.write_all(&index_bytes)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?;
-    data.commit()?;
-    index.commit()
+    commit_with_index(prefix, options, data, &index_bytes)
 }
 
 /// The `.index` and `.data-00000-of-00001` bytes [`write_checkpoint`] writes, in memory.
@@ -467,18 +462,7 @@ pub fn write_checkpoint_streamed(
     let graph = graph_tensor(options)?;
     let mut names: Vec<&[u8]> = planned.iter().map(|p| p.name.as_bytes()).collect();
     names.extend(graph.as_ref().map(|g| g.name.as_bytes()));
-    names.sort_unstable();
-    if names.first() == Some(&&b""[..]) {
-        return Err(IoError::unsupported(
-            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
-        ));
-    }
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(IoError::unsupported(format!(
-            "Adding duplicate key: {}",
-            escaped(&String::from_utf8_lossy(w[0]))
-        )));
-    }
+    check_keys(names)?;
     for p in planned {
         let d = p.dtype;
         if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
@@ -562,12 +546,7 @@ pub fn write_checkpoint_streamed(
         Ok(())
     })?;
     let index_bytes = index_table(&entries, 1);
-    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
-        w.write_all(&index_bytes)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?;
-    data.commit()?;
-    index.commit()
+    commit_with_index(prefix, options, data, &index_bytes)
 }
 
 /// `TensorSlice::AsProto`: a whole dimension is an empty extent.
@@ -604,18 +583,7 @@ fn check(
 ) -> Result<()> {
     let mut sorted: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     sorted.extend(full.keys().map(Vec::as_slice));
-    sorted.sort_unstable();
-    if sorted.first() == Some(&&b""[..]) {
-        return Err(IoError::unsupported(
-            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
-        ));
-    }
-    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-        return Err(IoError::unsupported(format!(
-            "Adding duplicate key: {}",
-            escaped(&String::from_utf8_lossy(w[0]))
-        )));
-    }
+    check_keys(sorted)?;
     for (name, t) in named {
         let d = t.dtype();
         if d.is_ref() || d == DataType::RESOURCE || !d.is_supported() || d == DataType::INVALID {
@@ -718,4 +686,38 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             Ok((bytes.len() as u64, crc))
         }
     }
+}
+
+/// Writes the `.index` file of `prefix` (`index_bytes`) beside the prepared data file, then
+/// commits the data file and the index, in that order.
+fn commit_with_index(
+    prefix: &Path,
+    options: &CheckpointWriteOptions,
+    data: atomic::Prepared,
+    index_bytes: &[u8],
+) -> Result<()> {
+    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
+        w.write_all(index_bytes)
+            .map_err(|e| IoError::io("cannot write", e))
+    })?;
+    data.commit()?;
+    index.commit()
+}
+
+/// Refuses a checkpoint's tensor names as TensorFlow's writer does: no empty name (the key of
+/// the header entry), no name twice.
+fn check_keys(mut names: Vec<&[u8]>) -> Result<()> {
+    names.sort_unstable();
+    if names.first() == Some(&&b""[..]) {
+        return Err(IoError::unsupported(
+            "a checkpoint tensor cannot have an empty name (the key of the header entry)",
+        ));
+    }
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(IoError::unsupported(format!(
+            "Adding duplicate key: {}",
+            escaped(&String::from_utf8_lossy(w[0]))
+        )));
+    }
+    Ok(())
 }

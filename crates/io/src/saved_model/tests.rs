@@ -6,6 +6,13 @@ use tensorcast_proto::{
 
 use super::*;
 
+/// The error of opening a SavedModel folder that holds only `file` (`bytes`).
+fn open_only(file: &str, bytes: &[u8], options: &ReadOptions) -> IoError {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(file), bytes).unwrap();
+    SavedModel::open(dir.path(), options).unwrap_err()
+}
+
 fn node(name: &str, op: &str) -> NodeDef {
     NodeDef {
         name: name.into(),
@@ -69,13 +76,8 @@ fn open_pbtxt_reads_the_text_form() {
 
 #[test]
 fn open_bad_pbtxt_names_file_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("saved_model.pbtxt"),
-        "meta_graphs {\n  bogus: 1 }",
-    )
-    .unwrap();
-    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    let text = b"meta_graphs {\n  bogus: 1 }";
+    let e = open_only("saved_model.pbtxt", text, &ReadOptions::default());
     assert_eq!(e.kind(), ErrorKind::Corrupt);
     let text = e.to_string();
     assert!(
@@ -86,31 +88,29 @@ fn open_bad_pbtxt_names_file_line_and_column() {
 
 #[test]
 fn open_cpb_only_says_not_read_yet() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("saved_model.cpb"), b"x").unwrap();
-    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    let e = open_only("saved_model.cpb", b"x", &ReadOptions::default());
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert!(e.to_string().contains("saved_model.cpb"), "{e}");
 }
 
 #[test]
 fn open_garbage_pb_is_corrupt_naming_file() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("saved_model.pb"), b"\x12\xff\xff\xff\x0f").unwrap();
-    let e = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap_err();
+    let e = open_only(
+        "saved_model.pb",
+        b"\x12\xff\xff\xff\x0f",
+        &ReadOptions::default(),
+    );
     assert_eq!(e.kind(), ErrorKind::Corrupt);
     assert!(e.to_string().contains("saved_model.pb"), "{e}");
 }
 
 #[test]
 fn open_pb_over_memory_limit_is_too_large() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("saved_model.pb"), vec![0u8; 100]).unwrap();
     let opts = ReadOptions {
         max_memory: 10,
         ..ReadOptions::default()
     };
-    let e = SavedModel::open(dir.path(), &opts).unwrap_err();
+    let e = open_only("saved_model.pb", &[0u8; 100], &opts);
     assert_eq!(e.kind(), ErrorKind::TooLarge);
 }
 

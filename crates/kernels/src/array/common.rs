@@ -150,6 +150,31 @@ pub(crate) fn canonical_axis(axis: i64, rank: usize) -> Option<usize> {
     }
 }
 
+/// The rank of an op's output that is the rank of `input` and the row count of a per-dim
+/// operand (`Pad`'s paddings, `Slice`'s begin, of shape `rows_shape`): `None` when neither
+/// tells it; TensorFlow's rank error when they disagree.
+pub(crate) fn rank_of_input_and_rows(
+    op: &'static str,
+    input: &PartialTensorShape,
+    rows_shape: &PartialTensorShape,
+) -> Result<Option<usize>> {
+    let rows = rows_shape
+        .dims()
+        .and_then(|d| d.first().copied())
+        .filter(|&v| v >= 0);
+    Ok(match (input.rank(), rows) {
+        (Some(r), Some(n)) if r as i64 != n => {
+            return Err(invalid(
+                op,
+                format!("Shape must be rank {n} but is rank {r}"),
+            ))
+        }
+        (Some(r), _) => Some(r),
+        (None, Some(n)) => Some(n as usize),
+        (None, None) => None,
+    })
+}
+
 /// A partial shape from its dims (`-1` unknown); `None` for an unknown rank.
 pub(crate) fn partial(dims: Option<Vec<i64>>) -> Result<PartialTensorShape> {
     match dims {

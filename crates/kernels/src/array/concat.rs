@@ -7,7 +7,7 @@ use tensorcast_core::{DataType, Error, PartialTensorShape, Result, Tensor, Tenso
 use super::common::{
     canonical_axis, dt, index_values, invalid, no_kernel, partial, partial_text, INT32_64,
 };
-use super::engine::{dense_strides, produce, strided, Kernel, Sink, StridedView};
+use super::engine::{dense_strides, produce, strided, Elem, Kernel, Sink, StridedView};
 
 fn sub_byte(d: DataType) -> bool {
     d == DataType::INT4 || d == DataType::UINT4
@@ -20,12 +20,7 @@ struct Pieces {
 }
 
 impl Kernel for Pieces {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         for r in units {
             for (src, &p) in inputs.iter().zip(&self.pieces) {
                 if p > 0 {
@@ -551,6 +546,36 @@ pub fn split(axis: &Tensor, value: &Tensor, num_split: i64) -> Result<Vec<Tensor
         .collect()
 }
 
+/// What both splits' shape functions start from: the value's dims and the split axis
+/// (`Ok`), or, where the rank or the axis is not known, the `num_split` outputs already
+/// (`Err`).
+#[allow(
+    clippy::type_complexity,
+    reason = "one use per split, read where it is matched"
+)]
+fn split_axis<'a>(
+    op: &'static str,
+    value: &'a PartialTensorShape,
+    axis: Option<&Tensor>,
+    num_split: i64,
+) -> Result<Result<(&'a [i64], usize), Vec<PartialTensorShape>>> {
+    let n = num_split.max(0) as usize;
+    let Some(d) = value.dims() else {
+        return Ok(Err(vec![PartialTensorShape::unknown_rank(); n]));
+    };
+    let Some(axis) = axis else {
+        return Ok(Err(vec![partial(Some(vec![-1; d.len()]))?; n]));
+    };
+    let a = index_values(op, "T", axis, INT32_64)?
+        .first()
+        .copied()
+        .unwrap_or(0);
+    match canonical_axis(a, d.len()) {
+        Some(ax) => Ok(Ok((d, ax))),
+        None => Err(invalid(op, axis_range_text(a, d.len()))),
+    }
+}
+
 /// `Split`'s shape function.
 ///
 /// # Errors
@@ -562,18 +587,9 @@ pub fn split_shape(
 ) -> Result<Vec<PartialTensorShape>> {
     const OP: &str = "Split";
     let n = num_split.max(0) as usize;
-    let Some(d) = value.dims() else {
-        return Ok(vec![PartialTensorShape::unknown_rank(); n]);
-    };
-    let Some(axis) = axis else {
-        return Ok(vec![partial(Some(vec![-1; d.len()]))?; n]);
-    };
-    let a = index_values(OP, "T", axis, INT32_64)?
-        .first()
-        .copied()
-        .unwrap_or(0);
-    let Some(ax) = canonical_axis(a, d.len()) else {
-        return Err(invalid(OP, axis_range_text(a, d.len())));
+    let (d, ax) = match split_axis(OP, value, axis, num_split)? {
+        Ok(known) => known,
+        Err(unknown) => return Ok(unknown),
     };
     let mut o = d.to_vec();
     if o[ax] >= 0 {
@@ -706,18 +722,9 @@ pub fn split_v_shape(
 ) -> Result<Vec<PartialTensorShape>> {
     const OP: &str = "SplitV";
     let n = num_split.max(0) as usize;
-    let Some(d) = value.dims() else {
-        return Ok(vec![PartialTensorShape::unknown_rank(); n]);
-    };
-    let Some(axis) = axis else {
-        return Ok(vec![partial(Some(vec![-1; d.len()]))?; n]);
-    };
-    let a = index_values(OP, "T", axis, INT32_64)?
-        .first()
-        .copied()
-        .unwrap_or(0);
-    let Some(ax) = canonical_axis(a, d.len()) else {
-        return Err(invalid(OP, axis_range_text(a, d.len())));
+    let (d, ax) = match split_axis(OP, value, axis, num_split)? {
+        Ok(known) => known,
+        Err(unknown) => return Ok(unknown),
     };
     let Some(sizes) = size_splits else {
         let mut o = d.to_vec();

@@ -8,27 +8,7 @@ use tensorcast_core::{
 use super::common::{canonical_axis, dt, index_values, invalid, no_kernel, partial, INT32_64};
 
 /// `Cumsum`'s type list (TensorFlow's `numbertypes`), in its order.
-const SCAN_TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::COMPLEX64,
-    DataType::INT64,
-    DataType::QINT8,
-    DataType::QUINT8,
-    DataType::QINT32,
-    DataType::BFLOAT16,
-    DataType::QINT16,
-    DataType::QUINT16,
-    DataType::UINT16,
-    DataType::COMPLEX128,
-    DataType::HALF,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const SCAN_TYPES: &[DataType] = crate::type_lists::NUMBER_TYPES;
 
 /// Addition as TensorFlow's scan performs it: integers wrap, `half`/`bfloat16` round every
 /// partial sum to their own precision (Eigen's `half` arithmetic).
@@ -168,20 +148,7 @@ pub fn cumsum_shape(x: &PartialTensorShape) -> PartialTensorShape {
 }
 
 /// `TopKV2`'s type list (TensorFlow's `realnumbertypes`), in its order.
-const TOPK_TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::INT64,
-    DataType::BFLOAT16,
-    DataType::UINT16,
-    DataType::HALF,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const TOPK_TYPES: &[DataType] = crate::type_lists::REAL_NUMBER_TYPES;
 
 /// A total order for `TopKV2`: larger first; NaN above everything (see [`top_k_v2`]).
 trait Rank: Copy + Send + Sync + tensorcast_core::Element {

@@ -31,16 +31,15 @@ pub(crate) trait Sink<T> {
     fn strided(&mut self, src: &[T], start: usize, stride: isize, n: usize);
 }
 
+/// What the array kernels move: elements that clone and cross threads.
+pub(crate) trait Elem: Clone + Send + Sync {}
+impl<T: Clone + Send + Sync> Elem for T {}
+
 /// An op's output as units: [`Kernel::run`] appends units `units` of the output to `sink`,
 /// exactly `unit` elements each.
 pub(crate) trait Kernel: Sync {
     /// Produces the units in `units` from `inputs` (the op's data inputs, in its order).
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    );
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S);
 }
 
 struct WriterSink<'a, 'b> {
@@ -262,12 +261,7 @@ impl StridedView {
 }
 
 impl Kernel for StridedView {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         let src = inputs[0];
         let rank = self.dims.len();
         let inner = self.dims[rank - 1];

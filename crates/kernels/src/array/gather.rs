@@ -5,7 +5,7 @@ use std::ops::Range;
 use tensorcast_core::{DataType, PartialTensorShape, Result, Tensor, TensorShape};
 
 use super::common::{dims_text, dt, index_values, invalid, no_kernel, partial};
-use super::engine::{produce, Kernel, Sink};
+use super::engine::{produce, Elem, Kernel, Sink};
 
 /// Unit `r` = (batch `b`, outer `o`, index `i`): the `inner` elements of params at
 /// `[b, o, indices[b, i], :]`.
@@ -18,12 +18,7 @@ struct GatherKernel {
 }
 
 impl Kernel for GatherKernel {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         let src = inputs[0];
         for r in units {
             let i = r % self.n_idx;
@@ -102,17 +97,7 @@ pub fn gather_v2(
     }
     let prank = params.dims() as i64;
     let mut a = ax[0];
-    let min = if a < 0 {
-        a.saturating_neg()
-    } else {
-        a.saturating_add(1)
-    };
-    if prank < min {
-        return Err(invalid(
-            OP,
-            format!("Shape must be at least rank {min} but is rank {prank}"),
-        ));
-    }
+    at_least_rank_for_axis(a, prank)?;
     if a < 0 {
         a += prank;
     }
@@ -222,6 +207,17 @@ pub fn gather_v2_shape(
         .copied()
         .unwrap_or(0);
     let prank = pd.len() as i64;
+    at_least_rank_for_axis(a, prank)?;
+    let a = if a < 0 { a + prank } else { a } as usize;
+    let mut out: Vec<i64> = pd[..a].to_vec();
+    out.extend_from_slice(&id[bd.min(id.len())..]);
+    out.extend_from_slice(&pd[a + 1..]);
+    partial(Some(out))
+}
+
+/// `params` of rank `prank` must have axis `a` (`-prank <= a < prank`), with TensorFlow's
+/// message for a rank too small.
+fn at_least_rank_for_axis(a: i64, prank: i64) -> Result<()> {
     let min = if a < 0 {
         a.saturating_neg()
     } else {
@@ -229,13 +225,9 @@ pub fn gather_v2_shape(
     };
     if prank < min {
         return Err(invalid(
-            OP,
+            "GatherV2",
             format!("Shape must be at least rank {min} but is rank {prank}"),
         ));
     }
-    let a = if a < 0 { a + prank } else { a } as usize;
-    let mut out: Vec<i64> = pd[..a].to_vec();
-    out.extend_from_slice(&id[bd.min(id.len())..]);
-    out.extend_from_slice(&pd[a + 1..]);
-    partial(Some(out))
+    Ok(())
 }

@@ -1,18 +1,14 @@
 //! `OneHot`.
 
 use std::ops::Range;
+use tensorcast_core::dtypes;
 
 use tensorcast_core::{DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
 use super::common::{index_values, invalid, partial};
-use super::engine::{check_output, produce, Kernel, Sink};
+use super::engine::{check_output, produce, Elem, Kernel, Sink};
 
-const INDEX_TYPES: &[DataType] = &[
-    DataType::UINT8,
-    DataType::INT8,
-    DataType::INT32,
-    DataType::INT64,
-];
+const INDEX_TYPES: &[DataType] = dtypes!("uint8, int8, int32, int64");
 
 /// Unit = one prefix index: `depth * suffix` elements, `on` where the index equals the depth
 /// position, `off` elsewhere (inputs: `[on, off]`).
@@ -23,12 +19,7 @@ struct OneHotKernel {
 }
 
 impl Kernel for OneHotKernel {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         let (on, off) = (&inputs[0][0], &inputs[1][0]);
         for p in units {
             let idx = &self.indices[p * self.suffix..(p + 1) * self.suffix];

@@ -4,8 +4,10 @@ use std::ops::Range;
 
 use tensorcast_core::{Code, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
-use super::common::{dims_text, dt, index_values, invalid, no_kernel, oom, partial, INT32_64};
-use super::engine::{dense_strides, produce, strided, Kernel, Sink, StridedView};
+use super::common::{
+    dims_text, dt, index_values, invalid, no_kernel, oom, partial, rank_of_input_and_rows, INT32_64,
+};
+use super::engine::{dense_strides, produce, strided, Elem, Kernel, Sink, StridedView};
 
 /// How the border is filled.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -63,12 +65,7 @@ impl PadKernel {
 }
 
 impl Kernel for PadKernel {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         let src = inputs[0];
         let rank = self.out_dims.len();
         let last = rank - 1;
@@ -339,20 +336,8 @@ pub fn pad_shape(
     paddings: Option<&Tensor>,
 ) -> Result<PartialTensorShape> {
     const OP: &str = "Pad";
-    let rows = paddings_shape
-        .dims()
-        .and_then(|d| d.first().copied())
-        .filter(|&v| v >= 0);
-    let rank = match (input.rank(), rows) {
-        (Some(r), Some(n)) if r as i64 != n => {
-            return Err(invalid(
-                OP,
-                format!("Shape must be rank {n} but is rank {r}"),
-            ))
-        }
-        (Some(r), _) => r,
-        (None, Some(n)) => n as usize,
-        (None, None) => return Ok(PartialTensorShape::unknown_rank()),
+    let Some(rank) = rank_of_input_and_rows(OP, input, paddings_shape)? else {
+        return Ok(PartialTensorShape::unknown_rank());
     };
     let Some(p) = paddings else {
         return partial(Some(vec![-1; rank]));

@@ -1,5 +1,6 @@
 //! `Range`.
 
+use tensorcast_core::dtypes;
 use tensorcast_core::{
     bf16, f16, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
@@ -7,19 +8,8 @@ use tensorcast_core::{
 use super::common::{dt, invalid, no_kernel, oom, partial};
 
 /// `Range`'s type list (its `OpDef`), in TensorFlow's order.
-const RANGE_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const RANGE_TYPES: &[DataType] =
+    dtypes!("bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64");
 
 /// C's `%.{prec}g`.
 fn g_format(v: f64, prec: usize) -> String {

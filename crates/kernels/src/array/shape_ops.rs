@@ -2,13 +2,14 @@
 //! `ExpandDims`, `Size`, `Rank`, `ShapeN`, `ZerosLike`, `OnesLike`, `Fill`.
 
 use std::ops::Range;
+use tensorcast_core::dtypes;
 
 use tensorcast_core::{dispatch, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
 use super::common::{
     canonical_axis, dt, index_values, invalid, no_kernel, partial, shape_of, INT32_64,
 };
-use super::engine::{produce, Kernel, Sink};
+use super::engine::{produce, Elem, Kernel, Sink};
 
 /// TensorFlow's `Squeeze`: `input` without its size-1 axes (all of them when `axis` is empty,
 /// else those listed, negative counting from the end). Shares the input's buffer. Every dtype.
@@ -232,12 +233,7 @@ pub fn shape_n_shape(inputs: &[&PartialTensorShape]) -> Result<Vec<PartialTensor
 struct FillKernel;
 
 impl Kernel for FillKernel {
-    fn run<T: Clone + Send + Sync, S: Sink<T>>(
-        &self,
-        inputs: &[&[T]],
-        units: Range<usize>,
-        sink: &mut S,
-    ) {
+    fn run<T: Elem, S: Sink<T>>(&self, inputs: &[&[T]], units: Range<usize>, sink: &mut S) {
         sink.fill(&inputs[0][0], units.len());
     }
 }
@@ -265,23 +261,10 @@ pub fn zeros_like(x: &Tensor) -> Result<Tensor> {
     Tensor::new(d, x.shape())
 }
 
-const ONES_LIKE_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT8,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::UINT16,
-    DataType::INT32,
-    DataType::UINT32,
-    DataType::INT64,
-    DataType::UINT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-    DataType::BOOL,
-];
+const ONES_LIKE_TYPES: &[DataType] = dtypes!(
+    "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64, \
+     complex64, complex128, bool"
+);
 
 /// TensorFlow's `OnesLike`: ones of `x`'s shape and dtype (`true` for `bool`).
 ///

@@ -3,7 +3,9 @@
 
 use tensorcast_core::{DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
-use super::common::{dims_text, dt, index_values, invalid, no_kernel, partial, INT32_64};
+use super::common::{
+    dims_text, dt, index_values, invalid, no_kernel, partial, rank_of_input_and_rows, INT32_64,
+};
 use super::engine::{dense_strides, strided, StridedView};
 
 /// Dtypes TensorFlow's CPU `Slice` and `StridedSlice` have no kernel for.
@@ -123,20 +125,8 @@ pub fn slice_shape(
     size: Option<&Tensor>,
 ) -> Result<PartialTensorShape> {
     const OP: &str = "Slice";
-    let n = begin_shape
-        .dims()
-        .and_then(|d| d.first().copied())
-        .filter(|&v| v >= 0);
-    let rank = match (input.rank(), n) {
-        (Some(r), Some(n)) if r as i64 != n => {
-            return Err(invalid(
-                OP,
-                format!("Shape must be rank {n} but is rank {r}"),
-            ))
-        }
-        (Some(r), _) => r,
-        (None, Some(n)) => n as usize,
-        (None, None) => return Ok(PartialTensorShape::unknown_rank()),
+    let Some(rank) = rank_of_input_and_rows(OP, input, begin_shape)? else {
+        return Ok(PartialTensorShape::unknown_rank());
     };
     let Some(size) = size else {
         return partial(Some(vec![-1; rank]));

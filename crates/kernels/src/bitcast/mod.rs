@@ -39,6 +39,7 @@
 //! assert_eq!(err.to_string(), "Cannot bitcast from 1 to 18");
 //! ```
 
+use tensorcast_core::dtypes;
 use tensorcast_core::{DataType, Tensor, TensorShape};
 use tensorcast_core::{Error, Result};
 
@@ -46,27 +47,10 @@ pub mod reinterpret;
 
 /// The dtypes the `Bitcast` op accepts for both `T` and `type`, in the order TensorFlow lists
 /// them in its error messages.
-pub const BITCAST_TYPES: [DataType; 19] = [
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT64,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::INT8,
-    DataType::INT16,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-    DataType::QINT8,
-    DataType::QUINT8,
-    DataType::QINT16,
-    DataType::QUINT16,
-    DataType::QINT32,
-];
+pub const BITCAST_TYPES: [DataType; 19] = *dtypes!(
+    "bfloat16, half, float, double, int64, int32, uint8, uint16, uint32, uint64, int8, int16, \
+     complex64, complex128, qint8, quint8, qint16, quint16, qint32"
+);
 
 /// True if `dtype` is one of [`BITCAST_TYPES`].
 pub fn is_bitcast_type(dtype: DataType) -> bool {

@@ -11,27 +11,7 @@ use tensorcast_core::{DataType, Element, Tensor};
 use tensorcast_core::{Error, Result};
 
 /// `ClipByValue`'s type list (its op registration), in TensorFlow's order.
-const CLIP_TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::COMPLEX64,
-    DataType::INT64,
-    DataType::QINT8,
-    DataType::QUINT8,
-    DataType::QINT32,
-    DataType::BFLOAT16,
-    DataType::QINT16,
-    DataType::QUINT16,
-    DataType::UINT16,
-    DataType::COMPLEX128,
-    DataType::HALF,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const CLIP_TYPES: &[DataType] = crate::type_lists::NUMBER_TYPES;
 
 /// A real dtype's `(min, max)` as TensorFlow's `DType.min`/`.max` give them, in `f64`
 /// (`float(max)` where TensorFlow's Python converts it; every minimum is exact in `f64`).

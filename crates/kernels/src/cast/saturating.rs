@@ -139,16 +139,12 @@ pub fn cast_saturating(input: &Tensor, dtype: DataType) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tensorcast_core::dtypes;
 
     #[test]
     fn saturates_every_float_source_to_every_integer() {
         let x = Tensor::vector(&[f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e30, -1e30, 7.9]);
-        for src in [
-            DataType::FLOAT,
-            DataType::DOUBLE,
-            DataType::HALF,
-            DataType::BFLOAT16,
-        ] {
+        for src in *dtypes!("float, double, half, bfloat16") {
             let xs = crate::cast::cast(&x, src).unwrap();
             let y = cast_clamped(&xs, DataType::INT16).unwrap();
             // In half, 1e30 is already infinity: it saturates the same way.

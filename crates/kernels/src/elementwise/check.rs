@@ -2,141 +2,38 @@
 //! gives (every error of the element-wise ops is built here).
 
 use super::BinaryOp;
+use tensorcast_core::dtypes;
 use tensorcast_core::Error;
 use tensorcast_core::{DataType, TensorShape};
 
 /// The op's `T` type list, in the order of its registration (the order of the message).
 pub(crate) const fn allowed(op: BinaryOp) -> Option<&'static [DataType]> {
     use DataType as D;
-    const CMP: &[DataType] = &[
-        D::FLOAT,
-        D::DOUBLE,
-        D::INT32,
-        D::UINT8,
-        D::INT16,
-        D::INT8,
-        D::INT64,
-        D::BFLOAT16,
-        D::UINT16,
-        D::HALF,
-        D::UINT32,
-        D::UINT64,
-    ];
-    const ADD: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::UINT8,
-        D::UINT16,
-        D::UINT32,
-        D::UINT64,
-        D::INT8,
-        D::INT16,
-        D::INT32,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-    ];
-    const SUB: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::UINT8,
-        D::INT8,
-        D::UINT16,
-        D::INT16,
-        D::INT32,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-        D::UINT32,
-        D::UINT64,
-    ];
-    const MUL: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::UINT8,
-        D::INT8,
-        D::UINT16,
-        D::INT16,
-        D::INT32,
-        D::UINT32,
-        D::UINT64,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-    ];
-    const MAXMIN: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::INT8,
-        D::UINT8,
-        D::INT16,
-        D::UINT16,
-        D::INT32,
-        D::UINT32,
-        D::INT64,
-        D::UINT64,
-    ];
+    const CMP: &[DataType] = crate::type_lists::REAL_NUMBER_TYPES;
+    const ADD: &[DataType] = dtypes!(
+        "bfloat16, half, float, double, uint8, uint16, uint32, uint64, int8, int16, int32, int64, \
+         complex64, complex128"
+    );
+    const SUB: &[DataType] = dtypes!(
+        "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, complex64, \
+         complex128, uint32, uint64"
+    );
+    const MUL: &[DataType] = dtypes!(
+        "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, \
+         complex64, complex128"
+    );
+    const MAXMIN: &[DataType] = dtypes!(
+        "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, uint64"
+    );
     // RealDiv, Div and FloorDiv share one list; CPU kernels exist for some only (`kernel`).
-    const DIV: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::UINT8,
-        D::INT8,
-        D::UINT16,
-        D::INT16,
-        D::INT32,
-        D::UINT32,
-        D::UINT64,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-    ];
-    const FLOOR_MOD: &[DataType] = &[
-        D::INT8,
-        D::INT16,
-        D::INT32,
-        D::INT64,
-        D::UINT8,
-        D::UINT16,
-        D::UINT32,
-        D::UINT64,
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-    ];
-    const POW: &[DataType] = &[
-        D::BFLOAT16,
-        D::FLOAT,
-        D::HALF,
-        D::DOUBLE,
-        D::INT8,
-        D::INT16,
-        D::INT32,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-    ];
-    const SQUARED_DIFFERENCE: &[DataType] = &[
-        D::BFLOAT16,
-        D::HALF,
-        D::FLOAT,
-        D::DOUBLE,
-        D::INT32,
-        D::INT64,
-        D::COMPLEX64,
-        D::COMPLEX128,
-    ];
+    const DIV: &[DataType] = MUL;
+    const FLOOR_MOD: &[DataType] = dtypes!(
+        "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, float, double"
+    );
+    const POW: &[DataType] =
+        dtypes!("bfloat16, float, half, double, int8, int16, int32, int64, complex64, complex128");
+    const SQUARED_DIFFERENCE: &[DataType] =
+        dtypes!("bfloat16, half, float, double, int32, int64, complex64, complex128");
     const LOGICAL: &[DataType] = &[D::BOOL];
     match op {
         // `Equal` and `NotEqual` take any type (their kernels decide; see `no_kernel`).
@@ -267,30 +164,10 @@ pub(crate) fn kernel(
     incompatible_shape_error: bool,
 ) -> Result<(), Error> {
     const EQUALITY_KERNELS: u64 = {
-        use DataType as D;
-        mask(&[
-            D::BOOL,
-            D::STRING,
-            D::COMPLEX128,
-            D::COMPLEX64,
-            D::INT64,
-            D::INT32,
-            D::QINT32,
-            D::QUINT16,
-            D::QUINT8,
-            D::QINT16,
-            D::QINT8,
-            D::UINT64,
-            D::UINT32,
-            D::UINT16,
-            D::BFLOAT16,
-            D::INT16,
-            D::INT8,
-            D::UINT8,
-            D::DOUBLE,
-            D::HALF,
-            D::FLOAT,
-        ])
+        mask(dtypes!(
+            "bool, string, complex128, complex64, int64, int32, qint32, quint16, quint8, qint16, \
+             qint8, uint64, uint32, uint16, bfloat16, int16, int8, uint8, double, half, float"
+        ))
     };
     if matches!(op, BinaryOp::Equal | BinaryOp::NotEqual) && !in_mask(EQUALITY_KERNELS, dtype) {
         return Err(Error::NoKernel {

@@ -105,6 +105,19 @@ impl<'a> Ready<'a> {
 }
 
 /// The layout of an operand that is a view or a broadcast, over the output shape `out`.
+/// The ops `bfloat16` and `half` compute by widening to `float` (`div_pow_16!`).
+const fn widened_in_f32(op: BinaryOp) -> bool {
+    matches!(
+        op,
+        BinaryOp::RealDiv
+            | BinaryOp::Div
+            | BinaryOp::FloorDiv
+            | BinaryOp::FloorMod
+            | BinaryOp::Pow
+            | BinaryOp::SquaredDifference
+    )
+}
+
 fn layout_over(op: &Operand<'_>, out: &TensorShape) -> Result<Layout> {
     let dims = out.dims_usize();
     op.layout_over(&dims).ok_or_else(|| {
@@ -161,11 +174,12 @@ pub(crate) fn compute(
             )
         }};
     }
-    // Arithmetic with a shortcut: `$fast` is the plain hardware result, valid unless
-    // `$special(x, y, r)`, a condition reduced in lanes of `$M` (the width of `$T`'s bits).
+    // Arithmetic with a shortcut: the plain hardware `x $op y` is TensorFlow's `$exact(x, y)`
+    // unless an operand is subnormal (`$sub`), the result is (`$edge`), or a NaN is in: a
+    // condition reduced in lanes of `$M` (the width of `$T`'s bits).
     macro_rules! shortcut {
-        ($T:ty, $M:ty, |$x:ident, $y:ident| $e:expr, fast |$fx:ident, $fy:ident| $fe:expr, special |$sx:ident, $sy:ident, $sr:ident| $se:expr) => {{
-            let f = |$x: &$T, $y: &$T| -> $T { $e };
+        ($T:ty, $M:ty, $exact:ident, $op:tt, $sub:ident, $edge:ident) => {{
+            let f = |x: &$T, y: &$T| -> $T { $exact(*x, *y) };
             go!(
                 $T,
                 $T,
@@ -173,8 +187,10 @@ pub(crate) fn compute(
                 f,
                 f,
                 0,
-                |$fx: &$T, $fy: &$T| -> $T { $fe },
-                |$sx: &$T, $sy: &$T, $sr: &$T| -> $M { <$M>::from($se) }
+                |x: &$T, y: &$T| -> $T { *x $op *y },
+                |x: &$T, y: &$T, r: &$T| -> $M {
+                    <$M>::from($sub(*x) | $sub(*y) | $edge(*r) | x.is_nan() | y.is_nan())
+                }
             )
         }};
     }
@@ -183,24 +199,12 @@ pub(crate) fn compute(
     macro_rules! ordered {
         ($T:ty, $f:ident, $packet:expr) => {{
             let tail = n % $packet;
+            let plain = |x: &$T, y: &$T| $f(*x, *y);
+            let swapped = |x: &$T, y: &$T| $f(*y, *x);
             if scalar == Scalar::Y {
-                go!(
-                    $T,
-                    $T,
-                    dtype,
-                    |x: &$T, y: &$T| $f(*y, *x),
-                    |x: &$T, y: &$T| $f(*x, *y),
-                    tail
-                )
+                go!($T, $T, dtype, swapped, plain, tail)
             } else {
-                go!(
-                    $T,
-                    $T,
-                    dtype,
-                    |x: &$T, y: &$T| $f(*x, *y),
-                    |x: &$T, y: &$T| $f(*y, *x),
-                    tail
-                )
+                go!($T, $T, dtype, plain, swapped, tail)
             }
         }};
     }
@@ -560,6 +564,24 @@ pub(crate) fn compute(
         }};
     }
 
+    // The ops whose `float` and `double` kernels differ in width only.
+    macro_rules! float_rest {
+        ($T:ty, $packet:expr, ($daz:ident, $div:ident, $floor_mod:ident, $pow:ident, $sub:ident, $mul:ident)) => {
+            match op {
+                BinaryOp::Maximum | BinaryOp::Minimum => maxmin_float!($T, $packet, |v| $daz(v)),
+                BinaryOp::RealDiv | BinaryOp::Div => same!($T, |x, y| $div(*x, *y)),
+                BinaryOp::FloorDiv => same!($T, |x, y| $div(*x, *y).floor()),
+                BinaryOp::FloorMod => same!($T, |x, y| $floor_mod(*x, *y)),
+                BinaryOp::Pow => same!($T, |x, y| $pow(*x, *y)),
+                BinaryOp::SquaredDifference => same!($T, |x, y| {
+                    let d = $sub(*x, *y);
+                    $mul(d, d)
+                }),
+                _ => compare_float!($T, |v| $daz(v)),
+            }
+        };
+    }
+
     match dtype {
         DataType::FLOAT => match op {
             // The plain sum, difference or product is TensorFlow's unless an operand or the
@@ -567,88 +589,29 @@ pub(crate) fn compute(
             // (FTZ after rounding), or NaNs meet (whose NaN comes out).
             BinaryOp::AddV2 if scalar != Scalar::Neither => ordered!(f32, add32, PACKET_F32),
             BinaryOp::Mul if scalar != Scalar::Neither => ordered!(f32, mul32, PACKET_F32),
-            BinaryOp::AddV2 => shortcut!(
-                f32,
-                u32,
-                |x, y| add32(*x, *y),
-                fast | x,
-                y | *x + *y,
-                special | x,
-                y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
-            ),
-            BinaryOp::Sub => shortcut!(
-                f32,
-                u32,
-                |x, y| sub32(*x, *y),
-                fast | x,
-                y | *x - *y,
-                special | x,
-                y,
-                r | subnormal32(*x) | subnormal32(*y) | subnormal32(*r) | x.is_nan() | y.is_nan()
-            ),
-            BinaryOp::Mul => shortcut!(
-                f32,
-                u32,
-                |x, y| mul32(*x, *y),
-                fast | x,
-                y | *x * *y,
-                special | x,
-                y,
-                r | subnormal32(*x) | subnormal32(*y) | tiny32(*r) | x.is_nan() | y.is_nan()
-            ),
+            BinaryOp::AddV2 => shortcut!(f32, u32, add32, +, subnormal32, subnormal32),
+            BinaryOp::Sub => shortcut!(f32, u32, sub32, -, subnormal32, subnormal32),
+            BinaryOp::Mul => shortcut!(f32, u32, mul32, *, subnormal32, tiny32),
             // Equality under DAZ: equal, or both zero or subnormal (NaN is neither).
             BinaryOp::Equal => cmp!(f32, |x, y| eq32(*x, *y)),
             BinaryOp::NotEqual => cmp!(f32, |x, y| !eq32(*x, *y)),
-            BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(f32, PACKET_F32, |v| daz32(v))
-            }
-            BinaryOp::RealDiv | BinaryOp::Div => same!(f32, |x, y| div32(*x, *y)),
-            BinaryOp::FloorDiv => same!(f32, |x, y| div32(*x, *y).floor()),
-            BinaryOp::FloorMod => same!(f32, |x, y| floor_mod32(*x, *y)),
-            BinaryOp::Pow => same!(f32, |x, y| pow32(*x, *y)),
-            BinaryOp::SquaredDifference => same!(f32, |x, y| {
-                let d = sub32(*x, *y);
-                mul32(d, d)
-            }),
-            _ => compare_float!(f32, |v| daz32(v)),
+            _ => float_rest!(
+                f32,
+                PACKET_F32,
+                (daz32, div32, floor_mod32, pow32, sub32, mul32)
+            ),
         },
         DataType::DOUBLE => match op {
             BinaryOp::AddV2 if scalar != Scalar::Neither => ordered!(f64, add64, PACKET_F64),
             BinaryOp::Mul if scalar != Scalar::Neither => ordered!(f64, mul64, PACKET_F64),
-            BinaryOp::AddV2 => shortcut!(
-                f64,
-                u64,
-                |x, y| add64(*x, *y),
-                fast | x,
-                y | *x + *y,
-                special | x,
-                y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
-            ),
-            BinaryOp::Sub => shortcut!(
-                f64,
-                u64,
-                |x, y| sub64(*x, *y),
-                fast | x,
-                y | *x - *y,
-                special | x,
-                y,
-                r | subnormal64(*x) | subnormal64(*y) | subnormal64(*r) | x.is_nan() | y.is_nan()
-            ),
+            BinaryOp::AddV2 => shortcut!(f64, u64, add64, +, subnormal64, subnormal64),
+            BinaryOp::Sub => shortcut!(f64, u64, sub64, -, subnormal64, subnormal64),
             BinaryOp::Mul => same!(f64, |x, y| mul64(*x, *y)),
-            BinaryOp::Maximum | BinaryOp::Minimum => {
-                maxmin_float!(f64, PACKET_F64, |v| daz64(v))
-            }
-            BinaryOp::RealDiv | BinaryOp::Div => same!(f64, |x, y| div64(*x, *y)),
-            BinaryOp::FloorDiv => same!(f64, |x, y| div64(*x, *y).floor()),
-            BinaryOp::FloorMod => same!(f64, |x, y| floor_mod64(*x, *y)),
-            BinaryOp::Pow => same!(f64, |x, y| pow64(*x, *y)),
-            BinaryOp::SquaredDifference => same!(f64, |x, y| {
-                let d = sub64(*x, *y);
-                mul64(d, d)
-            }),
-            _ => compare_float!(f64, |v| daz64(v)),
+            _ => float_rest!(
+                f64,
+                PACKET_F64,
+                (daz64, div64, floor_mod64, pow64, sub64, mul64)
+            ),
         },
         // bfloat16 widens to float exactly (its subnormals are float subnormals: DAZ), and a
         // product of two 8-bit significands is exact in float, so plain FTZ is exact. A NaN
@@ -668,12 +631,7 @@ pub(crate) fn compute(
                     r
                 }
             ),
-            BinaryOp::RealDiv
-            | BinaryOp::Div
-            | BinaryOp::FloorDiv
-            | BinaryOp::FloorMod
-            | BinaryOp::Pow
-            | BinaryOp::SquaredDifference => {
+            op if widened_in_f32(op) => {
                 div_pow_16!(bf16, |v: f32| bf16_to_f32(f32_to_bf16_scalar(v)))
             }
             _ => compare_float!(bf16, |v| daz32(bf16_to_f32(v))),
@@ -687,12 +645,7 @@ pub(crate) fn compute(
             BinaryOp::Maximum | BinaryOp::Minimum => {
                 select_16!(f16, usize::MAX, |v| f16_to_f32(v), |r| r)
             }
-            BinaryOp::RealDiv
-            | BinaryOp::Div
-            | BinaryOp::FloorDiv
-            | BinaryOp::FloorMod
-            | BinaryOp::Pow
-            | BinaryOp::SquaredDifference => {
+            op if widened_in_f32(op) => {
                 div_pow_16!(f16, |v: f32| f16_to_f32(f32_to_f16(v)))
             }
             _ => compare_float!(f16, |v| f16_to_f32(v)),

@@ -12,6 +12,7 @@
 //! keeps it and is contracted otherwise; a label repeated in one input takes its diagonal. The
 //! ellipsis dimensions broadcast against each other (named ones must match exactly).
 
+use tensorcast_core::dtypes;
 use tensorcast_core::{
     Code, Complex32, Complex64, DataType, Error, PartialTensorShape, Result, Tensor,
 };
@@ -27,16 +28,8 @@ const OP: &str = "Einsum";
 const ELL: usize = usize::MAX;
 
 /// The dtypes TensorFlow 2.21's CPU `Einsum` kernels take.
-const EINSUM_TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
+const EINSUM_TYPES: &[DataType] =
+    dtypes!("float, double, half, bfloat16, int32, int64, complex64, complex128");
 
 /// The kernels TensorFlow 2.21 lists for `Einsum` in its `NotFound` text.
 const EINSUM_KERNELS: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \

@@ -1,42 +1,22 @@
 //! `MatMul` and `BatchMatMulV2`, with their shape functions.
 
+use tensorcast_core::dtypes;
 use tensorcast_core::{DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
 use super::engine::{GemmElement, Geometry};
 use super::util::{data, dims, enum_name, no_kernel, not_in_type_list, output, try_vec};
 
 /// `MatMul`'s type list, in its `OpDef`'s order.
-const MATMUL_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
+const MATMUL_TYPES: &[DataType] = dtypes!(
+    "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, \
+     complex128"
+);
 
 /// `BatchMatMulV2`'s type list (`MatMul`'s and `int16`).
-const BMM_TYPES: &[DataType] = &[
-    DataType::BFLOAT16,
-    DataType::HALF,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-    DataType::COMPLEX64,
-    DataType::COMPLEX128,
-];
+const BMM_TYPES: &[DataType] = dtypes!(
+    "bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, \
+     complex128"
+);
 
 /// The CPU kernels TensorFlow 2.21 registers for `MatMul`, as its `NotFound` text lists them.
 const MATMUL_KERNELS: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \

@@ -7,27 +7,7 @@ use tensorcast_core::{
 
 use crate::linalg::util::{data, dims, not_in_type_list, output};
 
-const TYPES: &[DataType] = &[
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::COMPLEX64,
-    DataType::INT64,
-    DataType::QINT8,
-    DataType::QUINT8,
-    DataType::QINT32,
-    DataType::BFLOAT16,
-    DataType::QINT16,
-    DataType::QUINT16,
-    DataType::UINT16,
-    DataType::COMPLEX128,
-    DataType::HALF,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const TYPES: &[DataType] = crate::type_lists::NUMBER_TYPES;
 
 /// Addition as TensorFlow's `BiasAdd` kernels do it: wrapping for integers, in `float` then
 /// rounded for the half types.

@@ -2,6 +2,7 @@
 //! their shape functions.
 
 use rayon::prelude::*;
+use tensorcast_core::dtypes;
 use tensorcast_core::{
     bf16, f16, Code, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
@@ -10,19 +11,8 @@ use super::window::{axis, axis_shape, Axis, Padding};
 use crate::linalg::engine::{GemmElement, Geometry};
 use crate::linalg::util::{data, dims, not_in_type_list, output, try_vec};
 
-const CONV_TYPES: &[DataType] = &[
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-];
-const DEPTHWISE_TYPES: &[DataType] = &[
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-];
+const CONV_TYPES: &[DataType] = dtypes!("half, bfloat16, float, double, int32");
+const DEPTHWISE_TYPES: &[DataType] = crate::type_lists::FLOATING_POINT_TYPES;
 
 /// Whether TensorFlow's CPU build runs `dtype` on oneDNN (`_MklNative*` kernels), whose checks
 /// and texts differ from Eigen's.

@@ -1,6 +1,7 @@
 //! `MaxPool` and `AvgPool` (NHWC, SAME / VALID), with their shape functions.
 
 use rayon::prelude::*;
+use tensorcast_core::dtypes;
 use tensorcast_core::{
     bf16, f16, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
@@ -8,25 +9,9 @@ use tensorcast_core::{
 use super::window::{axis, axis_shape, Axis, Padding};
 use crate::linalg::util::{data, not_in_type_list, output};
 
-const MAX_TYPES: &[DataType] = &[
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::INT16,
-    DataType::INT8,
-    DataType::UINT16,
-    DataType::QINT8,
-];
-const AVG_TYPES: &[DataType] = &[
-    DataType::HALF,
-    DataType::BFLOAT16,
-    DataType::FLOAT,
-    DataType::DOUBLE,
-];
+const MAX_TYPES: &[DataType] =
+    dtypes!("half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8");
+const AVG_TYPES: &[DataType] = crate::type_lists::FLOATING_POINT_TYPES;
 
 const MAX_OPDEF_AFTER: &str = "; attr=ksize:list(int),min=4; attr=strides:list(int),min=4; \
 attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; attr=explicit_paddings:list(int),default=[]; \

@@ -86,12 +86,10 @@ fn op_def(op: Reduction) -> String {
     )
 }
 
-/// TensorFlow's error for attr `attr` of `op` given `dtype`, outside the list `def` quotes.
-fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
-    let def = op_def(op);
+/// The types `SummarizeOpDef` text `def` allows for type attr `attr`, as dtype names.
+fn allowed_in(def: &str, attr: &str) -> Vec<String> {
     let key = format!("attr={attr}:type,");
-    let names: Vec<String> = def
-        .split(&key)
+    def.split(&key)
         .nth(1)
         .and_then(|r| r.split("allowed=[").nth(1))
         .and_then(|r| r.split(']').next())
@@ -100,7 +98,13 @@ fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
                 .map(|e| e.trim_start_matches("DT_").to_lowercase())
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// TensorFlow's error for attr `attr` of `op` given `dtype`, outside the list `def` quotes.
+fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
+    let def = op_def(op);
+    let names = allowed_in(&def, attr);
     Error::invalid_argument(
         op.name(),
         format!(
@@ -429,6 +433,21 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
         .filter(|(_, &r)| r)
         .map(|(&d, _)| d)
         .product();
+    // A float type reduced in `double` (`float_reduce` widens each element), the result
+    // rounded once.
+    macro_rules! via_f64 {
+        ($T:ty, $to:expr, $from:expr) => {{
+            let r = float_reduce(op, x.as_slice::<$T>()?, &dims, &reduced, count, $to);
+            Tensor::from_vec(r.into_iter().map($from).collect::<Vec<$T>>(), shape)
+        }};
+    }
+    // A complex type reduced in `complex128` parts (`complex_reduce`).
+    macro_rules! via_c128 {
+        ($T:ty, $to:expr, $from:expr) => {{
+            let r = complex_reduce(op, x.as_slice::<$T>()?, &dims, &reduced, count, $to);
+            Tensor::from_vec(r.into_iter().map($from).collect::<Vec<$T>>(), shape)
+        }};
+    }
     match dtype {
         DataType::BOOL => {
             let all = op == Reduction::All;
@@ -447,58 +466,17 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
             float_reduce(op, x.as_slice::<f64>()?, &dims, &reduced, count, |v| v),
             shape,
         ),
-        DataType::FLOAT => {
-            let r = float_reduce(op, x.as_slice::<f32>()?, &dims, &reduced, count, f64::from);
-            Tensor::from_vec(r.into_iter().map(|a| a as f32).collect::<Vec<f32>>(), shape)
-        }
-        DataType::HALF => {
-            let r = float_reduce(
-                op,
-                x.as_slice::<f16>()?,
-                &dims,
-                &reduced,
-                count,
-                f16::to_f64,
-            );
-            Tensor::from_vec(
-                r.into_iter().map(f16::from_f64).collect::<Vec<f16>>(),
-                shape,
-            )
-        }
-        DataType::BFLOAT16 => {
-            let r = float_reduce(
-                op,
-                x.as_slice::<bf16>()?,
-                &dims,
-                &reduced,
-                count,
-                bf16::to_f64,
-            );
-            Tensor::from_vec(
-                r.into_iter().map(bf16::from_f64).collect::<Vec<bf16>>(),
-                shape,
-            )
-        }
-        DataType::COMPLEX64 => {
-            let wide = |c: Complex32| (f64::from(c.re), f64::from(c.im));
-            let r = complex_reduce(op, x.as_slice::<Complex32>()?, &dims, &reduced, count, wide);
-            Tensor::from_vec(
-                r.into_iter()
-                    .map(|(re, im)| Complex32::new(re as f32, im as f32))
-                    .collect::<Vec<_>>(),
-                shape,
-            )
-        }
-        DataType::COMPLEX128 => {
-            let wide = |c: Complex64| (c.re, c.im);
-            let r = complex_reduce(op, x.as_slice::<Complex64>()?, &dims, &reduced, count, wide);
-            Tensor::from_vec(
-                r.into_iter()
-                    .map(|(re, im)| Complex64::new(re, im))
-                    .collect::<Vec<_>>(),
-                shape,
-            )
-        }
+        DataType::FLOAT => via_f64!(f32, f64::from, |a| a as f32),
+        DataType::HALF => via_f64!(f16, f16::to_f64, f16::from_f64),
+        DataType::BFLOAT16 => via_f64!(bf16, bf16::to_f64, bf16::from_f64),
+        DataType::COMPLEX64 => via_c128!(
+            Complex32,
+            |c: Complex32| (f64::from(c.re), f64::from(c.im)),
+            |(re, im)| Complex32::new(re as f32, im as f32)
+        ),
+        DataType::COMPLEX128 => via_c128!(Complex64, |c: Complex64| (c.re, c.im), |(re, im)| {
+            Complex64::new(re, im)
+        }),
         DataType::INT8 => int_case!(op, x, &dims, &reduced, count, shape, i8),
         DataType::INT16 => int_case!(op, x, &dims, &reduced, count, shape, i16),
         DataType::INT32 => int_case!(op, x, &dims, &reduced, count, shape, i32),
@@ -511,16 +489,7 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
 }
 
 /// The integer types the reductions take.
-const INTS: &[DataType] = &[
-    DataType::INT8,
-    DataType::INT16,
-    DataType::INT32,
-    DataType::INT64,
-    DataType::UINT8,
-    DataType::UINT16,
-    DataType::UINT32,
-    DataType::UINT64,
-];
+const INTS: &[DataType] = crate::type_lists::INTEGRAL_TYPES;
 
 /// The reductions' shape function (TensorFlow's `ReductionShape`): with the axes known, the
 /// reduced dims dropped (or 1 with `keep_dims`); with them unknown, a shape of the input's rank
@@ -594,18 +563,7 @@ impl ArgOp {
 
     /// The types of attr `attr` in the `OpDef`, as its list prints them.
     fn allowed(self, attr: &str) -> Vec<String> {
-        let key = format!("attr={attr}:type,");
-        self.op_def()
-            .split(&key)
-            .nth(1)
-            .and_then(|r| r.split("allowed=[").nth(1))
-            .and_then(|r| r.split(']').next())
-            .map(|l| {
-                l.split(", ")
-                    .map(|e| e.trim_start_matches("DT_").to_lowercase())
-                    .collect()
-            })
-            .unwrap_or_default()
+        allowed_in(self.op_def(), attr)
     }
 
     fn check_attr(self, attr: &str, dtype: DataType) -> Result<()> {

@@ -8,6 +8,7 @@
 //! `NotFound` error, as are resources and variants here).
 
 use std::sync::Arc;
+use tensorcast_core::dtypes;
 
 use tensorcast_buffer::{cpu_allocator_ref, Allocator};
 use tensorcast_core::{DataType, Error, PartialTensorShape, Result, TString, Tensor, TensorShape};
@@ -15,25 +16,10 @@ use tensorcast_core::{DataType, Error, PartialTensorShape, Result, TString, Tens
 /// The dtypes TensorFlow 2.21's CPU build has `Select`/`SelectV2` kernels for (besides
 /// resources and variants, which tensorcast does not select).
 fn has_kernel(dtype: DataType) -> bool {
-    use DataType as D;
-    [
-        D::STRING,
-        D::BOOL,
-        D::COMPLEX128,
-        D::COMPLEX64,
-        D::DOUBLE,
-        D::FLOAT,
-        D::BFLOAT16,
-        D::HALF,
-        D::INT32,
-        D::INT8,
-        D::UINT8,
-        D::INT16,
-        D::UINT16,
-        D::UINT32,
-        D::INT64,
-        D::UINT64,
-    ]
+    dtypes!(
+        "string, bool, complex128, complex64, double, float, bfloat16, half, int32, int8, uint8, \
+         int16, uint16, uint32, int64, uint64"
+    )
     .contains(&dtype)
 }
 

@@ -6,25 +6,15 @@ use std::time::Instant;
 use bytes::Bytes;
 use tensorcast_core::{Code, DataType, Tensor, Variant};
 use tensorcast_proto::{
-    decode_tensor, decode_tensor_with, tensor_from_proto, tensor_from_proto_with,
-    tensor_shape_proto::Dim, variant_to_proto, DecodeOptions, Message, ProtoError,
-    TensorShapeProto, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH,
+    decode_tensor, decode_tensor_with, tensor_from_proto, tensor_from_proto_with, variant_to_proto,
+    DecodeOptions, Message, ProtoError, DEFAULT_MAX_FILL_BYTES, MAX_NESTING_DEPTH,
 };
 
 use super::samples::proto;
 
 fn claim(dtype: DataType, dims: &[i64]) -> tensorcast_proto::TensorProto {
     let mut p = proto(dtype, &[]);
-    p.tensor_shape = Some(TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    });
+    p.tensor_shape = Some(tensorcast_proto::dims_to_proto(dims));
     p
 }
 

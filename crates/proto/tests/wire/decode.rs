@@ -12,16 +12,7 @@ use super::util::{hex_decode, hex_encode};
 use crate::alloc_probe::largest_allocation;
 
 fn shape(dims: &[i64]) -> Option<TensorShapeProto> {
-    Some(TensorShapeProto {
-        dim: dims
-            .iter()
-            .map(|&size| Dim {
-                size,
-                name: String::new(),
-            })
-            .collect(),
-        unknown_rank: false,
-    })
+    Some(tensorcast_proto::dims_to_proto(dims))
 }
 
 #[test]

@@ -61,18 +61,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         .collect::<Result<_>>()?;
     let refs: Vec<(&str, Tensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let times = if tensorcast::io::saved_model::is_saved_model(&args.model.file) {
-        let dir = super::saved_model_dir(&args.model.file);
-        let name = super::shown(&dir);
-        let tags: Vec<&str> = args
-            .model
-            .tag_set
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect();
-        let model = tensorcast::graph::SavedModel::load(&dir, &tags)
-            .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
-            .with_context(|| name.clone())?;
+        let (model, name) = super::run::load_saved_model(&args.model)?;
         time_runs(args.warmup, args.runs, || {
             model
                 .run(&args.model.signature, &refs)

@@ -187,18 +187,12 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
 
 /// `graph run` on a SavedModel: the signature's outputs (all, or those fetched by key), named
 /// by key.
-fn run_saved_model(args: &Args) -> Result<i32> {
-    let format = match &args.output {
-        Some(path) => Some(
-            crate::cli::output_format(path, args.to.as_deref())
-                .with_context(|| super::shown(path))?,
-        ),
-        None => None,
-    };
-    let dir = super::saved_model_dir(&args.model.file);
+/// The SavedModel `--model` names, loaded with the tags of `--tag-set`, and its name as
+/// messages show it.
+pub(super) fn load_saved_model(m: &ModelArgs) -> Result<(tensorcast::graph::SavedModel, String)> {
+    let dir = super::saved_model_dir(&m.file);
     let name = super::shown(&dir);
-    let tags: Vec<&str> = args
-        .model
+    let tags: Vec<&str> = m
         .tag_set
         .split(',')
         .map(str::trim)
@@ -207,6 +201,18 @@ fn run_saved_model(args: &Args) -> Result<i32> {
     let model = tensorcast::graph::SavedModel::load(&dir, &tags)
         .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
         .with_context(|| name.clone())?;
+    Ok((model, name))
+}
+
+fn run_saved_model(args: &Args) -> Result<i32> {
+    let format = match &args.output {
+        Some(path) => Some(
+            crate::cli::output_format(path, args.to.as_deref())
+                .with_context(|| super::shown(path))?,
+        ),
+        None => None,
+    };
+    let (model, name) = load_saved_model(&args.model)?;
     let inputs: Vec<(String, Tensor)> = args
         .model
         .input
