@@ -388,12 +388,30 @@ mod tests {
 
     #[test]
     fn well_formed_structs_pass() {
-        // i32 field 1 = 3, a list of two strings, a nested struct with a bool field, stop.
+        // i32 field 1 = 3, field 10 a list of two strings, field 11 a nested struct with a
+        // bool field, stop. (Field 2, the schema, must be a list of structs: see below.)
         let body = [
-            0x15, 0x06, 0x19, 0x28, 1, b'a', 1, b'b', 0x1c, 0x11, 0x00, 0x00,
+            0x15, 0x06, 0x99, 0x28, 1, b'a', 1, b'b', 0x1c, 0x11, 0x00, 0x00,
         ];
         check_footer(&footer(&body)).unwrap();
-        // An empty list written with header 0.
-        check_footer(&footer(&[0x19, 0x00, 0x00])).unwrap();
+        // An empty list written with header 0, and an empty schema (a list of no structs).
+        check_footer(&footer(&[0xa9, 0x00, 0x00])).unwrap();
+        check_footer(&footer(&[0x29, 0x0c, 0x00])).unwrap();
+    }
+
+    #[test]
+    fn a_schema_that_is_not_a_list_of_structs_is_refused() {
+        // Field 2 as a list of strings, and as a map (the crate reads either as the schema).
+        let e = check_footer(&footer(&[0x29, 0x28, 1, b'a', 1, b'b', 0x00]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("elements type code 8, not a struct"), "{e}");
+        let e = check_footer(&footer(&[0x2b, 0x00, 0x00]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("gives the schema type code 11, not a list"),
+            "{e}"
+        );
     }
 }
