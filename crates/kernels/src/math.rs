@@ -625,6 +625,20 @@ macro_rules! int_map {
     };
 }
 
+/// [`f32_block`] on a block of `half` or `bfloat16`, widened to `float` and rounded back once.
+fn via_f32_block<T>(op: UnaryOp, c: &[T], o: &mut [T])
+where
+    [T]: HalfFloatSliceExt,
+{
+    let mut wide = [0f32; BLOCK];
+    let wide = &mut wide[..c.len()];
+    c.convert_to_f32_slice(wide);
+    let mut r = [0f32; BLOCK];
+    let r = &mut r[..c.len()];
+    f32_block(op, wide, r);
+    o.convert_from_f32_slice(r);
+}
+
 /// `op` on every element of `x`.
 ///
 /// # Errors
@@ -642,34 +656,14 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
             }
         }),
         // Computed in `float` and rounded once, as TensorFlow's kernels do.
-        DataType::HALF => map_blocks(
-            x.as_slice::<f16>()?,
-            DataType::HALF,
-            &shape,
-            |c, o: &mut [f16]| {
-                let mut wide = [0f32; BLOCK];
-                let wide = &mut wide[..c.len()];
-                c.convert_to_f32_slice(wide);
-                let mut r = [0f32; BLOCK];
-                let r = &mut r[..c.len()];
-                f32_block(op, wide, r);
-                o.convert_from_f32_slice(r);
-            },
-        ),
-        DataType::BFLOAT16 => map_blocks(
-            x.as_slice::<bf16>()?,
-            DataType::BFLOAT16,
-            &shape,
-            |c, o: &mut [bf16]| {
-                let mut wide = [0f32; BLOCK];
-                let wide = &mut wide[..c.len()];
-                c.convert_to_f32_slice(wide);
-                let mut r = [0f32; BLOCK];
-                let r = &mut r[..c.len()];
-                f32_block(op, wide, r);
-                o.convert_from_f32_slice(r);
-            },
-        ),
+        DataType::HALF => map_blocks(x.as_slice::<f16>()?, DataType::HALF, &shape, |c, o| {
+            via_f32_block(op, c, o)
+        }),
+        DataType::BFLOAT16 => {
+            map_blocks(x.as_slice::<bf16>()?, DataType::BFLOAT16, &shape, |c, o| {
+                via_f32_block(op, c, o)
+            })
+        }
         d if STD_INTS.contains(&d) && op.integer(d) => match d {
             DataType::INT8 => int_map!(op, x, shape, i8),
             DataType::INT16 => int_map!(op, x, shape, i16),
