@@ -14,6 +14,7 @@
 //! - **TensorFlow's errors.** Every library error becomes the `tensorcast.errors` class
 //!   TensorFlow raises for its status code, with the library's (TensorFlow's) text.
 
+mod arrow;
 mod checkpoint;
 mod dlpack;
 mod dtypes;
@@ -48,11 +49,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::RecordBatch>()?;
     m.add_class::<records::RecordIterator>()?;
     m.add_class::<records::ExampleBatchIterator>()?;
+    m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<records::TfRecordWriter>()?;
     m.add_function(wrap_pyfunction!(records::read_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::record_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(records::tf_record_iterator, m)?)?;
     m.add_function(wrap_pyfunction!(records::parse_example_native, m)?)?;
+    m.add_function(wrap_pyfunction!(records::parse_example_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(records::parse_example_batches_native, m)?)?;
     m.add_class::<graph::PySession>()?;
     m.add_class::<saved_model::NativeSavedModel>()?;

@@ -15,6 +15,7 @@ use tensorcast_records::{
     RecordReader,
 };
 
+use crate::arrow::ArrowBatch;
 use crate::dtypes::dtype_arg;
 use crate::errors::{invalid, ResultExt};
 use crate::tensor::{tensor_arg, PyTensor};
@@ -428,16 +429,42 @@ pub(crate) fn parse_example_native<'py>(
     as_numpy: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let records = serialized_arg(serialized)?;
-    let mut parsed_specs = Vec::with_capacity(specs.len());
-    for s in specs.iter() {
-        parsed_specs.push(spec_arg(s.cast::<PyTuple>()?)?);
-    }
+    let parsed_specs = specs_arg(specs)?;
     let parsed = py
         .detach(|| {
             tensorcast_records::parse_example(records.records(), names.as_deref(), &parsed_specs)
         })
         .py()?;
     parsed_items(py, parsed, as_numpy)
+}
+
+/// `parse_example_arrow(serialized, specs, names=None)`: the parsed Examples as one
+/// `ArrowBatch` (`tensorcast_arrow::parsed_to_batch`), built with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (serialized, specs, names=None))]
+pub(crate) fn parse_example_arrow(
+    py: Python<'_>,
+    serialized: &Bound<'_, PyAny>,
+    specs: &Bound<'_, PyList>,
+    names: Option<Vec<String>>,
+) -> PyResult<ArrowBatch> {
+    let records = serialized_arg(serialized)?;
+    let parsed_specs = specs_arg(specs)?;
+    let batch = py
+        .detach(|| {
+            tensorcast_records::parse_example(records.records(), names.as_deref(), &parsed_specs)
+                .and_then(crate::arrow::to_batch)
+        })
+        .py()?;
+    Ok(ArrowBatch::new(batch))
+}
+
+/// The native specs of a list of spec tuples.
+fn specs_arg(specs: &Bound<'_, PyList>) -> PyResult<Vec<(String, FeatureSpec)>> {
+    specs
+        .iter()
+        .map(|s| spec_arg(s.cast::<PyTuple>()?))
+        .collect()
 }
 
 /// The native form of parsed results (see [`parse_example_native`]).
@@ -504,18 +531,29 @@ fn parsed_items<'py>(
 
 /// The Examples of a TFRecord file (or of a `RecordBatch`) parsed `batch_size` at a time ahead
 /// of the caller (`tensorcast_records::ExampleBatches`): each `next` is a batch in the native
-/// form of `parse_example_native`.
+/// form of `parse_example_native`, or an `ArrowBatch` built on the thread that parsed it.
 #[pyclass(module = "tensorcast.io", name = "ExampleBatchIterator", frozen)]
 pub(crate) struct ExampleBatchIterator {
     /// The batches (a `Mutex` makes the class `Sync`; the GIL already serialises its use).
-    batches: Mutex<Option<tensorcast_records::ExampleBatches>>,
-    as_numpy: bool,
+    batches: Mutex<Option<Batches>>,
+}
+
+/// What an [`ExampleBatchIterator`] yields.
+enum Batches {
+    /// Parsed tensors, as numpy arrays or `Tensor`s.
+    Parsed {
+        batches: tensorcast_records::ExampleBatches,
+        as_numpy: bool,
+    },
+    /// Arrow record batches.
+    Arrow(tensorcast_records::ExampleBatches<arrow_array::RecordBatch>),
 }
 
 /// `parse_example_batches_native(source, specs, batch_size, compression_type, verify_checksums,
-/// as_numpy)`: `source` is a path or a `RecordBatch`.
+/// as_numpy, arrow)`: `source` is a path or a `RecordBatch`.
 #[pyfunction]
-#[pyo3(signature = (source, specs, batch_size, compression_type=None, verify_checksums=true, as_numpy=true))]
+#[pyo3(signature = (source, specs, batch_size, compression_type=None, verify_checksums=true, as_numpy=true, arrow=false))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn parse_example_batches_native(
     py: Python<'_>,
     source: &Bound<'_, PyAny>,
@@ -524,14 +562,24 @@ pub(crate) fn parse_example_batches_native(
     compression_type: Option<&str>,
     verify_checksums: bool,
     as_numpy: bool,
+    arrow: bool,
 ) -> PyResult<ExampleBatchIterator> {
-    let mut parsed_specs = Vec::with_capacity(specs.len());
-    for s in specs.iter() {
-        parsed_specs.push(spec_arg(s.cast::<PyTuple>()?)?);
-    }
+    use tensorcast_records::ExampleBatches;
+    let parsed_specs = specs_arg(specs)?;
     let batches = if let Ok(batch) = source.cast::<RecordBatch>() {
         let records = batch.get().records().to_vec();
-        tensorcast_records::ExampleBatches::from_records(records, batch_size, parsed_specs).py()?
+        if arrow {
+            let b = ExampleBatches::from_records_map(
+                records,
+                batch_size,
+                parsed_specs,
+                crate::arrow::to_batch,
+            );
+            Batches::Arrow(b.py()?)
+        } else {
+            let batches = ExampleBatches::from_records(records, batch_size, parsed_specs).py()?;
+            Batches::Parsed { batches, as_numpy }
+        }
     } else {
         let path: PathBuf = source.extract()?;
         let options = ReaderOptions {
@@ -539,13 +587,19 @@ pub(crate) fn parse_example_batches_native(
             ..ReaderOptions::with_compression(compression_arg(compression_type)?)
         };
         py.detach(|| {
-            tensorcast_records::ExampleBatches::open(&path, options, batch_size, parsed_specs)
+            if arrow {
+                let finish = crate::arrow::to_batch;
+                ExampleBatches::open_map(&path, options, batch_size, parsed_specs, finish)
+                    .map(Batches::Arrow)
+            } else {
+                ExampleBatches::open(&path, options, batch_size, parsed_specs)
+                    .map(|batches| Batches::Parsed { batches, as_numpy })
+            }
         })
         .py()?
     };
     Ok(ExampleBatchIterator {
         batches: Mutex::new(Some(batches)),
-        as_numpy,
     })
 }
 
@@ -555,18 +609,29 @@ impl ExampleBatchIterator {
         slf
     }
 
-    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyList>>> {
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let mut guard = self.batches.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(batches) = guard.as_mut() else {
-            return Ok(None);
-        };
         // Wait for the next batch with the GIL released: the reading thread and rayon's pool
         // never need it.
-        match py.detach(|| batches.next()) {
-            Some(Ok(parsed)) => Ok(Some(parsed_items(py, parsed, self.as_numpy)?)),
+        let next = match guard.as_mut() {
+            None => return Ok(None),
+            Some(Batches::Parsed { batches, as_numpy }) => {
+                let as_numpy = *as_numpy;
+                py.detach(|| batches.next()).map(|r| {
+                    r.py()
+                        .and_then(|p| Ok(parsed_items(py, p, as_numpy)?.into_any()))
+                })
+            }
+            Some(Batches::Arrow(batches)) => py.detach(|| batches.next()).map(|r| {
+                r.py()
+                    .and_then(|b| Ok(Py::new(py, ArrowBatch::new(b))?.into_bound(py).into_any()))
+            }),
+        };
+        match next {
+            Some(Ok(item)) => Ok(Some(item)),
             Some(Err(e)) => {
                 *guard = None;
-                Err(crate::errors::IntoPyErr::into_py_err(e))
+                Err(e)
             }
             None => {
                 *guard = None;

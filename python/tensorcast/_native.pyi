@@ -125,9 +125,18 @@ def parse_example_native(
     serialized: Any, specs: List[tuple], names: Optional[List[str]] = None, as_numpy: bool = False
 ) -> List[tuple]: ...
 
+class ArrowBatch:
+    """Parsed Examples as an Arrow record batch (``pyarrow.record_batch(b)``)."""
+
+    @property
+    def num_rows(self) -> int: ...
+    def __arrow_c_array__(self, requested_schema: Any = None) -> Tuple[Any, Any]: ...
+
+def parse_example_arrow(serialized: Any, specs: List[tuple], names: Optional[List[str]] = None) -> ArrowBatch: ...
+
 class ExampleBatchIterator:
     def __iter__(self) -> "ExampleBatchIterator": ...
-    def __next__(self) -> List[tuple]: ...
+    def __next__(self) -> Union[List[tuple], ArrowBatch]: ...
 
 def parse_example_batches_native(
     source: Any,
@@ -136,6 +145,7 @@ def parse_example_batches_native(
     compression_type: Optional[str] = None,
     verify_checksums: bool = True,
     as_numpy: bool = True,
+    arrow: bool = False,
 ) -> ExampleBatchIterator: ...
 
 _Spec = Tuple[str, str, str, Optional[List[int]]]

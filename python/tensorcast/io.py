@@ -15,6 +15,7 @@ from tensorcast._native import (
     RecordBatch,
     RecordIterator,
     TFRecordWriter,
+    parse_example_arrow as _parse_example_arrow,
     parse_example_batches_native as _parse_example_batches_native,
     parse_example_native as _parse_example_native,
     parse_tensor,
@@ -203,7 +204,7 @@ def parse_example(serialized, features, example_names=None, name=None, *, output
     specs = _spec_tuples(features)
     names = None if example_names is None else [str(n) for n in example_names]
     if output == "arrow":
-        return _to_arrow_native(_parse_example_native(serialized, specs, names), len(serialized))
+        return _arrow_table(_parse_example_arrow(serialized, specs, names))
     # The native side makes the numpy arrays (views of the parsed tensors' memory).
     return _assemble(_parse_example_native(serialized, specs, names, True))
 
@@ -240,9 +241,9 @@ def parse_example_batches(source, features, batch_size=1024, compression_type=No
         raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
     specs = _spec_tuples(features)
     arrow = output == "arrow"
-    native = _parse_example_batches_native(source, specs, batch_size, compression_type, verify_checksums, not arrow)
+    native = _parse_example_batches_native(source, specs, batch_size, compression_type, verify_checksums, not arrow, arrow)
     if arrow:
-        return (_to_arrow_native(items, _batch_len(items)) for items in native)
+        return (_arrow_table(b) for b in native)
     return (_assemble(items) for items in native)
 
 
@@ -258,19 +259,6 @@ def _assemble(items):
         else:
             out[key] = RaggedTensorValue(item[2], item[3])
     return out
-
-
-def _batch_len(items):
-    """The number of Examples of a parsed batch (native items of tensors)."""
-    import numpy as np
-
-    for item in items:
-        if item[1] == "dense":
-            return item[2].shape[0]
-        if item[1] == "sparse":
-            return int(np.asarray(item[4])[0])
-        return len(np.asarray(item[3][0])) - 1
-    return 0
 
 
 _SPEC_CACHE = {}
@@ -321,47 +309,12 @@ def parse_single_example(serialized, features, example_names=None, name=None):
     return out
 
 
-def _arrow_values(t):
-    """A flat Arrow array of a tensor's elements: strings from their buffers (no Python object
-    per element), numbers as a view of the tensor's memory."""
-    import numpy as np
+def _arrow_table(native):
+    """A ``pyarrow.Table`` of a native ``ArrowBatch`` (built on the parsing thread and taken
+    through the Arrow C data interface, sharing its memory)."""
     import pyarrow as pa
 
-    if t.dtype == "string":
-        offsets, data = t._string_buffers()
-        return pa.Array.from_buffers(pa.large_binary(), t.size, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-    return pa.array(np.asarray(t).reshape(-1))
-
-
-def _to_arrow_native(parsed, batch):
-    import numpy as np
-    import pyarrow as pa
-
-    columns, names = [], []
-    for item in parsed:
-        key, kind = item[0], item[1]
-        if kind == "dense":
-            t = item[2]
-            values = _arrow_values(t)
-            inner = list(t.shape[1:])
-            if len(inner) == 0:
-                arr = values
-            elif t.dtype == "string":
-                arr = pa.FixedSizeListArray.from_arrays(values, int(np.prod(inner)))
-            else:
-                arr = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(np.asarray(t)))
-        elif kind == "sparse":
-            indices = np.asarray(item[2])
-            rows = indices[:, 0] if len(indices) else np.zeros(0, np.int64)
-            offsets = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=batch))]).astype(np.int64)
-            arr = pa.LargeListArray.from_arrays(pa.array(offsets), _arrow_values(item[3]))
-        else:
-            arr = _arrow_values(item[2])
-            for splits in reversed(item[3]):
-                arr = pa.LargeListArray.from_arrays(pa.array(np.asarray(splits).astype(np.int64)), arr)
-        columns.append(arr)
-        names.append(key)
-    return pa.Table.from_arrays(columns, names=names)
+    return pa.Table.from_batches([pa.record_batch(native)])
 
 
 __all__ = [

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use bytes::Bytes;
@@ -71,10 +72,17 @@ pub type ParsedBatch = Vec<(String, Parsed)>;
 /// assert_eq!(labels, [vec![0, 1], vec![2, 3], vec![4]]);
 /// # Ok::<(), tensorcast_records::RecordsError>(())
 /// ```
-pub struct ExampleBatches {
-    ready: Option<Receiver<Result<ParsedBatch>>>,
+///
+/// [`ExampleBatches::map`] runs a conversion of each parsed batch on the pool thread that
+/// parsed it (tensorcast-arrow's record batches, for example), so that the caller receives
+/// finished values.
+pub struct ExampleBatches<T = ParsedBatch> {
+    ready: Option<Receiver<Result<T>>>,
     worker: Option<JoinHandle<()>>,
 }
+
+/// What a pool thread does with each parsed batch before it is passed on.
+type Finish<T> = Arc<dyn Fn(ParsedBatch) -> Result<T> + Send + Sync>;
 
 /// Where the records come from.
 enum Source {
@@ -193,6 +201,35 @@ impl ExampleBatches {
         batch_size: usize,
         specs: Vec<(String, FeatureSpec)>,
     ) -> Result<Self> {
+        Self::open_map(path, options, batch_size, specs, Ok)
+    }
+
+    /// Parses `records` (serialized `Example`s already in memory) `batch_size` at a time.
+    ///
+    /// # Errors
+    /// [`RecordsError::InvalidArgument`] for a `batch_size` of 0.
+    pub fn from_records(
+        records: Vec<Bytes>,
+        batch_size: usize,
+        specs: Vec<(String, FeatureSpec)>,
+    ) -> Result<Self> {
+        Self::from_records_map(records, batch_size, specs, Ok)
+    }
+}
+
+impl<T: Send + 'static> ExampleBatches<T> {
+    /// [`ExampleBatches::open`], with `finish` run on each parsed batch by the pool thread
+    /// that parsed it; an error it returns ends the iteration as a parse error does.
+    ///
+    /// # Errors
+    /// As [`ExampleBatches::open`].
+    pub fn open_map(
+        path: impl AsRef<Path>,
+        options: ReaderOptions,
+        batch_size: usize,
+        specs: Vec<(String, FeatureSpec)>,
+        finish: impl Fn(ParsedBatch) -> Result<T> + Send + Sync + 'static,
+    ) -> Result<Self> {
         check_batch_size(batch_size)?;
         let source = if options.compression == Compression::None {
             let file = File::open(path).map_err(|e| RecordsError::io("cannot open", e))?;
@@ -206,27 +243,35 @@ impl ExampleBatches {
         } else {
             Source::Reader(Box::new(RecordReader::open(path, options)?))
         };
-        Self::start(source, batch_size, specs)
+        Self::start(source, batch_size, specs, Arc::new(finish))
     }
 
-    /// Parses `records` (serialized `Example`s already in memory) `batch_size` at a time.
+    /// [`ExampleBatches::from_records`], with `finish` run on each parsed batch as
+    /// [`ExampleBatches::open_map`] runs it.
     ///
     /// # Errors
-    /// [`RecordsError::InvalidArgument`] for a `batch_size` of 0.
-    pub fn from_records(
+    /// As [`ExampleBatches::from_records`].
+    pub fn from_records_map(
         records: Vec<Bytes>,
         batch_size: usize,
         specs: Vec<(String, FeatureSpec)>,
+        finish: impl Fn(ParsedBatch) -> Result<T> + Send + Sync + 'static,
     ) -> Result<Self> {
         check_batch_size(batch_size)?;
-        Self::start(Source::Records { records, next: 0 }, batch_size, specs)
+        let source = Source::Records { records, next: 0 };
+        Self::start(source, batch_size, specs, Arc::new(finish))
     }
 
-    fn start(source: Source, batch_size: usize, specs: Vec<(String, FeatureSpec)>) -> Result<Self> {
+    fn start(
+        source: Source,
+        batch_size: usize,
+        specs: Vec<(String, FeatureSpec)>,
+        finish: Finish<T>,
+    ) -> Result<Self> {
         let (tx, rx) = sync_channel(READY_BATCHES);
         let worker = std::thread::Builder::new()
             .name("tensorcast-example-batches".into())
-            .spawn(move || produce(source, batch_size, specs, &tx))
+            .spawn(move || produce(source, batch_size, specs, &finish, &tx))
             .map_err(|e| RecordsError::io("cannot start the reading thread", e))?;
         Ok(Self {
             ready: Some(rx),
@@ -244,15 +289,16 @@ fn check_batch_size(batch_size: usize) -> Result<()> {
 
 /// The reading thread: reads a window of records, hands it to rayon's pool to parse, and
 /// passes finished windows on in order, keeping [`WINDOWS_AHEAD`] windows in the pool.
-fn produce(
+fn produce<T: Send + 'static>(
     mut source: Source,
     batch_size: usize,
     specs: Vec<(String, FeatureSpec)>,
-    out: &SyncSender<Result<ParsedBatch>>,
+    finish: &Finish<T>,
+    out: &SyncSender<Result<T>>,
 ) {
-    let specs = std::sync::Arc::new(specs);
+    let specs = Arc::new(specs);
     let window_records = batch_size.saturating_mul(BATCHES_PER_WINDOW);
-    let mut pending: VecDeque<Receiver<Vec<Result<ParsedBatch>>>> = VecDeque::new();
+    let mut pending: VecDeque<Receiver<Vec<Result<T>>>> = VecDeque::new();
     loop {
         let (mut records, error) = source.window(window_records, batch_size);
         let at_end = error.is_some() || records.len() < window_records;
@@ -263,11 +309,12 @@ fn produce(
         }
         if !records.is_empty() {
             let (tx, rx) = sync_channel(1);
-            let specs = std::sync::Arc::clone(&specs);
+            let specs = Arc::clone(&specs);
+            let finish = Arc::clone(finish);
             rayon::spawn(move || {
-                let parsed: Vec<Result<ParsedBatch>> = records
+                let parsed: Vec<Result<T>> = records
                     .par_chunks(batch_size)
-                    .map(|batch| parse_example(batch, None, &specs))
+                    .map(|batch| parse_example(batch, None, &specs).and_then(|p| finish(p)))
                     .collect();
                 let _ = tx.send(parsed);
             });
@@ -293,15 +340,15 @@ fn produce(
     }
 }
 
-impl Iterator for ExampleBatches {
-    type Item = Result<ParsedBatch>;
+impl<T> Iterator for ExampleBatches<T> {
+    type Item = Result<T>;
 
     fn next(&mut self) -> Option<Self::Item> {
         self.ready.as_ref()?.recv().ok()
     }
 }
 
-impl Drop for ExampleBatches {
+impl<T> Drop for ExampleBatches<T> {
     fn drop(&mut self) {
         // Closing the channel first makes the reading thread's next send fail, so it stops.
         self.ready.take();
@@ -311,7 +358,7 @@ impl Drop for ExampleBatches {
     }
 }
 
-impl std::fmt::Debug for ExampleBatches {
+impl<T> std::fmt::Debug for ExampleBatches<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExampleBatches").finish_non_exhaustive()
     }

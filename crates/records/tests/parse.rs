@@ -428,6 +428,62 @@ fn example_batches_stop_at_the_first_damage_or_parse_error() {
     assert!(it.next().is_none());
 }
 
+/// `open_map` / `from_records_map` run their conversion on every batch in order, and an error
+/// it returns ends the iteration there, as a parse error does.
+#[test]
+fn example_batches_map_converts_each_batch_and_stops_at_its_error() {
+    use tensorcast_records::{
+        write_file, Compression, ExampleBatches, ReaderOptions, RecordsError,
+    };
+    let records = batch_examples(100);
+    let rows = |p: Vec<(String, Parsed)>| match &p[0].1 {
+        Parsed::Dense(t) => Ok(t.dim_size(0).unwrap_or(-1)),
+        _ => Err(RecordsError::InvalidArgument("not dense".into())),
+    };
+    let got: Vec<i64> = ExampleBatches::from_records_map(records.clone(), 30, batch_specs(), rows)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(got, [30, 30, 30, 10]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.tfrecord");
+    write_file(&path, Compression::None, &records).unwrap();
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    let seen = std::sync::Arc::new(seen);
+    let count = std::sync::Arc::clone(&seen);
+    let fail_third = move |p: Vec<(String, Parsed)>| {
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n == 2 {
+            return Err(RecordsError::InvalidArgument("third".into()));
+        }
+        Ok(p.len())
+    };
+    // Batches are converted in parallel, so which batch is "third" is not fixed; the
+    // iteration yields some whole batches and then the error, and nothing after it.
+    let mut it = ExampleBatches::open_map(
+        &path,
+        ReaderOptions::default(),
+        10,
+        batch_specs(),
+        fail_third,
+    )
+    .unwrap();
+    let mut oks = 0;
+    let error = loop {
+        match it.next() {
+            Some(Ok(n)) => {
+                assert_eq!(n, batch_specs().len());
+                oks += 1;
+            }
+            Some(Err(e)) => break e,
+            None => panic!("no error after {oks} batches"),
+        }
+    };
+    assert!(error.to_string().contains("third"), "{error}");
+    assert!(oks < 10);
+    assert!(it.next().is_none());
+}
+
 /// Dropping the iterator part way (with batches still being parsed ahead) returns promptly.
 #[test]
 fn example_batches_dropped_early_stop_their_thread() {
