@@ -82,6 +82,8 @@ pub(crate) enum Kernel {
         /// Its output dtypes.
         out_types: Vec<DataType>,
     },
+    /// A fused chain of element-wise nodes (`plan::fuse`), run as its last node.
+    Fused(Box<crate::plan::fuse::Fused>),
     /// An element-wise binary op.
     Binary {
         /// The op.
@@ -240,6 +242,7 @@ impl Kernel {
                 .ok_or_else(|| Error::Internal(format!("missing input {i}")))
         };
         Ok(match self {
+            Kernel::Fused(f) => f.run(x(0)?.clone())?,
             Kernel::Const(t) => t.clone(),
             Kernel::Fail(e) => return Err(e.clone()),
             // Nothing reads a NoOp's (absent) output; an empty tensor stands in for it.

@@ -101,10 +101,10 @@ fn folded_batch_norm_matches_unfolded_bit_for_bit_and_runs_fewer_nodes() {
     let folded = session(&gd, true);
     let (got, stats) = run(&folded, &feeds, "y");
     assert_eq!(bits(&got), bits(&want));
-    // Unfolded: 13 nodes besides the fed x. Folded: `mul` and `sub` as constants, then
-    // `mul_1` and `y`.
+    // Unfolded: 13 nodes besides the fed x. Folded: `mul` and `sub` become constants, and
+    // `mul_1` and `y` (which read x and those constants) one fused step.
     assert_eq!(plain.nodes_run, 13);
-    assert_eq!(stats.nodes_run, 4);
+    assert_eq!(stats.nodes_run, 1);
     // Twice through the cached plan: the same.
     let (again, _) = run(&folded, &feeds, "y");
     assert_eq!(bits(&again), bits(&want));
@@ -145,4 +145,107 @@ fn values_over_ten_mib_are_not_folded() {
     assert_eq!(out.to_vec::<f32>().unwrap()[7], 4.0);
     // a, b, big (not folded); small (folded: a constant step); y; z.
     assert_eq!(stats.nodes_run, 6);
+}
+
+/// A frozen Keras convolution block's tail: batch norm (scale and shift per channel), then
+/// hard-swish `bn * relu6(bn + 3) / 6`, then a `BiasAdd` and `Relu` - all on the input `x`.
+fn hard_swish_graph(x_dims: &[i64]) -> GraphDef {
+    graph_def(vec![
+        placeholder("x", x_dims),
+        const_f32("scale", &[4], &[0.5, -1.25, 3.0, 1e-30]),
+        const_f32("shift", &[4], &[0.0, 0.25, -7.5, 1e5]),
+        node("bn/mul", "Mul", &["x", "scale"], &[ty()]),
+        node("bn", "AddV2", &["bn/mul", "shift"], &[ty()]),
+        const_f32("three", &[], &[3.0]),
+        const_f32("six", &[], &[6.0]),
+        node("hs/add", "AddV2", &["bn", "three"], &[ty()]),
+        node("hs/relu6", "Relu6", &["hs/add"], &[ty()]),
+        node("hs/div", "RealDiv", &["hs/relu6", "six"], &[ty()]),
+        node("hs", "Mul", &["bn", "hs/div"], &[ty()]),
+        const_f32("bias", &[4], &[1.0, 2.0, -3.0, 0.0]),
+        node("biased", "BiasAdd", &["hs", "bias"], &[ty()]),
+        node("y", "Relu", &["biased"], &[ty()]),
+    ])
+}
+
+fn edge_values(n: usize) -> Vec<f32> {
+    let special = [
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -0.0,
+        1e-40,
+        -3.0,
+        6.0,
+        f32::MAX,
+    ];
+    (0..n)
+        .map(|i| {
+            if i % 5 == 0 {
+                special[(i / 5) % special.len()]
+            } else {
+                (i as f32 * 0.37).sin() * 8.0
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn fused_element_wise_chains_match_unfused_bit_for_bit_and_run_one_step() {
+    // Small and large (the parallel path) inputs.
+    for dims in [[2i64, 3, 3, 4], [8, 64, 64, 4]] {
+        let gd = hard_swish_graph(&dims);
+        let n = dims.iter().product::<i64>() as usize;
+        let x = Tensor::from_vec(edge_values(n), dims.as_slice()).unwrap();
+        let feeds = [("x", x)];
+        let (want, plain) = run(&session(&gd, false), &feeds, "y");
+        let (got, stats) = run(&session(&gd, true), &feeds, "y");
+        assert_eq!(bits(&got), bits(&want), "{dims:?}");
+        assert_eq!(plain.nodes_run, 13, "five constants and eight ops");
+        assert_eq!(
+            stats.nodes_run, 1,
+            "the eight element-wise nodes as one step"
+        );
+    }
+}
+
+#[test]
+fn a_fetched_or_shared_inner_value_ends_the_chain() {
+    let dims = [2i64, 2, 2, 4];
+    let gd = hard_swish_graph(&dims);
+    let x = Tensor::from_vec(edge_values(32), dims.as_slice()).unwrap();
+    let feeds = [("x", x)];
+    let plain = session(&gd, false);
+    let fused = session(&gd, true);
+    // `bn` fetched as well: it is computed and kept; the rest still matches.
+    let (want, _) = plain.run_with_stats(&feeds, &["y", "bn"], &[]).unwrap();
+    let (got, stats) = fused.run_with_stats(&feeds, &["y", "bn"], &[]).unwrap();
+    assert_eq!(bits(&got[0]), bits(&want[0]));
+    assert_eq!(bits(&got[1]), bits(&want[1]));
+    // bn's chain (bn/mul, bn), then the rest reading bn.
+    assert_eq!(stats.nodes_run, 2);
+}
+
+#[test]
+fn an_input_the_chain_does_not_fit_runs_node_by_node_with_each_nodes_errors() {
+    // x of unknown shape: fed with a last dimension of 1, the [4] constants broadcast it, so
+    // the chain cannot run as one pass; the nodes run one by one and give the same bits.
+    let gd = hard_swish_graph(&[-1, -1]);
+    let x = Tensor::from_vec(edge_values(6), [6i64, 1].as_slice()).unwrap();
+    let feeds = [("x", x)];
+    let (want, _) = run(&session(&gd, false), &feeds, "y");
+    let (got, _) = run(&session(&gd, true), &feeds, "y");
+    assert_eq!(got.shape(), want.shape());
+    assert_eq!(bits(&got), bits(&want));
+    // A last dimension of 3: `bn/mul` fails, named as it is when nothing is fused.
+    let x = Tensor::from_vec(vec![1.0f32; 6], [2i64, 3].as_slice()).unwrap();
+    let feeds = [("x", x)];
+    let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
+    let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
+    assert_eq!(got.full_message(), want.full_message());
+    assert!(
+        got.full_message().contains("{{node bn/mul}}"),
+        "{}",
+        got.full_message()
+    );
 }

@@ -60,7 +60,12 @@ fn parallel_heavy_independent_branches_overlap() {
     let want = Session::with_options(root.graph(), sequential())
         .run(&feeds, &fetches, &[])
         .unwrap();
-    let session = Session::new(root.graph());
+    // Unfused, so that the branches stay 16 nodes (fused, each chain is one step).
+    let unfused = SessionOptions {
+        fuse: false,
+        ..SessionOptions::default()
+    };
+    let session = Session::with_options(root.graph(), unfused);
     // A loaded machine may let one thread finish both nodes of a round before the other picks
     // one up; over many rounds of many runs, two nodes are seen running at once.
     let overlapped = pool(2).install(|| {

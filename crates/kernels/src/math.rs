@@ -103,6 +103,43 @@ pub enum UnaryOp {
 }
 
 impl UnaryOp {
+    /// Every op.
+    pub const ALL: [UnaryOp; 22] = [
+        UnaryOp::Relu,
+        UnaryOp::Relu6,
+        UnaryOp::Elu,
+        UnaryOp::Selu,
+        UnaryOp::Sigmoid,
+        UnaryOp::Tanh,
+        UnaryOp::Softplus,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Log1p,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Square,
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Sign,
+        UnaryOp::Erf,
+        UnaryOp::Erfc,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Reciprocal,
+    ];
+
+    /// The op TensorFlow names `name`.
+    ///
+    /// ```
+    /// use tensorcast_kernels::math::UnaryOp;
+    /// assert_eq!(UnaryOp::from_name("Relu6"), Some(UnaryOp::Relu6));
+    /// assert_eq!(UnaryOp::from_name("Relu7"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        Self::ALL.into_iter().find(|op| op.name() == name)
+    }
+
     /// TensorFlow's op name.
     pub fn name(self) -> &'static str {
         match self {
@@ -575,7 +612,7 @@ fn each<S: Copy, D>(x: &[S], out: &mut [D], wide: bool, f: impl Fn(S) -> D) {
 /// `op` over a block of `float`s, with TensorFlow's denormal rules (see [`f32_flushed`]): the
 /// op is chosen once per block, and each op's loop is vectorised (the transcendental functions
 /// `Exp`, `Tanh` and `Sigmoid` through [`vector`]; the other libm functions stay calls).
-fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32]) {
+pub(crate) fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32]) {
     // Flush a subnormal input and a subnormal result (DAZ and FTZ).
     macro_rules! flushed {
         ($wide:expr, $f:expr) => {

@@ -215,6 +215,15 @@ pub(super) fn missing(step: &Step) -> Error {
 
 /// Runs one step on `inputs` (drained), with errors attributed to its node.
 pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) -> Result<Outputs> {
+    if let (Kernel::Fused(f), 1) = (&step.kernel, inputs.len()) {
+        // Its errors name the fused node that failed.
+        let x = match inputs.pop() {
+            Some(Value::Dense(t)) => t,
+            Some(lazy) => lazy.materialize().map_err(|e| e.at_node(&step.node))?,
+            None => return Err(missing(step)),
+        };
+        return f.run(x).map(|t| Outputs::One(Value::Dense(t)));
+    }
     if step.kernel.multi() {
         let dense: Result<Vec<Tensor>> = inputs
             .drain(..)

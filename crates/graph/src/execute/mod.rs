@@ -40,6 +40,10 @@ pub struct SessionOptions {
     /// are all constants are computed once, as grappler folds them) and lazy `BroadcastTo`;
     /// default true.
     pub optimize: bool,
+    /// With `optimize`: run chains of `float` element-wise nodes (batch norm's scale and
+    /// shift, `BiasAdd`, activations) as one pass over memory each, with the unfused nodes'
+    /// bits; default true.
+    pub fuse: bool,
     /// Run independent branches concurrently on the rayon pool when their steps are big enough
     /// (see [`SessionOptions::parallel_min_elements`]); default true. Results and errors are the
     /// same either way; with several failing branches the error is the one of the failing node
@@ -58,6 +62,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             optimize: true,
+            fuse: true,
             parallel: true,
             parallel_min_elements: 1 << 15,
             max_constant_bytes: DEFAULT_MAX_CONSTANT_BYTES,
@@ -318,7 +323,10 @@ impl Session {
             &feed_eps,
             &fetch_eps,
             &target_ids,
-            self.options.optimize,
+            crate::plan::Passes {
+                fold: self.options.optimize,
+                fuse: self.options.optimize && self.options.fuse,
+            },
             self.options.max_constant_bytes,
             self.graph.function_library_bytes().as_ref(),
         )?);

@@ -53,7 +53,11 @@ fn pure(node: &Node, kernel: &Kernel) -> bool {
                     .iter()
                     .any(|a| matches!(a.kind, AttrKind::Func | AttrKind::ListFunc))
         }
-        Kernel::Const(_) | Kernel::Fail(_) | Kernel::NoOp | Kernel::BroadcastTo => false,
+        Kernel::Const(_)
+        | Kernel::Fail(_)
+        | Kernel::NoOp
+        | Kernel::BroadcastTo
+        | Kernel::Fused(_) => false,
     }
 }
 

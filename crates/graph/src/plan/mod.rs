@@ -6,6 +6,7 @@
 
 pub(crate) mod dataflow;
 mod fold;
+pub(crate) mod fuse;
 pub(crate) mod order;
 
 use std::collections::HashMap;
@@ -79,6 +80,15 @@ pub(crate) struct Fetch {
     pub(crate) node: Arc<Node>,
 }
 
+/// The optimization passes a plan is built with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Passes {
+    /// Constant folding and lazy `BroadcastTo`.
+    pub(crate) fold: bool,
+    /// Element-wise fusion (`fuse`).
+    pub(crate) fuse: bool,
+}
+
 /// The plan of one run signature.
 #[derive(Debug)]
 pub(crate) struct Plan {
@@ -107,7 +117,7 @@ impl Plan {
         feeds: &[Endpoint],
         fetches: &[Endpoint],
         targets: &[usize],
-        optimize: bool,
+        passes: Passes,
         max_constant_bytes: u64,
         library: Option<&bytes::Bytes>,
     ) -> Result<Plan> {
@@ -131,8 +141,8 @@ impl Plan {
             });
         }
         let is_fed = |ep: &Endpoint| fed.contains_key(ep);
-        let no_fold = vec![false; nodes.len()];
-        let mut needed = needed_nodes(nodes, &is_fed, fetches, targets, &no_fold);
+        let mut cuts = Cuts::none(nodes.len());
+        let mut needed = needed_nodes(nodes, &is_fed, fetches, targets, &cuts);
         // Before anything is decoded or run: every op the run needs has a kernel - its own
         // nodes' and those of the functions they call (`While`, `If`, ... bodies, through the
         // library), all missing ones named in one error - and the constants it needs fit the
@@ -205,34 +215,45 @@ impl Plan {
         }
         // Constant folding: what depends on constants alone is computed once, here; what
         // only folded nodes read is no longer needed.
-        let folded = if optimize {
-            let (pending, consumers) = edges(nodes, &needed, &is_fed, &no_fold);
+        let optimize = passes.fold;
+        if optimize {
+            let (pending, consumers) = edges(nodes, &needed, &is_fed, &cuts);
             let ready: Vec<usize> = (0..nodes.len())
                 .rev()
                 .filter(|&i| needed[i] && pending[i] == 0)
                 .collect();
             let order = crate::plan::order::kahn(ready, pending, &consumers);
             let budget = max_constant_bytes.saturating_sub(constant_bytes);
-            let folded = fold::fold(nodes, &order, &is_fed, &mut kernels, budget);
-            if folded.contains(&true) {
-                needed = needed_nodes(nodes, &is_fed, fetches, targets, &folded);
+            cuts.folded = fold::fold(nodes, &order, &is_fed, &mut kernels, budget);
+            // Element-wise chains, on the graph as folding left it (its constants known).
+            if passes.fuse {
+                cuts.fused_inputs = fuse::fuse(
+                    nodes,
+                    &order,
+                    &needed,
+                    &cuts.folded,
+                    &mut kernels,
+                    fetches,
+                    targets,
+                );
+            }
+            if cuts.folded.contains(&true) || !cuts.fused_inputs.is_empty() {
+                needed = needed_nodes(nodes, &is_fed, fetches, targets, &cuts);
                 for (k, &n) in kernels.iter_mut().zip(&needed) {
                     if !n {
                         *k = None;
                     }
                 }
             }
-            folded
-        } else {
-            no_fold
-        };
+        }
+        let folded = &cuts.folded;
         // Kahn's order.
-        let (pending, consumers) = edges(nodes, &needed, &is_fed, &folded);
+        let (pending, consumers) = edges(nodes, &needed, &is_fed, &cuts);
         let mut lazy_ok = vec![true; nodes.len()];
         for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
             let reads_lazy = kernels[id].as_ref().is_some_and(Kernel::reads_lazy);
             if !reads_lazy && !folded[id] {
-                for ep in &n.inputs {
+                for ep in node_edges(n, &cuts).0 {
                     lazy_ok[ep.node] = false;
                 }
             }
@@ -253,7 +274,7 @@ impl Plan {
         let mut steps = Vec::with_capacity(order.len());
         for &id in &order {
             let n = &nodes[id];
-            let (data, control) = node_edges(n, folded[id]);
+            let (data, control) = node_edges(n, &cuts);
             let inputs = data
                 .iter()
                 .map(|&ep| Read {
@@ -333,10 +354,29 @@ impl Plan {
     }
 }
 
-/// A node's data and control inputs as the plan reads them: none for a folded node.
-fn node_edges(n: &Node, folded: bool) -> (&[Endpoint], &[usize]) {
-    if folded {
+/// What the plan reads of the graph's edges: folded nodes read nothing, and a fused chain's
+/// last node reads the chain's input alone.
+#[derive(Default)]
+struct Cuts {
+    folded: Vec<bool>,
+    fused_inputs: HashMap<usize, Vec<Endpoint>>,
+}
+
+impl Cuts {
+    fn none(n: usize) -> Self {
+        Cuts {
+            folded: vec![false; n],
+            fused_inputs: HashMap::new(),
+        }
+    }
+}
+
+/// A node's data and control inputs as the plan reads them (see [`Cuts`]).
+fn node_edges<'a>(n: &'a Node, cuts: &'a Cuts) -> (&'a [Endpoint], &'a [usize]) {
+    if cuts.folded[n.id] {
         (&[], &[])
+    } else if let Some(inputs) = cuts.fused_inputs.get(&n.id) {
+        (inputs, &[])
     } else {
         (&n.inputs, &n.control_inputs)
     }
@@ -348,7 +388,7 @@ fn needed_nodes(
     is_fed: &impl Fn(&Endpoint) -> bool,
     fetches: &[Endpoint],
     targets: &[usize],
-    folded: &[bool],
+    cuts: &Cuts,
 ) -> Vec<bool> {
     let mut needed = vec![false; nodes.len()];
     let mut stack: Vec<usize> = targets.to_vec();
@@ -358,7 +398,7 @@ fn needed_nodes(
             continue;
         }
         needed[id] = true;
-        let (data, control) = node_edges(&nodes[id], folded[id]);
+        let (data, control) = node_edges(&nodes[id], cuts);
         stack.extend(data.iter().filter(|ep| !is_fed(ep)).map(|ep| ep.node));
         stack.extend(control.iter().copied());
     }
@@ -371,12 +411,12 @@ fn edges(
     nodes: &[Arc<Node>],
     needed: &[bool],
     is_fed: &impl Fn(&Endpoint) -> bool,
-    folded: &[bool],
+    cuts: &Cuts,
 ) -> (Vec<usize>, Vec<Vec<usize>>) {
     let mut pending = vec![0usize; nodes.len()];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for (id, n) in nodes.iter().enumerate().filter(|(id, _)| needed[*id]) {
-        let (data, control) = node_edges(n, folded[id]);
+        let (data, control) = node_edges(n, cuts);
         for ep in data.iter().filter(|ep| !is_fed(ep)) {
             pending[id] += 1;
             consumers[ep.node].push(id);

@@ -60,6 +60,7 @@
 mod check;
 mod engine;
 pub mod equal;
+pub mod fused;
 mod kernels;
 mod numeric;
 

@@ -33,6 +33,9 @@ pub(crate) struct Args {
     /// Run without the optimization pass.
     #[arg(long)]
     pub no_optimize: bool,
+    /// Run without element-wise fusion (constant folding stays on).
+    #[arg(long)]
+    pub no_fuse: bool,
 }
 
 /// Times `f` `runs` times after `warmup` untimed calls: the sorted durations in seconds.
@@ -79,6 +82,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             &graph,
             SessionOptions {
                 optimize: !args.no_optimize,
+                fuse: !args.no_fuse,
                 max_constant_bytes: crate::cli::source::read_options().max_memory,
                 ..SessionOptions::default()
             },
