@@ -1,6 +1,6 @@
 //! The op registry: each op beyond the graph layer's own (`Const`, `Placeholder`, `Identity`,
 //! the element-wise binary ops, ...) is one [`Entry`] here - its TensorFlow `OpDef` (generated
-//! from TensorFlow's registry into `defs.rs` as `REGISTER_OP` spec lines, parsed once by
+//! from TensorFlow's registry into `ops.spec` as `REGISTER_OP` spec lines, parsed once by
 //! `spec.rs`), its shape function and its kernel - the way TensorFlow's `REGISTER_OP` +
 //! `REGISTER_KERNEL_BUILDER` pair does. Every stage reaches these ops through `Op::Reg`, so
 //! adding one is one entry (and its name in `OPS` of `gen_op_defs.py`).
@@ -13,7 +13,6 @@
 mod array;
 mod checkpoint;
 mod control_flow;
-mod defs;
 mod graph_ops;
 mod math;
 mod nn;
