@@ -13,24 +13,17 @@ use tensorcast_arrow::{
 };
 use tensorcast_core::{DataType, Tensor};
 use tensorcast_records::{parse_example, Parsed};
-use tensorcast_testkit::peers::{python_interpreter, python_with};
+use tensorcast_testkit::peers::{python_interpreter, python_with, stdout_of};
 
 use crate::files::{example_specs, examples, sample_batch, sample_tensors};
 
 /// Runs `script` with the arguments; panics with its standard error when it fails.
 fn run(script: &str, args: &[&Path]) -> String {
-    let o = Command::new(python_interpreter())
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python runs");
-    assert!(
-        o.status.success(),
-        "the peer script failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    stdout_of(
+        Command::new(python_interpreter())
+            .args(["-c", script])
+            .args(args),
+    )
 }
 
 fn numpy_dtype(d: DataType) -> &'static str {

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tensorcast_core::Tensor;
 use tensorcast_records::events::{read_events, SummaryWriter};
-use tensorcast_testkit::peers::{python_interpreter, python_with};
+use tensorcast_testkit::peers::{python_interpreter, python_with, stdout_of};
 
 fn write_log(dir: &Path) -> PathBuf {
     let mut w = SummaryWriter::create(dir, "testhost").unwrap();
@@ -60,14 +60,8 @@ fn tensorboards_event_accumulator_reads_back_every_value() {
     };
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(dir.path());
-    let o = Command::new(&py)
-        .args(["-c", ACCUMULATE])
-        .arg(&path)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let out = stdout_of(Command::new(&py).args(["-c", ACCUMULATE]).arg(&path));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["tensors"],
         serde_json::json!(["loss", "note", "red", "t", "weights"])

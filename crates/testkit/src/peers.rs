@@ -39,3 +39,18 @@ pub fn python_with(modules: &str) -> Option<PathBuf> {
     }
     Some(py)
 }
+
+/// Runs a peer script (`command`, with TensorFlow's log lines turned off) and returns its
+/// standard output; panics with its standard error when it fails.
+pub fn stdout_of(command: &mut Command) -> String {
+    let o = command
+        .env("TF_CPP_MIN_LOG_LEVEL", "3")
+        .output()
+        .expect("the python interpreter runs");
+    assert!(
+        o.status.success(),
+        "the peer script failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

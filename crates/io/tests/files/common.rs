@@ -58,16 +58,9 @@ pub const NUMPY_DTYPES: &[(DataType, &str)] = &[
 /// `CI=true`, where a missing peer fails the test. Panics if the script itself fails.
 pub fn python(modules: &[&str], script: &str) -> Option<String> {
     let python = tensorcast_testkit::peers::python_with(&modules.join(", "))?;
-    let out = Command::new(&python)
-        .args(["-c", script])
-        .output()
-        .expect("the python interpreter runs");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}\n--- script ---\n{script}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    Some(tensorcast_testkit::peers::stdout_of(
+        Command::new(&python).args(["-c", script]),
+    ))
 }
 
 /// A path as a python string literal.
