@@ -439,6 +439,20 @@ pub(crate) struct Plan<'a> {
     pub(crate) index: HashMap<&'a [u8], usize>,
 }
 
+/// The feature keys spec `name` reads: its own name, or a ragged feature's value key (its
+/// name by default) and its partitions' keys.
+fn keys_read<'a>(name: &'a str, spec: &'a FeatureSpec) -> impl Iterator<Item = &'a str> {
+    let (first, partitions): (&str, &[Partition]) = match spec {
+        FeatureSpec::Ragged {
+            value_key,
+            partitions,
+            ..
+        } => (value_key.as_deref().unwrap_or(name), partitions),
+        _ => (name, &[]),
+    };
+    std::iter::once(first).chain(partitions.iter().filter_map(Partition::key))
+}
+
 impl<'a> Plan<'a> {
     pub(crate) fn new(specs: &'a [(String, FeatureSpec)]) -> Self {
         let mut keys: Vec<&str> = Vec::new();
@@ -448,18 +462,8 @@ impl<'a> Plan<'a> {
             }
         };
         for (name, spec) in specs {
-            match spec {
-                FeatureSpec::Ragged {
-                    value_key,
-                    partitions,
-                    ..
-                } => {
-                    add(value_key.as_deref().unwrap_or(name), &mut keys);
-                    for k in partitions.iter().filter_map(Partition::key) {
-                        add(k, &mut keys);
-                    }
-                }
-                _ => add(name, &mut keys),
+            for k in keys_read(name, spec) {
+                add(k, &mut keys);
             }
         }
         let index = keys
@@ -616,18 +620,8 @@ fn parse_dense_fast(
     // A key read by one spec only (emptying its buffer must not starve another).
     let mut uses = vec![0usize; plan.keys.len()];
     for (name, spec) in specs {
-        match spec {
-            FeatureSpec::Ragged {
-                value_key,
-                partitions,
-                ..
-            } => {
-                uses[plan.slot(value_key.as_deref().unwrap_or(name))] += 1;
-                for k in partitions.iter().filter_map(Partition::key) {
-                    uses[plan.slot(k)] += 1;
-                }
-            }
-            _ => uses[plan.slot(name)] += 1,
+        for k in keys_read(name, spec) {
+            uses[plan.slot(k)] += 1;
         }
     }
     let b = serialized.len();
