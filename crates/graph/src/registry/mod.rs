@@ -227,6 +227,17 @@ pub(crate) fn kernel_entry(
     }
 }
 
+/// The kernel of ops that give their inputs back unchanged, each as the output of its index.
+pub(crate) fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    Ok(inputs)
+}
+
+/// The entry of a single-output op that forwards its input (`Enter`, `StopGradient`, ...),
+/// folded at graph time when `fold`.
+pub(crate) fn forwarding(def: &'static OpDef, fold: bool) -> Entry {
+    kernel_entry(def, same_as_input0, forward, fold)
+}
+
 /// A kernels-crate shape function's single result as the registry's.
 pub(crate) fn one(
     s: tensorcast_core::Result<PartialTensorShape>,
