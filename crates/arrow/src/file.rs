@@ -84,34 +84,23 @@ pub fn write_file(
     schema: SchemaRef,
     batches: &[RecordBatch],
 ) -> Result<()> {
+    // Arrow's file and stream writers share no trait: one body for both.
+    macro_rules! write_ipc {
+        ($writer:ty, $w:expr) => {{
+            let arrow = |e: arrow_schema::ArrowError| io_error("cannot write Arrow", e);
+            let mut writer = <$writer>::try_new($w, &schema).map_err(arrow)?;
+            for b in batches {
+                writer.write(b).map_err(arrow)?;
+            }
+            writer.finish().map_err(arrow)
+        }};
+    }
     tensorcast_io::write_file_streamed(path, |w| match kind {
         FileKind::Parquet => {
             write_parquet(w, &schema, batches).map_err(|e| io_error("cannot write Parquet", e))
         }
-        FileKind::ArrowFile => {
-            let mut writer = arrow_ipc::writer::FileWriter::try_new(w, &schema)
-                .map_err(|e| io_error("cannot write Arrow", e))?;
-            for b in batches {
-                writer
-                    .write(b)
-                    .map_err(|e| io_error("cannot write Arrow", e))?;
-            }
-            writer
-                .finish()
-                .map_err(|e| io_error("cannot write Arrow", e))
-        }
-        FileKind::ArrowStream => {
-            let mut writer = arrow_ipc::writer::StreamWriter::try_new(w, &schema)
-                .map_err(|e| io_error("cannot write Arrow", e))?;
-            for b in batches {
-                writer
-                    .write(b)
-                    .map_err(|e| io_error("cannot write Arrow", e))?;
-            }
-            writer
-                .finish()
-                .map_err(|e| io_error("cannot write Arrow", e))
-        }
+        FileKind::ArrowFile => write_ipc!(arrow_ipc::writer::FileWriter<_>, w),
+        FileKind::ArrowStream => write_ipc!(arrow_ipc::writer::StreamWriter<_>, w),
     })?;
     Ok(())
 }

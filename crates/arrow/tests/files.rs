@@ -102,7 +102,7 @@ fn bits_equal(a: &Tensor, b: &Tensor) -> bool {
 #[test]
 fn tensors_round_trip_through_every_file_kind() {
     let tensors = sample_tensors();
-    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let batch = sample_batch();
     let schema = batch.schema();
     assert_eq!(batch.num_rows(), 3);
     let f = schema.field_with_name("f32").unwrap();
@@ -330,8 +330,7 @@ fn parsed_examples_become_one_row_each() {
 
 #[test]
 fn bad_files_give_errors_not_panics() {
-    let tensors = sample_tensors();
-    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let batch = sample_batch();
     let dir = tempfile::tempdir().unwrap();
     for (kind, name) in [
         (FileKind::Parquet, "t.parquet"),
@@ -445,10 +444,15 @@ fn read_damaged(files: &[Vec<u8>], rounds: usize, contained: Option<&str>) -> (u
 /// Two batches holding every column kind we write: tensors of each dtype; strings, list and
 /// nested list columns (parsed Examples).
 fn every_column_kind() -> [tensorcast_arrow::arrow_array::RecordBatch; 2] {
-    let tensors = sample_tensors();
-    let dense = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let dense = sample_batch();
     let parsed = parse_example(&examples(5), None, &example_specs()).unwrap();
     [dense, parsed_to_batch(&parsed).unwrap()]
+}
+
+/// [`sample_tensors`] as one batch.
+pub(crate) fn sample_batch() -> tensorcast_arrow::arrow_array::RecordBatch {
+    let tensors = sample_tensors();
+    tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap()
 }
 
 /// `TENSORCAST_MUTATIONS` sets the number of damaged reads of each test (default 3,000).

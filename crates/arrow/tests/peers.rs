@@ -3,7 +3,7 @@
 //! `dim_names` and `permutation`), and DuckDB and Polars query the Parquet files we write.
 //! Without the peers the tests skip, except with `CI=true`, where they fail.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use bytes::Bytes;
@@ -13,52 +13,17 @@ use tensorcast_arrow::{
 };
 use tensorcast_core::{DataType, Tensor};
 use tensorcast_records::{parse_example, Parsed};
+use tensorcast_testkit::peers::{python_interpreter, python_with, stdout_of};
 
-use crate::files::{example_specs, examples, sample_tensors};
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
-/// Whether the peers import; a skip outside CI, a failure in it.
-fn peers_present(modules: &str) -> bool {
-    let py = python();
-    let ok = Command::new(&py)
-        .args(["-c", &format!("import {modules}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import {modules} (CI=true: the peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import {modules}", py.display());
-    }
-    ok
-}
+use crate::files::{example_specs, examples, sample_batch, sample_tensors};
 
 /// Runs `script` with the arguments; panics with its standard error when it fails.
 fn run(script: &str, args: &[&Path]) -> String {
-    let o = Command::new(python())
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python runs");
-    assert!(
-        o.status.success(),
-        "the peer script failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    stdout_of(
+        Command::new(python_interpreter())
+            .args(["-c", script])
+            .args(args),
+    )
 }
 
 fn numpy_dtype(d: DataType) -> &'static str {
@@ -113,11 +78,11 @@ print("ok")
 
 #[test]
 fn pyarrow_reads_our_tensors_back_bit_exactly() {
-    if !peers_present("pyarrow, numpy") {
+    if python_with("pyarrow, numpy").is_none() {
         return;
     }
     let tensors = sample_tensors();
-    let batch = tensors_to_batch(tensors.iter().map(|(n, t)| (n.as_str(), t))).unwrap();
+    let batch = sample_batch();
     let dir = tempfile::tempdir().unwrap();
     for (kind, name) in [
         (FileKind::Parquet, "t.parquet"),
@@ -183,7 +148,7 @@ print(json.dumps({"perm": str(perm.type), "fromnp": [fromnp.type.shape, fromnp.t
 
 #[test]
 fn we_read_pyarrows_tensors_with_dim_names_and_permutation() {
-    if !peers_present("pyarrow, numpy") {
+    if python_with("pyarrow, numpy").is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -274,7 +239,7 @@ print("ok")
 
 #[test]
 fn duckdb_and_polars_query_our_parquet() {
-    if !peers_present("duckdb, polars") {
+    if python_with("duckdb, polars").is_none() {
         return;
     }
     let n = 1000;
@@ -336,7 +301,7 @@ print(f.metadata.num_row_groups, t.num_rows, int(t.column("label").to_numpy().su
 /// tensors back bit-exactly and DuckDB sums the same labels.
 #[test]
 fn pyarrow_and_duckdb_read_our_parquet_encoded_in_parallel_row_groups() {
-    if !peers_present("pyarrow, numpy, duckdb") {
+    if python_with("pyarrow, numpy, duckdb").is_none() {
         return;
     }
     let rows = 150_000i64;

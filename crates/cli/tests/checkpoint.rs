@@ -8,6 +8,7 @@ use std::process::Command;
 use serde_json::Value;
 use tensorcast::io::checkpoint::Checkpoint;
 use tensorcast::io::{read_file, ReadOptions};
+use tensorcast_testkit::peers::stdout_of;
 
 use crate::common::stderr;
 use crate::common::{hex, ok, run_in, stdout};
@@ -362,15 +363,13 @@ fn tensorflow_restores_the_checkpoint_convert_writes_from_safetensors() {
     ok(&run_in(&dir, &["convert", &p, "w.safetensors"]));
     safetensors_to_checkpoint(&dir, "back-1");
     std::fs::write(dir.join("restore.py"), RESTORE).unwrap();
-    let o = Command::new(&py)
-        .arg(dir.join("restore.py"))
-        .arg(&p)
-        .arg(dir.join("back-1"))
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v: Value = serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap();
+    let out = stdout_of(
+        Command::new(&py)
+            .arg(dir.join("restore.py"))
+            .arg(&p)
+            .arg(dir.join("back-1")),
+    );
+    let v: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(v["original"], v["converted"], "{v}");
     // The model as initialised gives other outputs: the restore did something.
     assert_ne!(v["original"], v["fresh"], "{v}");
@@ -456,14 +455,8 @@ fn a_keras3_checkpoint_tensorflow_writes_converts_by_the_models_paths_and_restor
     let dir = crate::common::temp_dir("ckpt-keras3");
     std::fs::write(dir.join("keras3.py"), KERAS3).unwrap();
     let python = |args: &[&str]| -> Value {
-        let o = Command::new(&py)
-            .arg(dir.join("keras3.py"))
-            .args(args)
-            .env("TF_CPP_MIN_LOG_LEVEL", "3")
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
-        serde_json::from_str(stdout(&o).lines().last().unwrap()).unwrap()
+        let out = stdout_of(Command::new(&py).arg(dir.join("keras3.py")).args(args));
+        serde_json::from_str(out.lines().last().unwrap()).unwrap()
     };
     let written = python(&["write", &dir.join("ckpt").display().to_string()]);
     // Keras 3 keys the model's weights under the optimizer (TensorFlow's shortest path).

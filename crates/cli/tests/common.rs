@@ -48,37 +48,10 @@ pub fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
-/// The interpreter of the TensorFlow peers: `$TENSORCAST_PYTHON`, else the repository's
-/// `.venv`, else `python3`.
-pub fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
 /// The peers' interpreter if it imports TensorFlow; `None` (the test skips, and says so) if
 /// not, which CI (`CI=true`) refuses.
 pub fn tensorflow_python() -> Option<PathBuf> {
-    let py = python_interpreter();
-    let tf = Command::new(&py)
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output();
-    if !tf.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorflow (CI=true: the interop peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: {} cannot import tensorflow", py.display());
-        return None;
-    }
-    Some(py)
+    tensorcast_testkit::peers::python_with("tensorflow")
 }
 
 /// A fresh, empty directory for one test, under Cargo's temporary directory for tests.

@@ -8,9 +8,11 @@ use std::process::{Command, Output, Stdio};
 
 use tensorcast::graph::ops::{AddV2, BroadcastTo, Placeholder, PlaceholderAttrs};
 use tensorcast::graph::Scope;
-use tensorcast::proto::{tensor_shape_proto::Dim, AttrValue, GraphDef, Message, NodeDef};
-use tensorcast::proto::{TensorProto, TensorShapeProto, VersionDef};
+use tensorcast::proto::{AttrValue, GraphDef, Message, NodeDef};
 use tensorcast::{DataType, PartialTensorShape};
+
+use tensorcast_testkit::files::dir_entries;
+use tensorcast_testkit::graph_defs::{fill_const, graph_def, identity_chain, node};
 
 use crate::common::stderr;
 use crate::common::{run_in as run, BIN};
@@ -19,29 +21,8 @@ fn temp_dir(test: &str) -> PathBuf {
     crate::common::temp_dir(&format!("graph-hostile-{test}"))
 }
 
-fn node(name: &str, op: &str, inputs: &[&str], attrs: &[(&str, AttrValue)]) -> NodeDef {
-    NodeDef {
-        name: name.into(),
-        op: op.into(),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        attr: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect(),
-        ..Default::default()
-    }
-}
-
 fn graph_def_bytes(nodes: Vec<NodeDef>) -> Vec<u8> {
-    GraphDef {
-        node: nodes,
-        versions: Some(VersionDef {
-            producer: 2474,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-    .encode_to_vec()
+    graph_def(nodes).encode_to_vec()
 }
 
 /// `y = AddV2(BroadcastTo(x, [2,3]), x)`: one BroadcastTo the rewrite removes.
@@ -149,13 +130,8 @@ fn graph_optimize_writes_through_the_atomic_output_layer() {
     let written = std::fs::read(dir.join("target.pb")).unwrap();
     assert!(GraphDef::decode(written.as_slice()).is_ok());
     assert_eq!(std::fs::read(dir.join("victim")).unwrap(), b"keep");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        dir_entries(&dir),
         ["g.pb", "out.pb", "out.pb.tmp", "target.pb", "victim"]
     );
     // `-o -` writes standard output, not a file named `-`.
@@ -213,26 +189,7 @@ fn graph_names_with_escape_sequences_are_printed_escaped() {
 #[test]
 fn graph_output_into_a_closed_pipe_is_not_an_internal_error() {
     let dir = temp_dir("pipe");
-    let mut nodes = vec![node(
-        "x",
-        "Placeholder",
-        &[],
-        &[("dtype", AttrValue::of_type(1))],
-    )];
-    for i in 0..20_000 {
-        let prev = if i == 0 {
-            "x".to_string()
-        } else {
-            format!("n{}", i - 1)
-        };
-        nodes.push(node(
-            &format!("n{i}"),
-            "Identity",
-            &[&prev],
-            &[("T", AttrValue::of_type(1))],
-        ));
-    }
-    std::fs::write(dir.join("g.pb"), graph_def_bytes(nodes)).unwrap();
+    std::fs::write(dir.join("g.pb"), identity_chain(20_000).encode_to_vec()).unwrap();
     for sub in ["inspect", "dot"] {
         let mut child = Command::new(BIN)
             .args(["graph", sub, "g.pb"])
@@ -319,28 +276,7 @@ fn graph_run_checks_fetch_names_before_running() {
 #[test]
 fn graph_run_constants_are_bounded_by_max_memory() {
     let dir = temp_dir("max-memory");
-    let fill = |name: &str| {
-        let value = TensorProto {
-            dtype: 1,
-            tensor_shape: Some(TensorShapeProto {
-                dim: vec![Dim {
-                    size: 1 << 26,
-                    name: String::new(),
-                }],
-                unknown_rank: false,
-            }),
-            ..Default::default()
-        };
-        node(
-            name,
-            "Const",
-            &[],
-            &[
-                ("dtype", AttrValue::of_type(1)),
-                ("value", AttrValue::of_tensor(value)),
-            ],
-        )
-    };
+    let fill = |name: &str| fill_const(name, 1, 1 << 26, false);
     let bytes = graph_def_bytes(vec![
         fill("a"),
         fill("b"),

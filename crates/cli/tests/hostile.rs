@@ -13,18 +13,10 @@ use std::time::{Duration, Instant};
 use crate::common::BIN;
 use tensorcast::io::{npy, read_file, write_file, Format, NamedTensor};
 use tensorcast::{DataType, Tensor, TensorShape};
+use tensorcast_testkit::files::dir_entries;
 
 fn temp_dir(test: &str) -> PathBuf {
     crate::common::temp_dir(&format!("hostile-{test}"))
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 fn run_with_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
@@ -97,7 +89,7 @@ fn convert_to_dash_writes_standard_output() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, npy::write(&vector(4)).unwrap());
-    assert_eq!(entries(&dir), ["a.npy"]);
+    assert_eq!(dir_entries(&dir), ["a.npy"]);
 }
 
 #[test]
@@ -173,7 +165,7 @@ fn convert_onto_a_symlink_replaces_the_target_and_onto_dev_null_keeps_the_device
         .unwrap()
         .file_type()
         .is_char_device());
-    assert_eq!(entries(&dir), ["a.npy", "link.npy", "real.npy"]);
+    assert_eq!(dir_entries(&dir), ["a.npy", "link.npy", "real.npy"]);
 }
 
 /// Writes `file` in `dir`: an npy file of one `vector(n)` named `name`.
@@ -203,7 +195,7 @@ fn signal_during_write(signal: &str, number: i32) {
         let start = Instant::now();
         let mut seen = false;
         while start.elapsed() < Duration::from_secs(30) {
-            if entries(&dir).iter().any(|e| e.starts_with(".out.npy.")) {
+            if dir_entries(&dir).iter().any(|e| e.starts_with(".out.npy.")) {
                 seen = true;
                 break;
             }
@@ -232,7 +224,7 @@ fn signal_during_write(signal: &str, number: i32) {
         }
         assert_eq!(status.signal(), Some(number), "{status:?}");
         assert_eq!(
-            entries(&dir),
+            dir_entries(&dir),
             ["big.npy", "out.npy"],
             "no temporary file is left"
         );
@@ -279,7 +271,7 @@ fn a_file_size_limit_during_a_write_leaves_no_temporary_file() {
         o.status,
         stderr(&o)
     );
-    assert_eq!(entries(&dir), ["a.npy", "out.npy"]);
+    assert_eq!(dir_entries(&dir), ["a.npy", "out.npy"]);
     assert_eq!(std::fs::read(dir.join("out.npy")).unwrap(), old);
 }
 

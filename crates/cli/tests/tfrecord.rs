@@ -11,6 +11,7 @@ use serde_json::Value;
 use tensorcast::io::{read_file, Format, NamedTensor};
 use tensorcast::{TString, Tensor};
 use tensorcast_records::{read_records, Compression, ReaderOptions};
+use tensorcast_testkit::peers::stdout_of;
 
 fn sample(name: &str) -> String {
     samples().join(name).display().to_string()
@@ -295,16 +296,14 @@ fn parsed_examples_in_npz_equal_tensorflows_parse_example() {
         .unwrap();
     let script = dir.join("tf_parse.py");
     std::fs::write(&script, TF_PARSE).unwrap();
-    let o = Command::new(&py)
-        .arg(&script)
-        .args([records.as_str(), spec.as_str()])
-        .arg(dir.join("parsed.npz"))
-        .arg(dir.join("s.npy"))
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "ok 8");
+    let out = stdout_of(
+        Command::new(&py)
+            .arg(&script)
+            .args([records.as_str(), spec.as_str()])
+            .arg(dir.join("parsed.npz"))
+            .arg(dir.join("s.npy")),
+    );
+    assert_eq!(out.trim(), "ok 8");
 }
 
 #[test]

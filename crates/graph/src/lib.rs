@@ -49,7 +49,7 @@
 //! | stage | what it holds |
 //! |---|---|
 //! | `error.rs`, `attr.rs` (leaves) | [`Error`] with TensorFlow's texts; node attrs and their reading |
-//! | `registry/` | every op as one entry: `OpDef` (`defs.rs`, generated from TensorFlow's registry as `REGISTER_OP` spec lines, parsed once by `spec.rs`), shape function, kernel, fold flag; the `Op` enum (`opdef.rs`) |
+//! | `registry/` | every op as one entry: `OpDef` (`ops.spec`, generated from TensorFlow's registry as `REGISTER_OP` spec lines, parsed once by `spec.rs`), shape function, kernel, fold flag; the `Op` enum (`opdef.rs`) |
 //! | `kernels.rs` (leaf of the run side) | the kernels of the graph layer's own ops (`Const`, `Identity`, the binary ops, ...) |
 //! | `infer/` | shape inference and values known at graph time |
 //! | `build/` | [`Graph`] and [`Node`], node finalisation (attrs checked and defaulted), [`Scope`], the op classes ([`ops`]), [`Operation`], [`Output`], [`Input`], [`TensorId`] |
@@ -72,7 +72,7 @@
 //! 2. one registry entry, e.g. `u(op_def("Sin"), unary_kernel!(UnaryOp::Sin))` in
 //!    `registry/math.rs` (unary ops keep their input's shape: `same_as_input0`), whose `OpDef`
 //!    spec is generated: the op's name goes in `OPS` of `registry/gen_op_defs.py`, which
-//!    writes `defs.rs` from TensorFlow's own registry.
+//!    writes `ops.spec` (a plain table beside it) from TensorFlow's own registry.
 //!
 //! An element-wise *binary* op is one of the core crate's `BinaryOp`s (its kernel and type
 //! list) and its `binary!` row in `OPS` (`registry/opdef.rs`); every stage handles it as

@@ -6,7 +6,7 @@ use tensorcast_graph::{import_graph_def, Error, Graph, Session};
 use tensorcast_proto::attr_value::Value;
 use tensorcast_proto::{AttrValue, NodeDef};
 
-use crate::common::{graph_def, node};
+use tensorcast_testkit::graph_defs::{graph_def, node};
 
 fn int32() -> AttrValue {
     AttrValue::of_type(DataType::INT32.number())

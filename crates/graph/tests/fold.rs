@@ -5,7 +5,7 @@ use tensorcast_core::Tensor;
 use tensorcast_graph::{import_graph_def, Graph, RunStats, Session, SessionOptions};
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef, TensorProto};
 
-use crate::common::{fill_const, graph_def, node, shape_proto};
+use tensorcast_testkit::graph_defs::{fill_const, graph_def, node, shape_proto};
 
 fn ty() -> (&'static str, AttrValue) {
     ("T", AttrValue::of_type(1))

@@ -9,7 +9,7 @@ use tensorcast_proto::{
     OpDefProto, VersionDef,
 };
 
-use crate::common::node;
+use tensorcast_testkit::graph_defs::node;
 
 fn float() -> AttrValue {
     AttrValue::of_type(1)

@@ -9,7 +9,7 @@ use tensorcast_graph::{
 };
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef};
 
-use crate::common::{graph_def, node, shape_proto};
+use tensorcast_testkit::graph_defs::{graph_def, node, shape_proto};
 
 fn ty(d: i32) -> AttrValue {
     AttrValue::of_type(d)
@@ -254,7 +254,7 @@ fn op_names_tensorflow_rejects_are_refused() {
 // ---- 5: the session checks kernels and constant bytes before decoding anything -------------
 
 fn fill_const(name: &str, dtype: i32, elements: i64) -> NodeDef {
-    crate::common::fill_const(name, dtype, elements, true)
+    tensorcast_testkit::graph_defs::fill_const(name, dtype, elements, true)
 }
 
 #[test]
@@ -339,7 +339,7 @@ fn fed_value_for_an_unknown_ops_output_is_checked_against_the_consumer() {
 #[test]
 fn shape_of_a_huge_lazy_broadcast_is_computed_without_materialising_it() {
     let root = Scope::new_root_scope();
-    let (s, xv) = crate::common::shape_of_huge_broadcast(&root);
+    let (s, xv) = tensorcast_testkit::graph_defs::shape_of_huge_broadcast(&root);
     let m = Mul::new(&root.with_op_name("m"), &s, 2i32).unwrap();
     let start = std::time::Instant::now();
     let out = Session::new(root.graph())

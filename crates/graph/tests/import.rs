@@ -7,7 +7,7 @@ use tensorcast_graph::{
 };
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef, VersionDef};
 
-use crate::common::node;
+use tensorcast_testkit::graph_defs::node;
 
 fn ty(d: DataType) -> AttrValue {
     AttrValue::of_type(d.number())

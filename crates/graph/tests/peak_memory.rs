@@ -89,11 +89,10 @@ fn lazy_broadcast_into_equal_allocates_only_the_output() {
 use tensorcast_graph::{import_graph_def, import_graph_def_bytes, Graph};
 use tensorcast_proto::{GraphDef, Message, NodeDef};
 
-mod common;
-use common::graph_def;
+use tensorcast_testkit::graph_defs::graph_def;
 
 fn fill_const(name: &str, dtype: i32, elements: i64) -> NodeDef {
-    common::fill_const(name, dtype, elements, false)
+    tensorcast_testkit::graph_defs::fill_const(name, dtype, elements, false)
 }
 
 /// Peak bytes allocated by `f` (beyond what was live when it started).
@@ -128,7 +127,7 @@ fn import_of_many_valueless_consts_decodes_nothing_big() {
 #[test]
 fn import_of_many_small_nodes_is_a_small_multiple_of_the_input() {
     let _serial = serial();
-    let bytes = common::identity_chain(50_000).encode_to_vec();
+    let bytes = tensorcast_testkit::graph_defs::identity_chain(50_000).encode_to_vec();
     let (graph, peak) = peak_of(|| {
         let g = Graph::new();
         import_graph_def_bytes(&g, &bytes).unwrap();
@@ -177,7 +176,7 @@ fn run_needing_a_missing_kernel_decodes_no_constant() {
 fn shape_of_a_huge_broadcast_does_not_materialise_it() {
     let _serial = serial();
     let root = Scope::new_root_scope();
-    let (s, xv) = common::shape_of_huge_broadcast(&root);
+    let (s, xv) = tensorcast_testkit::graph_defs::shape_of_huge_broadcast(&root);
     let fetch = s.output.name();
     let (out, peak) = peak_of(|| {
         Session::new(root.graph())
@@ -191,7 +190,7 @@ fn shape_of_a_huge_broadcast_does_not_materialise_it() {
 #[test]
 fn optimize_of_many_small_nodes_is_a_small_multiple_of_the_input() {
     let _serial = serial();
-    let bytes = common::identity_chain(50_000).encode_to_vec();
+    let bytes = tensorcast_testkit::graph_defs::identity_chain(50_000).encode_to_vec();
     let (out, peak) = peak_of(|| {
         let gd = GraphDef::decode(bytes.as_slice()).unwrap();
         tensorcast_graph::optimize_graph_def_owned(gd, &[]).unwrap()

@@ -8,7 +8,7 @@ use tensorcast_graph::{import_graph_def, Graph, Session};
 use tensorcast_proto::attr_value::{ListValue, Value};
 use tensorcast_proto::{AttrValue, NodeDef};
 
-use crate::common::{graph_def, node};
+use tensorcast_testkit::graph_defs::{graph_def, node};
 
 fn ty(d: DataType) -> AttrValue {
     AttrValue::of_type(d.number())
@@ -183,7 +183,7 @@ fn placeholder_with_default_gives_its_input_unless_fed() {
                     ("dtype", ty(DataType::FLOAT)),
                     (
                         "shape",
-                        AttrValue::of_shape(crate::common::shape_proto(&[])),
+                        AttrValue::of_shape(tensorcast_testkit::graph_defs::shape_proto(&[])),
                     ),
                 ],
             ),
@@ -212,7 +212,7 @@ fn var_graph() -> Graph {
                     ("dtype", ty(DataType::FLOAT)),
                     (
                         "shape",
-                        AttrValue::of_shape(crate::common::shape_proto(&[2])),
+                        AttrValue::of_shape(tensorcast_testkit::graph_defs::shape_proto(&[2])),
                     ),
                     ("shared_name", s("dense/kernel")),
                 ],

@@ -1,6 +1,5 @@
 //! Integration tests of tensorcast-graph (one binary, a module per concern).
 
-mod common;
 mod control_flow;
 mod fold;
 mod functions;

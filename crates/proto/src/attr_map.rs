@@ -66,6 +66,21 @@ fn map_len(tag: u32, map: &BTreeMap<String, AttrValue>) -> usize {
         .sum()
 }
 
+/// Merges one encoded map entry into `map` (a later value of a key replaces the earlier).
+fn merge_map(
+    map: &mut BTreeMap<String, AttrValue>,
+    buf: &mut impl Buf,
+    ctx: DecodeContext,
+) -> Result<(), DecodeError> {
+    encoding::btree_map::merge(
+        encoding::string::merge,
+        encoding::message::merge,
+        map,
+        buf,
+        ctx,
+    )
+}
+
 fn string_len(tag: u32, s: &str) -> usize {
     if s.is_empty() {
         0
@@ -107,13 +122,7 @@ impl Message for NodeDef {
             2 => encoding::string::merge(wire_type, &mut self.op, buf, ctx),
             3 => encoding::string::merge_repeated(wire_type, &mut self.input, buf, ctx),
             4 => encoding::string::merge(wire_type, &mut self.device, buf, ctx),
-            5 => encoding::btree_map::merge(
-                encoding::string::merge,
-                encoding::message::merge,
-                &mut self.attr,
-                buf,
-                ctx,
-            ),
+            5 => merge_map(&mut self.attr, buf, ctx),
             6 => encoding::message::merge(
                 wire_type,
                 self.experimental_debug_info
@@ -169,13 +178,7 @@ impl Message for NameAttrList {
     ) -> Result<(), DecodeError> {
         match tag {
             1 => encoding::string::merge(wire_type, &mut self.name, buf, ctx),
-            2 => encoding::btree_map::merge(
-                encoding::string::merge,
-                encoding::message::merge,
-                &mut self.attr,
-                buf,
-                ctx,
-            ),
+            2 => merge_map(&mut self.attr, buf, ctx),
             _ => encoding::skip_field(wire_type, tag, buf, ctx),
         }
     }

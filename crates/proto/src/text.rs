@@ -28,7 +28,9 @@
 //! # Ok::<(), tensorcast_proto::ProtoError>(())
 //! ```
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use prost::Message;
 
@@ -54,8 +56,8 @@ enum Kind {
     Bytes,
     /// An enum, by the table of its value names.
     Enum(&'static [(&'static str, i32)]),
-    /// A nested message, by its schema.
-    Msg(&'static Schema),
+    /// A nested message, by its index in the schema table ([`message`]).
+    Msg(usize),
 }
 
 #[derive(Debug)]
@@ -70,43 +72,9 @@ struct Field {
 #[derive(Debug)]
 struct Schema {
     name: &'static str,
-    fields: &'static [Field],
+    fields: Vec<Field>,
     /// A map entry (`key`, `value`): entries are sorted by key when encoded.
     map_entry: bool,
-}
-
-const fn f(name: &'static str, number: u32, kind: Kind) -> Field {
-    Field {
-        name,
-        number,
-        kind,
-        repeated: false,
-    }
-}
-
-const fn r(name: &'static str, number: u32, kind: Kind) -> Field {
-    Field {
-        name,
-        number,
-        kind,
-        repeated: true,
-    }
-}
-
-const fn msg(name: &'static str, fields: &'static [Field]) -> Schema {
-    Schema {
-        name,
-        fields,
-        map_entry: false,
-    }
-}
-
-const fn entry(name: &'static str, fields: &'static [Field]) -> Schema {
-    Schema {
-        name,
-        fields,
-        map_entry: true,
-    }
 }
 
 use Kind::{
@@ -128,14 +96,127 @@ fn dtype_kind() -> Kind {
     Kind::Enum(DATA_TYPES.as_slice())
 }
 
-// The schemas.
-const DT: Kind = Kind::DType;
+/// The schemas: the field tables of every message reachable from `GraphDef` and `SavedModel`,
+/// generated from TensorFlow's own descriptors by `gen_text_schema.py` into a plain table
+/// beside this file (its header says how it reads), parsed once, at first use.
+const TEXT_SCHEMA: &str = include_str!("text_schema.txt");
 
-#[path = "text_schema.rs"]
-mod schema;
-use schema::{GRAPH, SAVED_MODEL};
+/// Every message's schema, in the table's order, and each one's index by name.
+fn schemas() -> &'static (Vec<Schema>, HashMap<&'static str, usize>) {
+    static SCHEMAS: OnceLock<(Vec<Schema>, HashMap<&'static str, usize>)> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        read_schemas(TEXT_SCHEMA).unwrap_or_else(|e| panic!("text_schema.txt, {e}"))
+    })
+}
 
-/// The kind a field really has (`DT` resolved to the dtype table).
+/// The schema of message `index`.
+fn message(index: usize) -> &'static Schema {
+    &schemas().0[index]
+}
+
+/// The schema of the message named `name` (`GraphDef`, `SavedModel`: the roots).
+fn root(name: &str) -> &'static Schema {
+    message(schemas().1[name])
+}
+
+/// Reads a schema table: `enum NAME` and `VALUE NUMBER` lines, `message NAME` or `entry NAME`
+/// and `[repeated] FIELD NUMBER TYPE` lines; blank lines and `#` comments are skipped. Types
+/// name a scalar, `DataType`, or an enum or message declared anywhere in the table.
+fn read_schemas(text: &'static str) -> Result<(Vec<Schema>, HashMap<&'static str, usize>), String> {
+    // (keyword, name, its lines with their numbers) of each block.
+    type Block = (&'static str, &'static str, Vec<(usize, &'static str)>);
+    let mut blocks: Vec<Block> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match line.split_once(' ') {
+            Some((kw @ ("enum" | "message" | "entry"), name)) => {
+                blocks.push((kw, name, Vec::new()))
+            }
+            _ => match blocks.last_mut() {
+                Some(b) => b.2.push((i + 1, line)),
+                None => return Err(format!("line {}: `{line}` outside a block", i + 1)),
+            },
+        }
+    }
+    let number = |n: usize, text: &str| {
+        text.parse::<i64>()
+            .map_err(|_| format!("line {n}: `{text}` is not a number"))
+    };
+    let mut enums: HashMap<&str, &'static [(&'static str, i32)]> = HashMap::new();
+    let mut by_name: HashMap<&'static str, usize> = HashMap::new();
+    for &(kw, name, ref lines) in &blocks {
+        if kw == "enum" {
+            let mut values = Vec::new();
+            for &(n, line) in lines {
+                let (value, v) = line
+                    .split_once(' ')
+                    .ok_or_else(|| format!("line {n}: `{line}`"))?;
+                let v = i32::try_from(number(n, v)?).map_err(|e| format!("line {n}: {e}"))?;
+                values.push((value, v));
+            }
+            enums.insert(name, values.leak());
+        } else {
+            let index = by_name.len();
+            by_name.insert(name, index);
+        }
+    }
+    let mut messages = Vec::with_capacity(by_name.len());
+    for &(kw, name, ref lines) in &blocks {
+        if kw == "enum" {
+            continue;
+        }
+        let mut fields = Vec::with_capacity(lines.len());
+        for &(n, line) in lines {
+            let words: Vec<&'static str> = line.split(' ').collect();
+            let (repeated, words) = match words.split_first() {
+                Some((&"repeated", rest)) => (true, rest),
+                _ => (false, &words[..]),
+            };
+            let &[field, num, ty] = words else {
+                return Err(format!(
+                    "line {n}: `{line}` is not `[repeated] FIELD NUMBER TYPE`"
+                ));
+            };
+            let kind = match ty {
+                "DataType" => Kind::DType,
+                "int32" => Int32,
+                "int64" => Int64,
+                "sint64" => SInt64,
+                "uint32" => UInt32,
+                "uint64" => UInt64,
+                "fixed64" => Fixed64,
+                "float" => Float,
+                "double" => Double,
+                "bool" => Bool,
+                "string" => Str,
+                "bytes" => B,
+                _ => match (enums.get(ty), by_name.get(ty)) {
+                    (Some(values), _) => Kind::Enum(values),
+                    (None, Some(&index)) => Msg(index),
+                    (None, None) => return Err(format!("line {n}: no type `{ty}`")),
+                },
+            };
+            let number = u32::try_from(number(n, num)?).map_err(|e| format!("line {n}: {e}"))?;
+            fields.push(Field {
+                name: field,
+                number,
+                kind,
+                repeated,
+            });
+        }
+        messages.push(Schema {
+            name,
+            fields,
+            map_entry: kw == "entry",
+        });
+    }
+    Ok((messages, by_name))
+}
+
+/// The kind a field really has (`DataType` resolved to the dtype table).
 fn kind_of(field: &Field) -> Kind {
     match field.kind {
         Kind::DType => dtype_kind(),
@@ -535,6 +616,7 @@ fn parse_message(
             }
             match kind {
                 Msg(inner) => {
+                    let inner = message(inner);
                     let open = lx.next()?;
                     let end = match open {
                         Some(Tok::Punct('{')) => '}',
@@ -691,7 +773,7 @@ pub fn graph_def_from_text(text: &str) -> Result<GraphDef, ProtoError> {
 /// As [`graph_def_from_text`], without the decode.
 pub fn graph_def_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
     let mut lx = Lexer::new(text);
-    parse_message(&mut lx, GRAPH, None, 0)
+    parse_message(&mut lx, root("GraphDef"), None, 0)
 }
 
 // ---- the printer --------------------------------------------------------------------------
@@ -857,7 +939,7 @@ fn print_message(
         match (kind, &value) {
             (Msg(inner), Wire::Len(b)) => {
                 let _ = writeln!(out, "{pad}{} {{", field.name);
-                print_message(b, inner, indent + 1, out, depth + 1)?;
+                print_message(b, message(inner), indent + 1, out, depth + 1)?;
                 let _ = writeln!(out, "{pad}}}");
             }
             (k, Wire::Len(b)) if field.repeated && !matches!(k, Str | B) => {
@@ -891,7 +973,7 @@ pub fn graph_def_to_text(gd: &GraphDef) -> Result<String, ProtoError> {
 /// [`ProtoError::Text`] for bytes that do not decode as a `GraphDef`.
 pub fn graph_def_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
     let mut out = String::new();
-    print_message(bytes, GRAPH, 0, &mut out, 0)?;
+    print_message(bytes, root("GraphDef"), 0, &mut out, 0)?;
     Ok(out)
 }
 
@@ -906,7 +988,7 @@ pub fn graph_def_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
 /// [`graph_def_from_text`].
 pub fn saved_model_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
     let mut lx = Lexer::new(text);
-    parse_message(&mut lx, SAVED_MODEL, None, 0)
+    parse_message(&mut lx, root("SavedModel"), None, 0)
 }
 
 /// Binary `SavedModel` wire bytes in the text format, which TensorFlow's `text_format.Parse`
@@ -916,7 +998,7 @@ pub fn saved_model_text_to_binary(text: &str) -> Result<Vec<u8>, ProtoError> {
 /// [`ProtoError::Text`] for bytes that do not decode as a `SavedModel`.
 pub fn saved_model_binary_to_text(bytes: &[u8]) -> Result<String, ProtoError> {
     let mut out = String::new();
-    print_message(bytes, SAVED_MODEL, 0, &mut out, 0)?;
+    print_message(bytes, root("SavedModel"), 0, &mut out, 0)?;
     Ok(out)
 }
 
@@ -932,5 +1014,41 @@ pub fn looks_like_graph_def_text(bytes: &[u8]) -> bool {
         },
     };
     let mut lx = Lexer::new(text);
-    matches!(lx.next(), Ok(Some(Tok::Ident(n))) if GRAPH.fields.iter().any(|f| f.name == n))
+    matches!(lx.next(), Ok(Some(Tok::Ident(n))) if root("GraphDef").fields.iter().any(|f| f.name == n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schema_table_reads_and_resolves_every_type() {
+        let (messages, by_name) = schemas();
+        assert_eq!(messages.len(), by_name.len());
+        let node = root("GraphDef").fields.iter().find(|f| f.name == "node");
+        let node = node.expect("GraphDef.node");
+        assert!(node.repeated && node.number == 1);
+        assert!(matches!(node.kind, Msg(i) if message(i).name == "NodeDef"));
+        assert!(message(by_name["NodeDef.AttrEntry"]).map_entry);
+        assert!(root("SavedModel")
+            .fields
+            .iter()
+            .any(|f| f.name == "meta_graphs"));
+    }
+
+    #[test]
+    fn schema_table_malformed_is_refused() {
+        for bad in [
+            "  x 1 int32",
+            "message M\n  x one int32",
+            "message M\n  x 1 Nothing",
+            "message M\n  x 1",
+            "enum E\n  A",
+            "message M\n  x -1 int32",
+        ] {
+            assert!(read_schemas(bad).is_err(), "{bad}");
+        }
+        let (m, _) = read_schemas("message M\n  repeated e 2 E\n  m 3 M\nenum E\n  A 0").unwrap();
+        assert!(m[0].fields[0].repeated && matches!(m[0].fields[1].kind, Msg(0)));
+    }
 }

@@ -206,6 +206,19 @@ pub(crate) fn default_values(t: &Tensor, kind: Kind) -> Result<Values> {
     })
 }
 
+/// What a `FixedLenSequence` feature pads short examples with: its default's values, or its
+/// kind's zero.
+pub(crate) fn sequence_padding(default_value: Option<&Tensor>, kind: Kind) -> Result<Values> {
+    Ok(match default_value {
+        Some(t) => default_values(t, kind)?,
+        None => match kind {
+            Kind::Float => Values::Float(vec![0.0]),
+            Kind::Int64 => Values::Int64(vec![0]),
+            Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
+        },
+    })
+}
+
 /// Appends `n` values taken from `values` in turn (a default of one value fills a shape);
 /// nothing when `values` is empty.
 pub(crate) fn extend_cycled(out: &mut Values, values: &Values, n: usize) {
@@ -426,6 +439,20 @@ pub(crate) struct Plan<'a> {
     pub(crate) index: HashMap<&'a [u8], usize>,
 }
 
+/// The feature keys spec `name` reads: its own name, or a ragged feature's value key (its
+/// name by default) and its partitions' keys.
+fn keys_read<'a>(name: &'a str, spec: &'a FeatureSpec) -> impl Iterator<Item = &'a str> {
+    let (first, partitions): (&str, &[Partition]) = match spec {
+        FeatureSpec::Ragged {
+            value_key,
+            partitions,
+            ..
+        } => (value_key.as_deref().unwrap_or(name), partitions),
+        _ => (name, &[]),
+    };
+    std::iter::once(first).chain(partitions.iter().filter_map(Partition::key))
+}
+
 impl<'a> Plan<'a> {
     pub(crate) fn new(specs: &'a [(String, FeatureSpec)]) -> Self {
         let mut keys: Vec<&str> = Vec::new();
@@ -435,18 +462,8 @@ impl<'a> Plan<'a> {
             }
         };
         for (name, spec) in specs {
-            match spec {
-                FeatureSpec::Ragged {
-                    value_key,
-                    partitions,
-                    ..
-                } => {
-                    add(value_key.as_deref().unwrap_or(name), &mut keys);
-                    for k in partitions.iter().filter_map(Partition::key) {
-                        add(k, &mut keys);
-                    }
-                }
-                _ => add(name, &mut keys),
+            for k in keys_read(name, spec) {
+                add(k, &mut keys);
             }
         }
         let index = keys
@@ -603,18 +620,8 @@ fn parse_dense_fast(
     // A key read by one spec only (emptying its buffer must not starve another).
     let mut uses = vec![0usize; plan.keys.len()];
     for (name, spec) in specs {
-        match spec {
-            FeatureSpec::Ragged {
-                value_key,
-                partitions,
-                ..
-            } => {
-                uses[plan.slot(value_key.as_deref().unwrap_or(name))] += 1;
-                for k in partitions.iter().filter_map(Partition::key) {
-                    uses[plan.slot(k)] += 1;
-                }
-            }
-            _ => uses[plan.slot(name)] += 1,
+        for k in keys_read(name, spec) {
+            uses[plan.slot(k)] += 1;
         }
     }
     let b = serialized.len();
@@ -893,6 +900,17 @@ pub(crate) fn build(
 ) -> Result<Parsed> {
     let batch = rows.rows() as i64;
     let bad = |e: tensorcast_core::Error| RecordsError::invalid(e.to_string());
+    // A dense feature's values in every example, each checked to be of `kind`.
+    let dense_column = |kind: Kind| {
+        column(
+            rows,
+            plan.slot(name),
+            name,
+            kind,
+            names,
+            type_mismatch_dense,
+        )
+    };
     match spec {
         FeatureSpec::FixedLen {
             shape,
@@ -905,14 +923,7 @@ pub(crate) fn build(
                 Some(t) => Some(default_values(t, kind)?),
                 None => None,
             };
-            let col = column(
-                rows,
-                plan.slot(name),
-                name,
-                kind,
-                names,
-                type_mismatch_dense,
-            )?;
+            let col = dense_column(kind)?;
             let mut out = empty_values(kind);
             let total = n.checked_mul(rows.rows()).ok_or_else(|| {
                 RecordsError::ResourceExhausted(format!("{} examples of {n} values", rows.rows()))
@@ -952,14 +963,7 @@ pub(crate) fn build(
         } => {
             let kind = kind_of(*dtype)?;
             let stride = checked_count(shape)?;
-            let col = column(
-                rows,
-                plan.slot(name),
-                name,
-                kind,
-                names,
-                type_mismatch_dense,
-            )?;
+            let col = dense_column(kind)?;
             let mut max_rows = 0usize;
             for (i, v) in col.iter().enumerate() {
                 let len = v.map_or(0, |v| v.len());
@@ -973,14 +977,7 @@ pub(crate) fn build(
                 }
                 max_rows = max_rows.max(len / stride);
             }
-            let pad = match default_value {
-                Some(t) => default_values(t, kind)?,
-                None => match kind {
-                    Kind::Float => Values::Float(vec![0.0]),
-                    Kind::Int64 => Values::Int64(vec![0]),
-                    Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
-                },
-            };
+            let pad = sequence_padding(default_value.as_ref(), kind)?;
             let per = max_rows * stride;
             let mut out = empty_values(kind);
             for v in &col {

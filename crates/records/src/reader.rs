@@ -148,16 +148,7 @@ impl RecordReader<File> {
             let chunk = options.buffer_bytes.max(64);
             let p = Prefetcher::spawn(file, chunk)
                 .map_err(|e| RecordsError::io("cannot start the read-ahead thread", e))?;
-            return Ok(RecordReader {
-                src: Source::Prefetch(Box::new(p)),
-                options,
-                offset: 0,
-                buf: Vec::new(),
-                start: 0,
-                end: 0,
-                eof: false,
-                done: false,
-            });
+            return Ok(Self::with_source(Source::Prefetch(Box::new(p)), options));
         }
         Ok(Self::new(file, options))
     }
@@ -199,6 +190,11 @@ impl<R: Read> RecordReader<R> {
                 false,
             ))),
         };
+        Self::with_source(src, options)
+    }
+
+    /// A reader at the start of `src`.
+    fn with_source(src: Source<R>, options: ReaderOptions) -> Self {
         Self {
             src,
             options,

@@ -6,8 +6,8 @@ use tensorcast_core::{DataType, Tensor};
 
 use crate::error::{RecordsError, Result};
 use crate::parse::{
-    build, checked_count, default_values, empty_values, extend, extend_cycled, kind_of, name_of,
-    parse_count_text, shape_product, shape_string, to_tensor, values_kind, FeatureSpec, Parsed,
+    build, checked_count, empty_values, extend, extend_cycled, kind_of, name_of, parse_count_text,
+    sequence_padding, shape_product, shape_string, to_tensor, values_kind, FeatureSpec, Parsed,
     Plan, Row, RowCols,
 };
 use crate::wire::{decode_feature, walk_features, Cursor, Kind, Span, Values, WireResult};
@@ -273,14 +273,7 @@ fn build_sequence(
                 per_example.push(steps);
             }
             let max_steps = per_example.iter().map(Vec::len).max().unwrap_or(0);
-            let pad = match default_value {
-                Some(t) => default_values(t, kind)?,
-                None => match kind {
-                    Kind::Float => Values::Float(vec![0.0]),
-                    Kind::Int64 => Values::Int64(vec![0]),
-                    Kind::Bytes => Values::Bytes(vec![Bytes::new()]),
-                },
-            };
+            let pad = sequence_padding(default_value.as_ref(), kind)?;
             let mut out = empty_values(kind);
             let mut lens = Vec::with_capacity(col.len());
             for steps in &per_example {

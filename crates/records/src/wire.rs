@@ -303,87 +303,25 @@ impl Values {
 /// with no list) and values. Repeated list fields of one kind merge (protobuf's rule for a
 /// message field seen twice); a later field of another kind replaces the earlier.
 pub(crate) fn decode_feature(whole: &Bytes, range: (usize, usize)) -> WireResult<Option<Values>> {
-    let data = &whole[range.0..range.1];
-    let mut c = Cursor::new(data);
-    let mut out: Option<Values> = None;
-    while !c.done() {
-        let (field, wire) = c.key()?;
-        if !(1..=3).contains(&field) || wire != 2 {
-            c.skip(wire)?;
-            continue;
-        }
-        let (s, e) = c.len_delimited()?;
-        let list = &data[s..e];
-        match field {
-            1 => {
-                let mut v = match out.take() {
-                    Some(Values::Bytes(v)) => v,
-                    _ => Vec::new(),
-                };
-                let mut lc = Cursor::new(list);
-                while !lc.done() {
-                    let (f, w) = lc.key()?;
-                    if f == 1 && w == 2 {
-                        let (a, b) = lc.len_delimited()?;
-                        let base = range.0 + s;
-                        v.push(whole.slice(base + a..base + b));
-                    } else {
-                        lc.skip(w)?;
-                    }
-                }
-                out = Some(Values::Bytes(v));
-            }
-            2 => {
-                let mut v = match out.take() {
-                    Some(Values::Float(v)) => v,
-                    _ => Vec::new(),
-                };
-                let mut lc = Cursor::new(list);
-                while !lc.done() {
-                    let (f, w) = lc.key()?;
-                    match (f, w) {
-                        (1, 2) => {
-                            let (a, b) = lc.len_delimited()?;
-                            let packed = &list[a..b];
-                            if !packed.len().is_multiple_of(4) {
-                                return Err(WireError);
-                            }
-                            extend_f32_le(&mut v, packed);
-                        }
-                        (1, 5) => {
-                            let c4 = lc.fixed(4)?;
-                            v.push(f32::from_le_bytes([c4[0], c4[1], c4[2], c4[3]]));
-                        }
-                        _ => lc.skip(w)?,
-                    }
-                }
-                out = Some(Values::Float(v));
-            }
-            _ => {
-                let mut v = match out.take() {
-                    Some(Values::Int64(v)) => v,
-                    _ => Vec::new(),
-                };
-                let mut lc = Cursor::new(list);
-                while !lc.done() {
-                    let (f, w) = lc.key()?;
-                    match (f, w) {
-                        (1, 2) => {
-                            let (a, b) = lc.len_delimited()?;
-                            let mut pc = Cursor::new(&list[a..b]);
-                            while !pc.done() {
-                                v.push(pc.varint()? as i64);
-                            }
-                        }
-                        (1, 0) => v.push(lc.varint()? as i64),
-                        _ => lc.skip(w)?,
-                    }
-                }
-                out = Some(Values::Int64(v));
-            }
-        }
+    let mut col = ColumnBuf::default();
+    decode_feature_into(whole, range, &mut col)?;
+    // The entry's list is the last one in its kind's buffer: a list of another kind that an
+    // earlier field left behind sits before it.
+    fn from<T>(mut v: Vec<T>, start: usize) -> Vec<T> {
+        v.drain(..start);
+        v
     }
-    Ok(out)
+    let ColumnBuf {
+        floats,
+        ints,
+        bytes,
+        entries,
+    } = col;
+    Ok(entries[0].map(|(kind, start, _)| match kind {
+        Kind::Bytes => Values::Bytes(from(bytes, start)),
+        Kind::Float => Values::Float(from(floats, start)),
+        Kind::Int64 => Values::Int64(from(ints, start)),
+    }))
 }
 
 /// Walks a `Features` message (`data[range]`), calling `found(key, feature_range)` for each map
@@ -484,5 +422,26 @@ fn extend_f32_le(dst: &mut Vec<f32>, packed: &[u8]) {
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_lists_of_one_kind_merge_and_another_kind_starts_over() {
+        let mut feature = vec![0x0a, 3, 0x0a, 1, b'a'];
+        feature.extend([0x12, 6, 0x0a, 4]);
+        feature.extend(1.5f32.to_le_bytes());
+        feature.extend([0x0a, 3, 0x0a, 1, b'b', 0x0a, 3, 0x0a, 1, b'c']);
+        let whole = Bytes::from(feature);
+        let got = decode_feature(&whole, (0, whole.len())).unwrap();
+        let want = vec![Bytes::from_static(b"b"), Bytes::from_static(b"c")];
+        assert_eq!(got, Some(Values::Bytes(want)));
+        let ints = Bytes::from_static(&[0x12, 0, 0x1a, 2, 0x08, 7, 0x1a, 3, 0x0a, 1, 9]);
+        let got = decode_feature(&ints, (0, ints.len())).unwrap();
+        assert_eq!(got, Some(Values::Int64(vec![7, 9])));
+        assert_eq!(decode_feature(&ints, (0, 0)).unwrap(), None);
     }
 }

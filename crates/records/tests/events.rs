@@ -6,17 +6,7 @@ use std::process::Command;
 
 use tensorcast_core::Tensor;
 use tensorcast_records::events::{read_events, SummaryWriter};
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
+use tensorcast_testkit::peers::{python_interpreter, python_with, stdout_of};
 
 fn write_log(dir: &Path) -> PathBuf {
     let mut w = SummaryWriter::create(dir, "testhost").unwrap();
@@ -65,30 +55,13 @@ print(json.dumps(conv(out)))
 
 #[test]
 fn tensorboards_event_accumulator_reads_back_every_value() {
-    let py = python();
-    let has = Command::new(&py)
-        .args(["-c", "import tensorboard"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{} cannot import tensorboard (CI=true: the peers must be installed)",
-            py.display()
-        );
-        eprintln!("skipped: no tensorboard");
+    let Some(py) = python_with("tensorboard") else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let path = write_log(dir.path());
-    let o = Command::new(&py)
-        .args(["-c", ACCUMULATE])
-        .arg(&path)
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let out = stdout_of(Command::new(&py).args(["-c", ACCUMULATE]).arg(&path));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["tensors"],
         serde_json::json!(["loss", "note", "red", "t", "weights"])
@@ -134,7 +107,7 @@ fn images_are_pngs_that_decode_to_the_pixels() {
     assert_eq!(&t.string_val[0][..], b"4");
     let png = &t.string_val[2];
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
-    let python = python();
+    let python = python_interpreter();
     let ok = Command::new(&python)
         .args([
             "-c",

@@ -18,7 +18,7 @@ use tensorcast::Tensor;
 
 use super::inspect_checkpoint::{self, CheckpointReport};
 use super::progress::{self, human_bytes};
-use super::stats::{self, fmt_mean, fmt_num, Of, Stats};
+use super::stats::{self, Stats};
 use super::table::{Align, Table};
 use super::{EXIT_ERROR, EXIT_OK};
 
@@ -260,18 +260,20 @@ impl FileReport {
         for (k, v) in &self.metadata {
             s.push_str(&format!("  metadata {}: {}\n", escaped(k), escaped(v)));
         }
-        let mut table = Table::new(&[
-            ("name", Align::Left),
-            ("dtype", Align::Left),
-            ("shape", Align::Left),
-            ("bytes", Align::Right),
-            ("align", Align::Right),
-            ("IsAligned", Align::Left),
-            ("min", Align::Right),
-            ("max", Align::Right),
-            ("mean", Align::Right),
-            ("NaN", Align::Right),
-        ]);
+        let mut table = Table::new(
+            &[
+                &[
+                    ("name", Align::Left),
+                    ("dtype", Align::Left),
+                    ("shape", Align::Left),
+                    ("bytes", Align::Right),
+                    ("align", Align::Right),
+                    ("IsAligned", Align::Left),
+                ][..],
+                &Stats::COLUMNS,
+            ]
+            .concat(),
+        );
         for t in &self.tensors {
             let dtype = t.tensor.dtype();
             let mut row = vec![
@@ -282,16 +284,7 @@ impl FileReport {
                 t.alignment.map_or("-".into(), |a| a.to_string()),
                 if t.tensor.is_aligned() { "yes" } else { "no" }.into(),
             ];
-            match &t.stats {
-                Some(st) => {
-                    let abs = if st.of == Of::Abs { "|z| " } else { "" };
-                    row.push(format!("{abs}{}", fmt_num(st.min, dtype)));
-                    row.push(format!("{abs}{}", fmt_num(st.max, dtype)));
-                    row.push(format!("{abs}{}", fmt_mean(st.mean)));
-                    row.push(st.nan_count.to_string());
-                }
-                None => row.extend(std::iter::repeat_n("-".to_string(), 4)),
-            }
+            row.extend(Stats::cells(t.stats.as_ref(), dtype));
             table.row(row);
         }
         if n > 0 {

@@ -13,7 +13,7 @@ use tensorcast::Tensor;
 
 use super::checkpoint::{self, Item};
 use super::progress::{self, human_bytes};
-use super::stats::{self, fmt_mean, fmt_num, Of, Stats};
+use super::stats::{self, Stats};
 use super::table::{Align, Table};
 
 /// What `inspect` found about one checkpoint entry.
@@ -95,18 +95,19 @@ impl CheckpointReport {
             if n == 1 { "y" } else { "ies" },
             human_bytes(self.data_bytes)
         );
-        let mut table = Table::new(&[
-            ("path", Align::Left),
-            ("dtype", Align::Left),
-            ("shape", Align::Left),
-            ("bytes", Align::Right),
-            ("min", Align::Right),
-            ("max", Align::Right),
-            ("mean", Align::Right),
-            ("NaN", Align::Right),
-            ("key", Align::Left),
-            ("", Align::Left),
-        ]);
+        let mut table = Table::new(
+            &[
+                &[
+                    ("path", Align::Left),
+                    ("dtype", Align::Left),
+                    ("shape", Align::Left),
+                    ("bytes", Align::Right),
+                ][..],
+                &Stats::COLUMNS,
+                &[("key", Align::Left), ("", Align::Left)],
+            ]
+            .concat(),
+        );
         for e in &self.entries {
             let dtype = e.item.entry.dtype;
             let mut row = vec![
@@ -115,16 +116,7 @@ impl CheckpointReport {
                 e.item.entry.shape.to_string(),
                 e.item.entry.size.to_string(),
             ];
-            match &e.stats {
-                Some(st) => {
-                    let abs = if st.of == Of::Abs { "|z| " } else { "" };
-                    row.push(format!("{abs}{}", fmt_num(st.min, dtype)));
-                    row.push(format!("{abs}{}", fmt_num(st.max, dtype)));
-                    row.push(format!("{abs}{}", fmt_mean(st.mean)));
-                    row.push(st.nan_count.to_string());
-                }
-                None => row.extend(std::iter::repeat_n("-".to_string(), 4)),
-            }
+            row.extend(Stats::cells(e.stats.as_ref(), dtype));
             row.push(if e.item.entry.key == e.item.path {
                 "=".into()
             } else {

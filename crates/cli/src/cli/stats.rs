@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use tensorcast::{DataType, Tensor};
 
 use super::decode::{Chunk, Decoder, Kind, CHUNK_ELEMS};
+use super::table::Align;
 
 /// A min or max: exact for integers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -237,6 +238,31 @@ pub(crate) fn json_num(n: Num, dtype: DataType) -> Value {
 }
 
 impl Stats {
+    /// The columns of [`Stats::cells`] in a table.
+    pub(crate) const COLUMNS: [(&'static str, Align); 4] = [
+        ("min", Align::Right),
+        ("max", Align::Right),
+        ("mean", Align::Right),
+        ("NaN", Align::Right),
+    ];
+
+    /// The min, max, mean and NaN-count cells of a table row (`|z| ` before the magnitudes of
+    /// complex values; `-` where there are no statistics).
+    pub(crate) fn cells(stats: Option<&Stats>, dtype: DataType) -> [String; 4] {
+        match stats {
+            Some(st) => {
+                let abs = if st.of == Of::Abs { "|z| " } else { "" };
+                [
+                    format!("{abs}{}", fmt_num(st.min, dtype)),
+                    format!("{abs}{}", fmt_num(st.max, dtype)),
+                    format!("{abs}{}", fmt_mean(st.mean)),
+                    st.nan_count.to_string(),
+                ]
+            }
+            None => std::array::from_fn(|_| "-".to_string()),
+        }
+    }
+
     /// The statistics as a JSON object.
     pub(crate) fn to_json(&self, dtype: DataType) -> Value {
         json!({

@@ -37,6 +37,11 @@ fn partials(c: &ShapeCtx<'_>, range: std::ops::Range<usize>) -> Vec<PartialTenso
     range.map(|i| c.shape(i)).collect()
 }
 
+/// `Pad`'s, `PadV2`'s and `MirrorPad`'s shape: the input's, widened by the paddings.
+fn pad_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
+    one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1)))
+}
+
 /// Data movement is cheap: small integer results fold at graph time.
 fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
     kernel_entry(def, shape, kernel, true)
@@ -175,24 +180,14 @@ pub(super) fn entries() -> Vec<Entry> {
                 ))
             },
         ),
-        entry(
-            op_def("Pad"),
-            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
-            |_, x| out(k::pad(&x[0], &x[1])),
-        ),
-        entry(
-            op_def("PadV2"),
-            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
-            |_, x| out(k::pad_v2(&x[0], &x[1], &x[2])),
-        ),
-        entry(
-            op_def("MirrorPad"),
-            |c| one(k::pad_shape(&c.shape(0), &c.shape(1), c.value(1))),
-            |c, x| {
-                let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
-                out(k::mirror_pad(&x[0], &x[1], &String::from_utf8_lossy(mode)))
-            },
-        ),
+        entry(op_def("Pad"), pad_shape, |_, x| out(k::pad(&x[0], &x[1]))),
+        entry(op_def("PadV2"), pad_shape, |_, x| {
+            out(k::pad_v2(&x[0], &x[1], &x[2]))
+        }),
+        entry(op_def("MirrorPad"), pad_shape, |c, x| {
+            let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
+            out(k::mirror_pad(&x[0], &x[1], &String::from_utf8_lossy(mode)))
+        }),
         entry(
             op_def("Tile"),
             |c| one(k::tile_shape(&c.shape(0), &c.shape(1), c.value(1))),

@@ -10,7 +10,7 @@ use tensorcast_core::{Code, DataType, PartialTensorShape, Tensor};
 use tensorcast_proto::attr_value::Value as AttrKind;
 
 use super::spec::op_def;
-use super::{kernel_error, known, same_as_input0, unknown_shapes, Entry, KernelCtx, ShapeCtx};
+use super::{forwarding, kernel_error, known, unknown_shapes, Entry, KernelCtx, ShapeCtx};
 use crate::attr;
 use crate::error::{Error, Result};
 use crate::registry::opdef::Op;
@@ -46,11 +46,6 @@ impl Flow {
             _ => return None,
         })
     }
-}
-
-/// The identity the executor runs for `Enter`, `Exit`, `NextIteration`, `LoopCond`.
-fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    Ok(inputs)
 }
 
 /// `Switch` and `Merge` produce dead outputs, which only the dataflow executor represents: it
@@ -276,12 +271,8 @@ fn output_shapes(c: &ShapeCtx<'_>) -> Option<Result<Vec<PartialTensorShape>>> {
 }
 
 pub(super) fn entries() -> Vec<Entry> {
-    let pass = |def| Entry {
-        def,
-        shape: same_as_input0,
-        kernel: Some(forward),
-        fold: false,
-    };
+    // The identity the executor runs for `Enter`, `Exit`, `NextIteration`, `LoopCond`.
+    let pass = |def| forwarding(def, false);
     vec![
         pass(op_def("Enter")),
         pass(op_def("Exit")),

@@ -1,17 +1,12 @@
 //! Ops of the graph itself, with no computation of their own: `StopGradient`,
 //! `PreventGradient`, `Snapshot`, `IdentityN`, `PlaceholderWithDefault`.
 
-use tensorcast_core::{PartialTensorShape, Tensor};
+use tensorcast_core::PartialTensorShape;
 
 use super::spec::op_def;
-use super::{same_as_input0, shapes_of_inputs, Entry, KernelCtx, ShapeCtx};
+use super::{forward, forwarding, shapes_of_inputs, Entry, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
-
-/// Forwards every input to the output of the same index.
-fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    Ok(inputs)
-}
 
 /// `PlaceholderWithDefault`: the `shape` attr where it is more precise than the default's.
 fn placeholder_with_default_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
@@ -21,12 +16,7 @@ fn placeholder_with_default_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorS
 }
 
 pub(super) fn entries() -> Vec<Entry> {
-    let pass = |def| Entry {
-        def,
-        shape: same_as_input0,
-        kernel: Some(forward),
-        fold: true,
-    };
+    let pass = |def| forwarding(def, true);
     vec![
         pass(op_def("StopGradient")),
         pass(op_def("PreventGradient")),

@@ -51,7 +51,10 @@ fn reduce_shape(c: &ShapeCtx<'_>) -> Result<Vec<PartialTensorShape>> {
 
 pub(super) fn entries() -> Vec<Entry> {
     let u = |def, k| kernel_entry(def, same_as_input0, k, false);
+    // Integer-valued unary ops fold at graph time (shape arithmetic).
+    let folded = |def, k| kernel_entry(def, same_as_input0, k, true);
     let r = |def, k| kernel_entry(def, reduce_shape, k, true);
+    let arg = |def, k| kernel_entry(def, arg_shape, k, true);
     vec![
         u(op_def("Relu"), unary_kernel!(UnaryOp::Relu)),
         u(op_def("Relu6"), unary_kernel!(UnaryOp::Relu6)),
@@ -71,31 +74,10 @@ pub(super) fn entries() -> Vec<Entry> {
         u(op_def("Ceil"), unary_kernel!(UnaryOp::Ceil)),
         u(op_def("Round"), unary_kernel!(UnaryOp::Round)),
         u(op_def("Reciprocal"), unary_kernel!(UnaryOp::Reciprocal)),
-        // Integer-valued ones fold at graph time (shape arithmetic).
-        kernel_entry(
-            op_def("Square"),
-            same_as_input0,
-            unary_kernel!(UnaryOp::Square),
-            true,
-        ),
-        kernel_entry(
-            op_def("Neg"),
-            same_as_input0,
-            unary_kernel!(UnaryOp::Neg),
-            true,
-        ),
-        kernel_entry(
-            op_def("Abs"),
-            same_as_input0,
-            unary_kernel!(UnaryOp::Abs),
-            true,
-        ),
-        kernel_entry(
-            op_def("Sign"),
-            same_as_input0,
-            unary_kernel!(UnaryOp::Sign),
-            true,
-        ),
+        folded(op_def("Square"), unary_kernel!(UnaryOp::Square)),
+        folded(op_def("Neg"), unary_kernel!(UnaryOp::Neg)),
+        folded(op_def("Abs"), unary_kernel!(UnaryOp::Abs)),
+        folded(op_def("Sign"), unary_kernel!(UnaryOp::Sign)),
         u(op_def("LeakyRelu"), |c, x| {
             let alpha = attr::get_float(c.attrs, "alpha").unwrap_or(0.2);
             out(math::leaky_relu(&x[0], alpha))
@@ -127,18 +109,8 @@ pub(super) fn entries() -> Vec<Entry> {
         r(op_def("Prod"), reduce_kernel!(Reduction::Prod)),
         r(op_def("All"), reduce_kernel!(Reduction::All)),
         r(op_def("Any"), reduce_kernel!(Reduction::Any)),
-        kernel_entry(
-            op_def("ArgMax"),
-            arg_shape,
-            arg_kernel!(ArgOp::ArgMax),
-            true,
-        ),
-        kernel_entry(
-            op_def("ArgMin"),
-            arg_shape,
-            arg_kernel!(ArgOp::ArgMin),
-            true,
-        ),
+        arg(op_def("ArgMax"), arg_kernel!(ArgOp::ArgMax)),
+        arg(op_def("ArgMin"), arg_kernel!(ArgOp::ArgMin)),
         u(op_def("LogicalNot"), |_, x| out(math::logical_not(&x[0]))),
     ]
 }

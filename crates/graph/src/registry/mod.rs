@@ -1,6 +1,6 @@
 //! The op registry: each op beyond the graph layer's own (`Const`, `Placeholder`, `Identity`,
 //! the element-wise binary ops, ...) is one [`Entry`] here - its TensorFlow `OpDef` (generated
-//! from TensorFlow's registry into `defs.rs` as `REGISTER_OP` spec lines, parsed once by
+//! from TensorFlow's registry into `ops.spec` as `REGISTER_OP` spec lines, parsed once by
 //! `spec.rs`), its shape function and its kernel - the way TensorFlow's `REGISTER_OP` +
 //! `REGISTER_KERNEL_BUILDER` pair does. Every stage reaches these ops through `Op::Reg`, so
 //! adding one is one entry (and its name in `OPS` of `gen_op_defs.py`).
@@ -13,7 +13,6 @@
 mod array;
 mod checkpoint;
 mod control_flow;
-mod defs;
 mod graph_ops;
 mod math;
 mod nn;
@@ -226,6 +225,17 @@ pub(crate) fn kernel_entry(
         kernel: Some(kernel),
         fold,
     }
+}
+
+/// The kernel of ops that give their inputs back unchanged, each as the output of its index.
+pub(crate) fn forward(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    Ok(inputs)
+}
+
+/// The entry of a single-output op that forwards its input (`Enter`, `StopGradient`, ...),
+/// folded at graph time when `fold`.
+pub(crate) fn forwarding(def: &'static OpDef, fold: bool) -> Entry {
+    kernel_entry(def, same_as_input0, forward, fold)
 }
 
 /// A kernels-crate shape function's single result as the registry's.

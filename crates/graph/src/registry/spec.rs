@@ -1,8 +1,11 @@
-//! `OpDef`s from TensorFlow's `REGISTER_OP` spec lines (`defs.rs`), parsed once, at first use.
+//! `OpDef`s from TensorFlow's `REGISTER_OP` spec lines (`ops.spec` beside this file, generated
+//! by `gen_op_defs.py`), parsed once, at first use.
 //!
 //! Why spec lines and not `OpDef` constants: one line per input, output and attr reads as
 //! TensorFlow's own registration does, ops with the same signature (`Sum`, `Mean`, `Max`, ...)
-//! share one spec, and the generated file is a fifth of the constants' size. The forms read are
+//! share one spec, and the generated file is a fifth of the constants' size. The file is data
+//! (a block a signature: `op Sum Mean ...`, then `in`, `out`, `attr` and `trait` lines), kept
+//! beside the code as a plain table and read with `include_str!`. The forms read are
 //! the ones TensorFlow's op builder reads, as far as the registry's ops use them:
 //!
 //! | line | meaning |
@@ -23,22 +26,24 @@ use std::sync::OnceLock;
 
 use tensorcast_core::DataType;
 
-use crate::registry::defs::SPECS;
 use crate::registry::opdef::{ArgDef, ArgType, AttrDef, AttrDefault, AttrKind, OpDef};
 
+/// The generated spec table (see the module docs).
+const OPS_SPEC: &str = include_str!("ops.spec");
+
 /// An op as `REGISTER_OP` declares it: one spec line per input, output and attr.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct OpSpec {
     /// The ops with this signature.
-    pub(crate) names: &'static [&'static str],
+    pub(crate) names: Vec<&'static str>,
     /// `name: type` of each input.
-    pub(crate) inputs: &'static [&'static str],
+    pub(crate) inputs: Vec<&'static str>,
     /// `name: type` of each output.
-    pub(crate) outputs: &'static [&'static str],
+    pub(crate) outputs: Vec<&'static str>,
     /// `name: kind [>= minimum] [= default]` of each attr.
-    pub(crate) attrs: &'static [&'static str],
+    pub(crate) attrs: Vec<&'static str>,
     /// `SetIsCommutative()`, `SetIsAggregate()`, `SetIsStateful()`.
-    pub(crate) traits: &'static [Trait],
+    pub(crate) traits: Vec<Trait>,
 }
 
 /// An op property `REGISTER_OP` sets with a call of its own.
@@ -49,17 +54,64 @@ pub(crate) enum Trait {
     Stateful,
 }
 
-/// Every generated `OpDef`, in `defs.rs`'s order.
+/// The blocks of a spec table: `op NAME...` starts one, `in`, `out`, `attr` and `trait` lines
+/// fill it; blank lines and `#` comments are skipped.
+pub(crate) fn read_specs(text: &'static str) -> Result<Vec<OpSpec>, String> {
+    let mut specs: Vec<OpSpec> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |e: String| format!("line {}: {e}", i + 1);
+        let (keyword, rest) = line.split_once(' ').unwrap_or((line, ""));
+        if keyword == "op" {
+            specs.push(OpSpec {
+                names: rest.split_whitespace().collect(),
+                ..OpSpec::default()
+            });
+            continue;
+        }
+        let spec = specs
+            .last_mut()
+            .ok_or_else(|| at(format!("`{line}` before the first `op`")))?;
+        match keyword {
+            "in" => spec.inputs.push(rest),
+            "out" => spec.outputs.push(rest),
+            "attr" => spec.attrs.push(rest),
+            "trait" => spec.traits.push(match rest {
+                "Commutative" => Trait::Commutative,
+                "Aggregate" => Trait::Aggregate,
+                "Stateful" => Trait::Stateful,
+                _ => return Err(at(format!("no trait `{rest}`"))),
+            }),
+            _ => {
+                return Err(at(format!(
+                    "`{line}` is not an op, in, out, attr or trait line"
+                )))
+            }
+        }
+    }
+    Ok(specs)
+}
+
+/// The blocks of `ops.spec`.
+fn specs() -> &'static [OpSpec] {
+    static SPECS: OnceLock<Vec<OpSpec>> = OnceLock::new();
+    SPECS.get_or_init(|| read_specs(OPS_SPEC).unwrap_or_else(|e| panic!("ops.spec, {e}")))
+}
+
+/// Every generated `OpDef`, in `ops.spec`'s order.
 pub(crate) fn every_op() -> &'static [OpDef] {
     parsed().0
 }
 
 /// The generated `OpDef` of `name`. The names are the registry's own (each entry names its op),
-/// so a name `defs.rs` lacks is a bug of the source, which every registry test reports.
+/// so a name `ops.spec` lacks is a bug of the source, which every registry test reports.
 pub(crate) fn op_def(name: &str) -> &'static OpDef {
     match parsed().1.get(name) {
         Some(&i) => &parsed().0[i],
-        None => panic!("{name} is not in defs.rs: add it to OPS in gen_op_defs.py"),
+        None => panic!("{name} is not in ops.spec: add it to OPS in gen_op_defs.py"),
     }
 }
 
@@ -67,11 +119,11 @@ fn parsed() -> &'static (&'static [OpDef], HashMap<&'static str, usize>) {
     static PARSED: OnceLock<(&'static [OpDef], HashMap<&'static str, usize>)> = OnceLock::new();
     PARSED.get_or_init(|| {
         let mut defs = Vec::new();
-        for spec in SPECS {
-            for &name in spec.names {
+        for spec in specs() {
+            for &name in &spec.names {
                 match parse(name, spec) {
                     Ok(d) => defs.push(d),
-                    Err(e) => panic!("defs.rs, {name}: {e}"),
+                    Err(e) => panic!("ops.spec, {name}: {e}"),
                 }
             }
         }
@@ -88,7 +140,7 @@ pub(crate) fn parse(name: &'static str, spec: &OpSpec) -> Result<OpDef, String> 
         .iter()
         .map(|l| parse_attr(l))
         .collect::<Result<Vec<_>, _>>()?;
-    let args = |lines: &'static [&'static str]| {
+    let args = |lines: &[&'static str]| {
         lines
             .iter()
             .map(|l| parse_arg(l, &attrs))
@@ -97,8 +149,8 @@ pub(crate) fn parse(name: &'static str, spec: &OpSpec) -> Result<OpDef, String> 
     };
     Ok(OpDef {
         name,
-        inputs: args(spec.inputs)?,
-        outputs: args(spec.outputs)?,
+        inputs: args(&spec.inputs)?,
+        outputs: args(&spec.outputs)?,
         attrs: attrs.leak(),
         commutative: spec.traits.contains(&Trait::Commutative),
         aggregate: spec.traits.contains(&Trait::Aggregate),
@@ -343,11 +395,33 @@ mod tests {
     }
 
     #[test]
+    fn spec_blocks_read_and_malformed_are_refused() {
+        let specs = read_specs(
+            "# c\n\nop Sum Mean\n  in input: T\n  out output: T\n  attr T: type\n  trait Stateful\n",
+        )
+        .unwrap();
+        assert_eq!(specs.len(), 1);
+        assert_eq!(specs[0].names, ["Sum", "Mean"]);
+        assert_eq!(
+            (
+                &specs[0].inputs[..],
+                &specs[0].outputs[..],
+                &specs[0].attrs[..]
+            ),
+            (&["input: T"][..], &["output: T"][..], &["T: type"][..])
+        );
+        assert_eq!(specs[0].traits, [Trait::Stateful]);
+        for bad in ["in a: T", "op X\n  trait Pure", "op X\n  input a: T"] {
+            assert!(read_specs(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn every_spec_parses_and_names_are_unique() {
         let all = every_op();
         assert_eq!(
             all.len(),
-            SPECS.iter().map(|s| s.names.len()).sum::<usize>()
+            specs().iter().map(|s| s.names.len()).sum::<usize>()
         );
         let names: std::collections::HashSet<_> = all.iter().map(|d| d.name).collect();
         assert_eq!(names.len(), all.len());

@@ -8,6 +8,7 @@ use tensorcast_proto::tensor_slice_proto::Extent;
 use tensorcast_proto::{
     shape_to_proto, BundleEntryProto, BundleHeaderProto, Message, TensorSliceProto, VersionDef,
 };
+use tensorcast_testkit::files::dir_entries;
 
 use super::table::{mask, TableBuilder};
 use super::*;
@@ -122,13 +123,8 @@ fn written_checkpoints_read_back_in_both_modes() {
     let prefix = dir.path().join("model.ckpt");
     let ts = every_dtype();
     write_checkpoint(&prefix, &ts, &CheckpointWriteOptions::default()).unwrap();
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
     assert_eq!(
-        names,
+        dir_entries(dir.path()),
         ["model.ckpt.data-00000-of-00001", "model.ckpt.index"]
     );
     for opts in modes() {
@@ -182,14 +178,7 @@ fn a_failed_write_leaves_the_old_checkpoint_and_no_litter() {
     let prefix = dir.path().join("ckpt");
     let old = vec![NamedTensor::new("a", Tensor::vector(&[1i32]))];
     write_checkpoint(&prefix, &old, &CheckpointWriteOptions::default()).unwrap();
-    let listing = || {
-        let mut v: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        v.sort();
-        v
-    };
+    let listing = || dir_entries(dir.path());
     let before = listing();
     let dup = vec![
         NamedTensor::new("a", Tensor::vector(&[2i32])),

@@ -49,6 +49,19 @@ fn meta(tags: &[&str]) -> MetaGraphDef {
     }
 }
 
+/// A SavedModel of one meta graph, held in memory (no folder, no variables).
+fn in_memory(m: MetaGraphDef) -> SavedModel {
+    SavedModel {
+        dir: None,
+        proto: tensorcast_proto::SavedModel {
+            saved_model_schema_version: 1,
+            meta_graphs: vec![m],
+        },
+        fingerprint: None,
+        variables: None,
+    }
+}
+
 #[test]
 fn open_missing_folder_names_tensorflow_paths() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,15 +154,7 @@ fn variables_cyclic_and_out_of_range_children_get_first_bfs_path() {
     };
     let mut m = meta(&["serve"]);
     m.object_graph_def = Some(graph);
-    let sm = SavedModel {
-        dir: None,
-        proto: tensorcast_proto::SavedModel {
-            saved_model_schema_version: 1,
-            meta_graphs: vec![m],
-        },
-        fingerprint: None,
-        variables: None,
-    };
+    let sm = in_memory(m);
     let vars = sm.variables().unwrap();
     assert_eq!(vars.len(), 1);
     assert_eq!(vars[0].path, "layer/kernel");
@@ -234,15 +239,7 @@ fn variables_deep_chain_of_long_names_is_too_large_not_quadratic() {
         nodes,
         ..Default::default()
     });
-    let sm = SavedModel {
-        dir: None,
-        proto: tensorcast_proto::SavedModel {
-            saved_model_schema_version: 1,
-            meta_graphs: vec![m],
-        },
-        fingerprint: None,
-        variables: None,
-    };
+    let sm = in_memory(m);
     let e = sm.variables().unwrap_err();
     assert_eq!(e.kind(), ErrorKind::TooLarge);
     assert!(sm

@@ -3,7 +3,9 @@
 use tensorcast_core::DataType;
 use tensorcast_io::{write_file, ErrorKind, Format, NamedTensor};
 
-use crate::common::{dir_entries, pattern};
+use tensorcast_testkit::files::dir_entries;
+
+use crate::common::pattern;
 
 fn old_file(dir: &std::path::Path, name: &str) -> (std::path::PathBuf, Vec<u8>) {
     let p = dir.join(name);

@@ -1,6 +1,6 @@
 //! Helpers shared by the file tests: deterministic tensors of every dtype, Python fixtures.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use tensorcast_buffer::Buffer;
@@ -53,64 +53,19 @@ pub const NUMPY_DTYPES: &[(DataType, &str)] = &[
     (DataType::COMPLEX128, "complex128"),
 ];
 
-/// The interpreter of the Python peers: `$TENSORCAST_PYTHON` (set by scripts/test.sh), else the
-/// repository's `.venv` (which scripts/test.sh installs), else `python3` from `PATH`.
-pub fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
-
 /// Runs a Python script with [`python_interpreter`]; `None` (with a message saying why the test
 /// is skipped) when the interpreter or one of `modules` is not importable - except with
 /// `CI=true`, where a missing peer fails the test. Panics if the script itself fails.
 pub fn python(modules: &[&str], script: &str) -> Option<String> {
-    let python = python_interpreter();
-    let probe = format!("import {}", modules.join(", "));
-    let ok = Command::new(&python)
-        .args(["-c", &probe])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        let why = format!("{} with {modules:?} is not available", python.display());
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{why} (CI=true: the interop peers must be installed; scripts/test.sh does it)"
-        );
-        eprintln!("SKIPPED: {why}");
-        return None;
-    }
-    let out = Command::new(&python)
-        .args(["-c", script])
-        .output()
-        .expect("the python interpreter runs");
-    assert!(
-        out.status.success(),
-        "python failed:\n{}\n--- script ---\n{script}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+    let python = tensorcast_testkit::peers::python_with(&modules.join(", "))?;
+    Some(tensorcast_testkit::peers::stdout_of(
+        Command::new(&python).args(["-c", script]),
+    ))
 }
 
 /// A path as a python string literal.
 pub fn py_path(p: &Path) -> String {
     format!("{:?}", p.to_str().unwrap())
-}
-
-/// Every file name in `dir`.
-pub fn dir_entries(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 /// True if `t`'s data lies inside `file`'s bytes `range` (its buffer is part of the map).

@@ -10,7 +10,9 @@ use tensorcast_io::{
     ReadOptions,
 };
 
-use crate::common::{dir_entries, pattern};
+use tensorcast_testkit::files::dir_entries;
+
+use crate::common::pattern;
 
 fn one() -> Vec<NamedTensor> {
     vec![NamedTensor::new("x", pattern(DataType::INT32, &[5]))]

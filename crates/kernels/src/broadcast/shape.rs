@@ -30,16 +30,7 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
     let rank = da.len().max(db.len());
     let mut out = vec![0i64; rank];
     for (i, o) in out.iter_mut().enumerate() {
-        let x = if i + da.len() >= rank {
-            da[i + da.len() - rank]
-        } else {
-            1
-        };
-        let y = if i + db.len() >= rank {
-            db[i + db.len() - rank]
-        } else {
-            1
-        };
+        let (x, y) = (aligned_dim(da, i, rank), aligned_dim(db, i, rank));
         *o = match (x, y) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -54,6 +45,16 @@ pub fn broadcast_shapes(a: &TensorShape, b: &TensorShape) -> Result<TensorShape>
         };
     }
     TensorShape::new(&out)
+}
+
+/// Dim `i` of `dims` aligned to the right of `rank` dims, as broadcasting aligns shapes: 1
+/// where `dims` is shorter.
+pub(crate) fn aligned_dim(dims: &[i64], i: usize, rank: usize) -> i64 {
+    if i + dims.len() >= rank {
+        dims[i + dims.len() - rank]
+    } else {
+        1
+    }
 }
 
 /// Reads a shape operand as TensorFlow's `tensor::MakeShape` does: a rank-1 int32 or int64

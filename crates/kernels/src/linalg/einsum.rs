@@ -20,6 +20,7 @@ use tensorcast_core::{
 use super::matmul::batch_mat_mul_v2;
 use super::util::enum_name;
 use crate::array::strided_copy;
+use crate::broadcast::shape::aligned_dim;
 use crate::reduce::{reduce, Reduction};
 
 const OP: &str = "Einsum";
@@ -439,16 +440,7 @@ fn broadcast(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
     let n = a.len().max(b.len());
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        let x = if i + a.len() >= n {
-            a[i + a.len() - n]
-        } else {
-            1
-        };
-        let y = if i + b.len() >= n {
-            b[i + b.len() - n]
-        } else {
-            1
-        };
+        let (x, y) = (aligned_dim(a, i, n), aligned_dim(b, i, n));
         out.push(match (x, y) {
             _ if x == y => x,
             (1, _) => y,
@@ -762,16 +754,7 @@ fn broadcast_partial(a: &[i64], b: &[i64]) -> Result<Vec<i64>> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
-            let x = if i + a.len() >= n {
-                a[i + a.len() - n]
-            } else {
-                1
-            };
-            let y = if i + b.len() >= n {
-                b[i + b.len() - n]
-            } else {
-                1
-            };
+            let (x, y) = (aligned_dim(a, i, n), aligned_dim(b, i, n));
             Ok(match (x, y) {
                 (1, y) => y,
                 (x, 1) => x,

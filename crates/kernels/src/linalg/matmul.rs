@@ -4,7 +4,10 @@ use tensorcast_core::dtypes;
 use tensorcast_core::{DataType, Error, PartialTensorShape, Result, Tensor, TensorShape};
 
 use super::engine::{GemmElement, Geometry};
-use super::util::{data, dims, enum_name, no_kernel, not_in_type_list, output, try_vec};
+use super::util::{
+    data, dims, enum_name, no_kernel, not_in_type_list, onednn, output, second_input_mismatch,
+    try_vec,
+};
 
 /// `MatMul`'s type list, in its `OpDef`'s order.
 const MATMUL_TYPES: &[DataType] = dtypes!(
@@ -33,12 +36,6 @@ device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_DOUBLE]\n  device='CPU';
 device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_HALF]\n  \
 device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n";
 
-/// Whether TensorFlow's CPU build runs `dtype` through its oneDNN kernels (`_MklMatMul`,
-/// `_MklBatchMatMulV2`), whose error texts differ from Eigen's.
-fn onednn(dtype: DataType) -> bool {
-    dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
-}
-
 #[allow(
     clippy::too_many_arguments,
     reason = "the op, both dtypes, its type list and the OpDef text pieces of its errors"
@@ -63,12 +60,7 @@ fn check_types(
         } else {
             "_MklBatchMatMulV2"
         };
-        return Err(Error::InputTypeMismatch {
-            op: if onednn(a) { mkl } else { op },
-            index: 1,
-            expected: a,
-            actual: b,
-        });
+        return Err(second_input_mismatch(op, mkl, a, b));
     }
     let has_kernel = matches!(
         a,

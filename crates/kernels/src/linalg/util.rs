@@ -6,6 +6,29 @@ use std::borrow::Cow;
 
 use tensorcast_core::{Code, DataType, Element, Error, Result, Tensor, TensorShape};
 
+/// Whether TensorFlow's CPU build runs `dtype` through its oneDNN kernels (`_MklMatMul`,
+/// `_MklNativeConv2D`, `_MklNativeAvgPool`, ...), whose checks and error texts differ from
+/// Eigen's.
+pub(crate) fn onednn(dtype: DataType) -> bool {
+    dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
+}
+
+/// TensorFlow's error for a second input whose dtype differs from the first's: the oneDNN
+/// kernel (`mkl`) names it where `expected` runs on oneDNN, else the op.
+pub(crate) fn second_input_mismatch(
+    op: &'static str,
+    mkl: &'static str,
+    expected: DataType,
+    actual: DataType,
+) -> Error {
+    Error::InputTypeMismatch {
+        op: if onednn(expected) { mkl } else { op },
+        index: 1,
+        expected,
+        actual,
+    }
+}
+
 /// The elements of `t` as a slice: borrowed when its buffer is aligned for `T`, else copied.
 pub(crate) fn data<T: Element + Clone>(t: &Tensor) -> Result<Cow<'_, [T]>> {
     if t.num_elements() == 0 {

@@ -9,16 +9,12 @@ use tensorcast_core::{
 
 use super::window::{axis, axis_shape, Axis, Padding};
 use crate::linalg::engine::{GemmElement, Geometry};
-use crate::linalg::util::{data, dims, not_in_type_list, output, try_vec};
+use crate::linalg::util::{
+    data, dims, not_in_type_list, onednn, output, second_input_mismatch, try_vec,
+};
 
 const CONV_TYPES: &[DataType] = dtypes!("half, bfloat16, float, double, int32");
 const DEPTHWISE_TYPES: &[DataType] = crate::type_lists::FLOATING_POINT_TYPES;
-
-/// Whether TensorFlow's CPU build runs `dtype` on oneDNN (`_MklNative*` kernels), whose checks
-/// and texts differ from Eigen's.
-fn onednn(dtype: DataType) -> bool {
-    dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
-}
 
 /// The attrs of a 2-D convolution, checked: spatial strides and dilations, paddings.
 struct Params {
@@ -27,15 +23,27 @@ struct Params {
     pads: ((i64, i64), (i64, i64)),
 }
 
+/// A 2-D convolution's attrs as the caller gives them, unchecked.
+#[derive(Clone, Copy)]
+struct Attrs<'a> {
+    strides: &'a [i64],
+    padding: Padding,
+    explicit_paddings: &'a [i64],
+    dilations: &'a [i64],
+}
+
 fn check_params(
     op: &'static str,
     dtype: DataType,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
+    attrs: Attrs<'_>,
     depthwise: bool,
 ) -> Result<Params> {
+    let Attrs {
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+    } = attrs;
     let mkl = onednn(dtype);
     let err = |m: &str| Error::invalid_argument(op, m.to_string());
     let unimplemented = |m: &str| Error::Op {
@@ -158,6 +166,44 @@ fn check_explicit(op: &'static str, padding: Padding, p: &[i64]) -> Result<()> {
     Ok(())
 }
 
+/// The checks both kernels start with, in TensorFlow's order: the types (`allowed`, and the
+/// signature's attrs `after` them in the type-list error), the attrs, then the filter's and
+/// the input's ranks. Returns the checked attrs and the input's and filter's dims.
+fn check_conv<'t>(
+    op: &'static str,
+    (input, filter): (&'t Tensor, &'t Tensor),
+    allowed: &'static [DataType],
+    after: &str,
+    attrs: Attrs<'_>,
+    depthwise: bool,
+) -> Result<(Params, &'t [i64], &'t [i64])> {
+    let dtype = input.dtype();
+    check_types(op, dtype, filter.dtype(), allowed, after)?;
+    let p = check_params(op, dtype, attrs, depthwise)?;
+    let (xs, fs) = (input.shape(), filter.shape());
+    if fs.rank() != 4 {
+        // Eigen's Conv2D kernel says "convolution filter", its other kernels "filter".
+        let word = if depthwise || onednn(dtype) {
+            ""
+        } else {
+            "convolution "
+        };
+        return Err(Error::invalid_argument(
+            op,
+            format!("{word}filter must be 4-dimensional: {}", dims(fs)),
+        ));
+    }
+    if xs.rank() != 4 {
+        // TensorFlow aborts on Conv2D here; the text is its check's, without the colon.
+        let colon = if depthwise { ": " } else { "" };
+        return Err(Error::invalid_argument(
+            op,
+            format!("input must be 4-dimensional{colon}{}", dims(xs)),
+        ));
+    }
+    Ok((p, xs.dim_sizes(), fs.dim_sizes()))
+}
+
 fn check_types(
     op: &'static str,
     a: DataType,
@@ -181,12 +227,7 @@ fn check_types(
         } else {
             "_MklNativeDepthwiseConv2dNative"
         };
-        return Err(Error::InputTypeMismatch {
-            op: if onednn(a) { mkl } else { op },
-            index: 1,
-            expected: a,
-            actual: b,
-        });
+        return Err(second_input_mismatch(op, mkl, a, b));
     }
     Ok(())
 }
@@ -230,42 +271,24 @@ pub fn conv2d(
 ) -> Result<Tensor> {
     const OP: &str = "Conv2D";
     let dtype = input.dtype();
-    check_types(
+    let (p, x, f) = check_conv(
         OP,
-        dtype,
-        filter.dtype(),
+        (input, filter),
         CONV_TYPES,
         "; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; \
          attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
          attr=explicit_paddings:list(int),default=[]; \
          attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
          attr=dilations:list(int),default=[1, 1, 1, 1]",
-    )?;
-    let p = check_params(
-        OP,
-        dtype,
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
+        Attrs {
+            strides,
+            padding,
+            explicit_paddings,
+            dilations,
+        },
         false,
     )?;
-    let (xs, fs) = (input.shape(), filter.shape());
-    if fs.rank() != 4 {
-        let word = if onednn(dtype) { "" } else { "convolution " };
-        return Err(Error::invalid_argument(
-            OP,
-            format!("{word}filter must be 4-dimensional: {}", dims(fs)),
-        ));
-    }
-    if xs.rank() != 4 {
-        return Err(Error::invalid_argument(
-            OP,
-            format!("input must be 4-dimensional{}", dims(xs)),
-        ));
-    }
-    let (x, f) = (xs.dim_sizes(), fs.dim_sizes());
-    if fs.num_elements() == 0 {
+    if filter.shape().num_elements() == 0 {
         return Err(Error::invalid_argument(
             OP,
             "filter must not have zero elements (i.e. all dimensions must be non-zero)",
@@ -549,39 +572,22 @@ pub fn depthwise_conv2d_native(
 ) -> Result<Tensor> {
     const OP: &str = "DepthwiseConv2dNative";
     let dtype = input.dtype();
-    check_types(
+    let (p, x, f) = check_conv(
         OP,
-        dtype,
-        filter.dtype(),
+        (input, filter),
         DEPTHWISE_TYPES,
         "; attr=strides:list(int); attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
          attr=explicit_paddings:list(int),default=[]; \
          attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
          attr=dilations:list(int),default=[1, 1, 1, 1]",
-    )?;
-    let p = check_params(
-        OP,
-        dtype,
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
+        Attrs {
+            strides,
+            padding,
+            explicit_paddings,
+            dilations,
+        },
         true,
     )?;
-    let (xs, fs) = (input.shape(), filter.shape());
-    if fs.rank() != 4 {
-        return Err(Error::invalid_argument(
-            OP,
-            format!("filter must be 4-dimensional: {}", dims(fs)),
-        ));
-    }
-    if xs.rank() != 4 {
-        return Err(Error::invalid_argument(
-            OP,
-            format!("input must be 4-dimensional: {}", dims(xs)),
-        ));
-    }
-    let (x, f) = (xs.dim_sizes(), fs.dim_sizes());
     if x[3] != f[2] {
         let m = if onednn(dtype) {
             format!(
@@ -702,16 +708,13 @@ pub fn conv2d_shape(
     explicit_paddings: &[i64],
     dilations: &[i64],
 ) -> Result<PartialTensorShape> {
-    conv_shape(
-        "Conv2D",
-        input,
-        filter,
+    let attrs = Attrs {
         strides,
         padding,
         explicit_paddings,
         dilations,
-        false,
-    )
+    };
+    conv_shape("Conv2D", input, filter, attrs, false)
 }
 
 /// `DepthwiseConv2dNative`'s shape function (NHWC): `[batch, out_rows, out_cols, in *
@@ -738,32 +741,28 @@ pub fn depthwise_conv2d_native_shape(
     explicit_paddings: &[i64],
     dilations: &[i64],
 ) -> Result<PartialTensorShape> {
-    conv_shape(
-        "DepthwiseConv2D",
-        input,
-        filter,
+    let attrs = Attrs {
         strides,
         padding,
         explicit_paddings,
         dilations,
-        true,
-    )
+    };
+    conv_shape("DepthwiseConv2D", input, filter, attrs, true)
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the op's attrs, and which of the two ops"
-)]
 fn conv_shape(
     name: &str,
     input: &PartialTensorShape,
     filter: &PartialTensorShape,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
+    attrs: Attrs<'_>,
     depthwise: bool,
 ) -> Result<PartialTensorShape> {
+    let Attrs {
+        strides,
+        padding,
+        explicit_paddings,
+        dilations,
+    } = attrs;
     let err = |m: String| Error::invalid_argument("shape", m);
     let x = rank4(input)?;
     let f = rank4(filter)?;

@@ -7,7 +7,7 @@ use tensorcast_core::{
 };
 
 use super::window::{axis, axis_shape, Axis, Padding};
-use crate::linalg::util::{data, not_in_type_list, output};
+use crate::linalg::util::{data, not_in_type_list, onednn, output};
 
 const MAX_TYPES: &[DataType] =
     dtypes!("half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, qint8");
@@ -19,22 +19,43 @@ attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\", \"NCHW_VEC
 const AVG_OPDEF_BEFORE: &str = "attr=ksize:list(int),min=4; attr=strides:list(int),min=4; \
 attr=padding:string,allowed=[\"SAME\", \"VALID\"]; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; ";
 
-fn onednn(dtype: DataType) -> bool {
-    dtype == DataType::FLOAT || dtype == DataType::BFLOAT16
-}
-
 fn list(v: &[i64]) -> String {
     v.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// Checks a pool's arguments; its two spatial axes.
+/// A checked pooling: the two spatial axes, the input's batch and depth, the output's shape.
+struct Pooling {
+    h: Axis,
+    w: Axis,
+    batch: usize,
+    depth: usize,
+    shape: TensorShape,
+}
+
+impl Pooling {
+    /// The pooled output of `input`: `f(taps, count, out)` writes one output pixel's depth
+    /// row from the window's taps (`count` of them inside the input).
+    fn run<T: Element + Copy + Send + Sync>(
+        self,
+        input: &Tensor,
+        f: impl Fn(&mut dyn Iterator<Item = &[T]>, usize, &mut [T]) + Sync,
+    ) -> Result<Tensor> {
+        let x = data::<T>(input)?;
+        output::<T>(T::DTYPE, self.shape, |out| {
+            pool(&x, out, (self.batch, self.depth), &self.h, &self.w, f);
+            Ok(())
+        })
+    }
+}
+
 fn check(
     op: &'static str,
     input: &Tensor,
     ksize: &[i64],
     strides: &[i64],
     padding: Padding,
-) -> Result<(Axis, Axis)> {
+) -> Result<Pooling> {
     let dtype = input.dtype();
     let (allowed, node, sig, before, after): (&'static [DataType], &str, &str, &str, String) =
         if op == "MaxPool" {
@@ -156,7 +177,13 @@ fn check(
     let d = x.dim_sizes();
     let h = axis(op, d[1], ksize[1], 1, strides[1], padding, (0, 0))?;
     let w = axis(op, d[2], ksize[2], 1, strides[2], padding, (0, 0))?;
-    Ok((h, w))
+    Ok(Pooling {
+        h,
+        w,
+        batch: d[0] as usize,
+        depth: d[3] as usize,
+        shape: TensorShape::new(&[d[0], h.output as i64, w.output as i64, d[3]])?,
+    })
 }
 
 fn unimplemented(op: &'static str, m: &str) -> Error {
@@ -280,42 +307,28 @@ pub fn max_pool(
     strides: &[i64],
     padding: Padding,
 ) -> Result<Tensor> {
-    let (h, w) = check("MaxPool", input, ksize, strides, padding)?;
-    let d = input.shape().dim_sizes();
-    let shape = TensorShape::new(&[d[0], h.output as i64, w.output as i64, d[3]])?;
-    fn go<T: PoolMax>(input: &Tensor, shape: TensorShape, h: Axis, w: Axis) -> Result<Tensor> {
-        let x = data::<T>(input)?;
-        let d = input.shape().dim_sizes();
-        output::<T>(T::DTYPE, shape, |out| {
-            pool(
-                &x,
-                out,
-                (d[0] as usize, d[3] as usize),
-                &h,
-                &w,
-                |taps, _, o| {
-                    o.fill(T::lowest());
-                    for t in taps {
-                        for (m, &v) in o.iter_mut().zip(t) {
-                            *m = m.take(v);
-                        }
-                    }
-                },
-            );
-            Ok(())
+    let p = check("MaxPool", input, ksize, strides, padding)?;
+    fn go<T: PoolMax>(input: &Tensor, p: Pooling) -> Result<Tensor> {
+        p.run::<T>(input, |taps, _, o| {
+            o.fill(T::lowest());
+            for t in taps {
+                for (m, &v) in o.iter_mut().zip(t) {
+                    *m = m.take(v);
+                }
+            }
         })
     }
     match input.dtype() {
-        DataType::FLOAT => go::<f32>(input, shape, h, w),
-        DataType::DOUBLE => go::<f64>(input, shape, h, w),
-        DataType::HALF => go::<f16>(input, shape, h, w),
-        DataType::BFLOAT16 => go::<bf16>(input, shape, h, w),
-        DataType::INT8 => go::<i8>(input, shape, h, w),
-        DataType::INT16 => go::<i16>(input, shape, h, w),
-        DataType::INT32 => go::<i32>(input, shape, h, w),
-        DataType::INT64 => go::<i64>(input, shape, h, w),
-        DataType::UINT8 => go::<u8>(input, shape, h, w),
-        DataType::UINT16 => go::<u16>(input, shape, h, w),
+        DataType::FLOAT => go::<f32>(input, p),
+        DataType::DOUBLE => go::<f64>(input, p),
+        DataType::HALF => go::<f16>(input, p),
+        DataType::BFLOAT16 => go::<bf16>(input, p),
+        DataType::INT8 => go::<i8>(input, p),
+        DataType::INT16 => go::<i16>(input, p),
+        DataType::INT32 => go::<i32>(input, p),
+        DataType::INT64 => go::<i64>(input, p),
+        DataType::UINT8 => go::<u8>(input, p),
+        DataType::UINT16 => go::<u16>(input, p),
         other => Err(Error::Internal(format!("max_pool on {}", other.name()))),
     }
 }
@@ -345,38 +358,25 @@ pub fn avg_pool(
     strides: &[i64],
     padding: Padding,
 ) -> Result<Tensor> {
-    let (h, w) = check("AvgPool", value, ksize, strides, padding)?;
-    let d = value.shape().dim_sizes();
-    let shape = TensorShape::new(&[d[0], h.output as i64, w.output as i64, d[3]])?;
+    let p = check("AvgPool", value, ksize, strides, padding)?;
     macro_rules! go {
         ($t:ty, $acc:ty, $to:expr, $from:expr) => {
             go!($t, $acc, $to, $from, |a: $acc| a)
         };
-        ($t:ty, $acc:ty, $to:expr, $from:expr, $round:expr) => {{
-            let x = data::<$t>(value)?;
-            output::<$t>(<$t as Element>::DTYPE, shape, |out| {
-                pool(
-                    &x,
-                    out,
-                    (d[0] as usize, d[3] as usize),
-                    &h,
-                    &w,
-                    |taps, count, o| {
-                        let mut acc = vec![0 as $acc; o.len()];
-                        for t in taps {
-                            for (a, &v) in acc.iter_mut().zip(t) {
-                                *a = $round(*a + $to(v));
-                            }
-                        }
-                        let n = count.max(1) as $acc;
-                        for (o, a) in o.iter_mut().zip(acc) {
-                            *o = $from(a / n);
-                        }
-                    },
-                );
-                Ok(())
+        ($t:ty, $acc:ty, $to:expr, $from:expr, $round:expr) => {
+            p.run::<$t>(value, |taps, count, o| {
+                let mut acc = vec![0 as $acc; o.len()];
+                for t in taps {
+                    for (a, &v) in acc.iter_mut().zip(t) {
+                        *a = $round(*a + $to(v));
+                    }
+                }
+                let n = count.max(1) as $acc;
+                for (o, a) in o.iter_mut().zip(acc) {
+                    *o = $from(a / n);
+                }
             })
-        }};
+        };
     }
     match value.dtype() {
         DataType::FLOAT => go!(f32, f32, |v: f32| v, |a: f32| a),

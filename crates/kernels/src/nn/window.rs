@@ -48,17 +48,11 @@ pub(crate) fn axis(
     explicit: (i64, i64),
 ) -> Result<Axis> {
     let eff = (window - 1) * dilation + 1;
-    let (out, before) = match padding {
-        Padding::Valid => ((input - eff + stride) / stride, 0),
-        Padding::Same => {
-            let out = (input + stride - 1) / stride;
-            let needed = ((out - 1) * stride + eff - input).max(0);
-            (out, needed / 2)
-        }
-        Padding::Explicit => (
-            (input + explicit.0 + explicit.1 - eff + stride) / stride,
-            explicit.0,
-        ),
+    let out = output_size(input, eff, stride, padding, explicit);
+    let before = match padding {
+        Padding::Valid => 0,
+        Padding::Same => ((out - 1) * stride + eff - input).max(0) / 2,
+        Padding::Explicit => explicit.0,
     };
     if out < 0 {
         return Err(Error::invalid_argument(
@@ -89,6 +83,16 @@ impl Axis {
     }
 }
 
+/// The output size along an axis of `input` elements, for a window spanning `eff` of them
+/// (dilation included): TensorFlow's formula for each padding.
+fn output_size(input: i64, eff: i64, stride: i64, padding: Padding, explicit: (i64, i64)) -> i64 {
+    match padding {
+        Padding::Valid => (input - eff + stride) / stride,
+        Padding::Same => (input + stride - 1) / stride,
+        Padding::Explicit => (input + explicit.0 + explicit.1 - eff + stride) / stride,
+    }
+}
+
 /// A shape function's output dim along one axis (`GetWindowedOutputSizeFromDimsV2`): unknown
 /// input gives unknown output.
 pub(crate) fn axis_shape(
@@ -115,26 +119,17 @@ pub(crate) fn axis_shape(
         return Ok(-1);
     }
     let eff = (window - 1) * dilation + 1;
-    Ok(match padding {
-        Padding::Valid => {
-            if input < eff {
-                return Err(Error::invalid_argument(
-                    "shape",
-                    format!("Negative dimension size caused by subtracting {eff} from {input}"),
-                ));
-            }
-            (input - eff + stride) / stride
-        }
-        Padding::Same => (input + stride - 1) / stride,
-        Padding::Explicit => {
-            let padded = input + explicit.0 + explicit.1;
-            if padded < eff {
-                return Err(Error::invalid_argument(
-                    "shape",
-                    format!("Negative dimension size caused by subtracting {eff} from {padded}"),
-                ));
-            }
-            (padded - eff + stride) / stride
-        }
-    })
+    // SAME never runs short; the others do when the (padded) input is shorter than the window.
+    let padded = match padding {
+        Padding::Valid => Some(input),
+        Padding::Same => None,
+        Padding::Explicit => Some(input + explicit.0 + explicit.1),
+    };
+    if let Some(padded) = padded.filter(|&p| p < eff) {
+        return Err(Error::invalid_argument(
+            "shape",
+            format!("Negative dimension size caused by subtracting {eff} from {padded}"),
+        ));
+    }
+    Ok(output_size(input, eff, stride, padding, explicit))
 }

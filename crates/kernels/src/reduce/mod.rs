@@ -116,17 +116,25 @@ fn attr_error(op: Reduction, attr: &str, dtype: DataType) -> Error {
     )
 }
 
+/// The values of an `int32` or `int64` axes tensor, widened; `None` for another dtype.
+fn axis_values(axes: &Tensor) -> Result<Option<Vec<i64>>> {
+    Ok(match axes.dtype() {
+        DataType::INT32 => Some(
+            axes.as_slice::<i32>()?
+                .iter()
+                .map(|&v| i64::from(v))
+                .collect(),
+        ),
+        DataType::INT64 => Some(axes.as_slice::<i64>()?.to_vec()),
+        _ => None,
+    })
+}
+
 /// The axes of `axes` (int32/int64, of any rank), normalised to `0..rank`, with TensorFlow's
 /// errors for one out of range or repeated.
 fn axes_of(op: Reduction, axes: &Tensor, rank: usize) -> Result<Vec<bool>> {
-    let values: Vec<i64> = match axes.dtype() {
-        DataType::INT32 => axes
-            .as_slice::<i32>()?
-            .iter()
-            .map(|&v| i64::from(v))
-            .collect(),
-        DataType::INT64 => axes.as_slice::<i64>()?.to_vec(),
-        d => return Err(attr_error(op, "Tidx", d)),
+    let Some(values) = axis_values(axes)? else {
+        return Err(attr_error(op, "Tidx", axes.dtype()));
     };
     let name = op.name();
     let mut reduced = vec![false; rank];
@@ -182,6 +190,22 @@ fn min_nan(a: f64, v: f64) -> f64 {
     }
 }
 
+/// `engine::run` of a fold whose step is its merge of the accumulator and the widened element
+/// (`merge(a, wide(v))`), from `init`.
+fn fold<T, A>(
+    (x, dims, reduced): (&[T], &[i64], &[bool]),
+    init: A,
+    merge: impl Fn(A, A) -> A + Sync + Copy,
+    wide: impl Fn(T) -> A + Sync + Copy,
+) -> Vec<A>
+where
+    T: Copy + Sync,
+    A: Copy + Send + Sync,
+{
+    let step = move |a: A, v: T| merge(a, wide(v));
+    engine::run(x, dims, reduced, &Fold { init, step, merge })
+}
+
 /// A floating reduction of `x` (each element widened to `double` by `wide`) in `double`.
 fn float_reduce<T: Copy + Sync>(
     op: Reduction,
@@ -191,69 +215,19 @@ fn float_reduce<T: Copy + Sync>(
     count: i64,
     wide: impl Fn(T) -> f64 + Sync + Copy,
 ) -> Vec<f64> {
-    let add = |a: f64, b: f64| a + b;
-    let mul = |a: f64, b: f64| a * b;
+    let input = (x, dims, reduced);
     match op {
         Reduction::Sum | Reduction::Mean => {
-            let step = move |a: f64, v: T| a + wide(v);
-            let merge = add;
-            let s = engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init: 0.0,
-                    step,
-                    merge,
-                },
-            );
+            let s = fold(input, 0.0, |a, b| a + b, wide);
             if op == Reduction::Mean {
                 s.into_iter().map(|s| s / count as f64).collect()
             } else {
                 s
             }
         }
-        Reduction::Prod => {
-            let step = move |a: f64, v: T| a * wide(v);
-            engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init: 1.0,
-                    step,
-                    merge: mul,
-                },
-            )
-        }
-        Reduction::Max => {
-            let step = move |a: f64, v: T| max_nan(a, wide(v));
-            let init = f64::NEG_INFINITY;
-            engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init,
-                    step,
-                    merge: max_nan,
-                },
-            )
-        }
-        _ => {
-            let step = move |a: f64, v: T| min_nan(a, wide(v));
-            let init = f64::INFINITY;
-            engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init,
-                    step,
-                    merge: min_nan,
-                },
-            )
-        }
+        Reduction::Prod => fold(input, 1.0, |a, b| a * b, wide),
+        Reduction::Max => fold(input, f64::NEG_INFINITY, max_nan, wide),
+        _ => fold(input, f64::INFINITY, min_nan, wide),
     }
 }
 
@@ -269,32 +243,11 @@ fn complex_reduce<T: Copy + Sync>(
 ) -> Vec<(f64, f64)> {
     let cmul = |a: (f64, f64), v: (f64, f64)| (a.0 * v.0 - a.1 * v.1, a.0 * v.1 + a.1 * v.0);
     let cadd = |a: (f64, f64), v: (f64, f64)| (a.0 + v.0, a.1 + v.1);
+    let input = (x, dims, reduced);
     match op {
-        Reduction::Prod => {
-            let step = move |a, v: T| cmul(a, wide(v));
-            engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init: (1.0, 0.0),
-                    step,
-                    merge: cmul,
-                },
-            )
-        }
+        Reduction::Prod => fold(input, (1.0, 0.0), cmul, wide),
         _ => {
-            let step = move |a, v: T| cadd(a, wide(v));
-            let s = engine::run(
-                x,
-                dims,
-                reduced,
-                &Fold {
-                    init: (0.0, 0.0),
-                    step,
-                    merge: cadd,
-                },
-            );
+            let s = fold(input, (0.0, 0.0), cadd, wide);
             if op == Reduction::Mean {
                 let c = count as f64;
                 s.into_iter().map(|(re, im)| (re / c, im / c)).collect()
@@ -310,65 +263,18 @@ fn complex_reduce<T: Copy + Sync>(
 /// truncated to the type.
 macro_rules! int_case {
     ($op:expr, $x:expr, $dims:expr, $reduced:expr, $count:expr, $shape:expr, $t:ty) => {{
-        let x = $x.as_slice::<$t>()?;
-        let (dims, reduced) = ($dims, $reduced);
+        let input: (&[$t], &[i64], &[bool]) = ($x.as_slice::<$t>()?, $dims, $reduced);
+        let same = |v: $t| v;
+        let wide = |v: $t| v as i64;
         let out: Vec<$t> = match $op {
-            Reduction::Max => {
-                let m = |a: $t, b: $t| a.max(b);
-                engine::run(
-                    x,
-                    dims,
-                    reduced,
-                    &Fold {
-                        init: <$t>::MIN,
-                        step: m,
-                        merge: m,
-                    },
-                )
-            }
-            Reduction::Min => {
-                let m = |a: $t, b: $t| a.min(b);
-                engine::run(
-                    x,
-                    dims,
-                    reduced,
-                    &Fold {
-                        init: <$t>::MAX,
-                        step: m,
-                        merge: m,
-                    },
-                )
-            }
-            Reduction::Prod => {
-                let step = |a: i64, v: $t| a.wrapping_mul(v as i64);
-                let merge = |a: i64, b: i64| a.wrapping_mul(b);
-                engine::run(
-                    x,
-                    dims,
-                    reduced,
-                    &Fold {
-                        init: 1,
-                        step,
-                        merge,
-                    },
-                )
+            Reduction::Max => fold(input, <$t>::MIN, |a: $t, b| a.max(b), same),
+            Reduction::Min => fold(input, <$t>::MAX, |a: $t, b| a.min(b), same),
+            Reduction::Prod => fold(input, 1, |a: i64, b| a.wrapping_mul(b), wide)
                 .into_iter()
                 .map(|a| a as $t)
-                .collect()
-            }
+                .collect(),
             op => {
-                let step = |a: i64, v: $t| a.wrapping_add(v as i64);
-                let merge = |a: i64, b: i64| a.wrapping_add(b);
-                let sums = engine::run(
-                    x,
-                    dims,
-                    reduced,
-                    &Fold {
-                        init: 0,
-                        step,
-                        merge,
-                    },
-                );
+                let sums = fold(input, 0, |a: i64, b| a.wrapping_add(b), wide);
                 sums.into_iter()
                     .map(|a| {
                         if op != Reduction::Mean {
@@ -512,14 +418,8 @@ pub fn reduce_shape(
             Ok(PartialTensorShape::unknown_rank())
         };
     };
-    let values: Vec<i64> = match axes.dtype() {
-        DataType::INT32 => axes
-            .as_slice::<i32>()?
-            .iter()
-            .map(|&v| i64::from(v))
-            .collect(),
-        DataType::INT64 => axes.as_slice::<i64>()?.to_vec(),
-        _ => return Ok(PartialTensorShape::unknown_rank()),
+    let Some(values) = axis_values(axes)? else {
+        return Ok(PartialTensorShape::unknown_rank());
     };
     let r = dims.len() as i64;
     let mut reduced = vec![false; dims.len()];

@@ -16,12 +16,12 @@
 //! TensorFlow's, a `bool` result holds only 0 and 1, and the result through a view equals the
 //! result on the materialised broadcast.
 
-use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_core::{DataType, TensorShape};
 use tensorcast_kernels::broadcast::broadcast_shapes;
 use tensorcast_kernels::elementwise::{binary, BinaryOp};
 use tensorcast_kernels::TensorOps;
 
-use super::reader::{tensor_over, Reader};
+use super::reader::{operand_pair, Reader};
 
 /// The most elements a fuzzed tensor holds.
 pub const MAX_ELEMENTS: usize = 4096;
@@ -43,11 +43,6 @@ impl Reader<'_> {
     }
 }
 
-/// A tensor of `dtype` and `shape` over `bytes` (cycled); `bool` bytes are reduced to 0/1.
-fn build(dtype: DataType, shape: &TensorShape, bytes: &[u8]) -> Tensor {
-    tensor_over(dtype, shape, bytes, MAX_ELEMENTS, true)
-}
-
 /// Runs the target on one input.
 pub fn run(data: &[u8]) {
     let mut r = Reader::new(data);
@@ -57,8 +52,7 @@ pub fn run(data: &[u8]) {
     let dy = r.ew_dtype(dx);
     let (sx, sy, sv) = (r.ew_shape(), r.ew_shape(), r.ew_shape());
     let bytes = r.rest();
-    let x = build(dx, &sx, bytes);
-    let y = build(dy, &sy, bytes.get(1..).unwrap_or(&[]));
+    let (x, y) = operand_pair((dx, &sx), (dy, &sy), bytes, MAX_ELEMENTS);
     let shape_error = flags & 2 == 0;
 
     let (got, x_eff) = if flags & 1 != 0 {

@@ -18,7 +18,7 @@ use tensorcast_kernels::linalg;
 use tensorcast_kernels::math::{self, UnaryOp};
 use tensorcast_kernels::reduce::{self, ArgOp, Reduction};
 
-use super::reader::{tensor_over, Reader};
+use super::reader::{operand_pair, Reader};
 
 /// The most elements a fuzzed input holds.
 pub const MAX_ELEMENTS: usize = 4096;
@@ -78,25 +78,14 @@ pub fn run(data: &[u8]) {
     let mut r = Reader::new(data);
     let op = r.byte();
     let flags = r.byte();
-    let dx = DataType::from_number(i32::from(r.byte() % 36));
-    let dy = match r.byte() {
-        255 => dx,
-        b => DataType::from_number(i32::from(b % 36)),
-    };
+    let (dx, dy) = r.dtype_pair();
     let (sx, sy) = (r.math_shape(), r.math_shape());
     let n_axes = usize::from(r.byte() % 4);
     let axes: Vec<i32> = (0..n_axes).map(|_| i32::from(r.byte() as i8 % 6)).collect();
     let equation = r.equation();
     let bytes = r.rest();
     let shape = |d: &[i64]| TensorShape::new(d).unwrap_or_default();
-    let x = tensor_over(dx, &shape(&sx), bytes, MAX_ELEMENTS, true);
-    let y = tensor_over(
-        dy,
-        &shape(&sy),
-        bytes.get(1..).unwrap_or(&[]),
-        MAX_ELEMENTS,
-        true,
-    );
+    let (x, y) = operand_pair((dx, &shape(&sx)), (dy, &shape(&sy)), bytes, MAX_ELEMENTS);
     let px = PartialTensorShape::new(&sx).unwrap_or_else(|_| PartialTensorShape::unknown_rank());
     let py = PartialTensorShape::new(&sy).unwrap_or_else(|_| PartialTensorShape::unknown_rank());
     let keep = flags & 1 != 0;

@@ -16,7 +16,7 @@
 use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
 use tensorcast_kernels::{linalg, nn};
 
-use super::reader::{tensor_over, Reader};
+use super::reader::{operand_pair, tensor_over, Reader};
 
 /// The most elements a fuzzed input holds (outputs stay within a few MiB: dims are below 7).
 pub const MAX_ELEMENTS: usize = 4096;
@@ -47,23 +47,12 @@ pub fn run(data: &[u8]) {
     let mut r = Reader::new(data);
     let op = r.byte() % 8;
     let flags = r.byte();
-    let dx = DataType::from_number(i32::from(r.byte() % 36));
-    let dy = match r.byte() {
-        255 => dx,
-        b => DataType::from_number(i32::from(b % 36)),
-    };
+    let (dx, dy) = r.dtype_pair();
     let (sx, sy) = (r.nn_shape(), r.nn_shape());
     let (l1, l2, l3) = (r.nn_list(), r.nn_list(), r.nn_list());
     let bytes = r.rest();
     let shape = |d: &[i64]| TensorShape::new(d).unwrap_or_default();
-    let x = tensor_over(dx, &shape(&sx), bytes, MAX_ELEMENTS, true);
-    let y = tensor_over(
-        dy,
-        &shape(&sy),
-        bytes.get(1..).unwrap_or(&[]),
-        MAX_ELEMENTS,
-        true,
-    );
+    let (x, y) = operand_pair((dx, &shape(&sx)), (dy, &shape(&sy)), bytes, MAX_ELEMENTS);
     let (f0, f1) = (flags & 1 != 0, flags & 2 != 0);
     let padding = [
         nn::Padding::Valid,

@@ -43,6 +43,31 @@ impl<'a> Reader<'a> {
     pub(crate) fn rest(&self) -> &'a [u8] {
         self.data
     }
+
+    /// The dtypes of two operands: a byte `% 36` each, `255` on the second for the first's.
+    pub(crate) fn dtype_pair(&mut self) -> (DataType, DataType) {
+        let dx = DataType::from_number(i32::from(self.byte() % 36));
+        let dy = match self.byte() {
+            255 => dx,
+            b => DataType::from_number(i32::from(b % 36)),
+        };
+        (dx, dy)
+    }
+}
+
+/// Two operands of these dtypes and shapes over `bytes`, the second from its second byte on
+/// (so that the two differ), each as [`tensor_over`] makes it with `bool`s reduced to 0/1.
+pub(crate) fn operand_pair(
+    (dx, sx): (DataType, &TensorShape),
+    (dy, sy): (DataType, &TensorShape),
+    bytes: &[u8],
+    max_elements: usize,
+) -> (Tensor, Tensor) {
+    let y_bytes = bytes.get(1..).unwrap_or(&[]);
+    (
+        tensor_over(dx, sx, bytes, max_elements, true),
+        tensor_over(dy, sy, y_bytes, max_elements, true),
+    )
 }
 
 /// A tensor of `dtype` and `shape` over `bytes` (cycled), or an unallocated one when it is

@@ -11,7 +11,6 @@
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use tensorcast::graph::{Session, SessionOptions};
 use tensorcast::Tensor;
 
 use crate::cli::EXIT_OK;
@@ -55,13 +54,7 @@ fn time_runs(warmup: u32, runs: u32, mut f: impl FnMut() -> Result<()>) -> Resul
 
 /// Runs `graph bench`.
 pub(crate) fn run(args: &Args) -> Result<i32> {
-    let feeds: Vec<(String, Tensor)> = args
-        .model
-        .feed
-        .iter()
-        .chain(&args.model.input)
-        .map(|f| super::run::load_feed(f))
-        .collect::<Result<_>>()?;
+    let feeds = super::run::load_feeds(args.model.feed.iter().chain(&args.model.input))?;
     let refs: Vec<(&str, Tensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let times = if tensorcast::io::saved_model::is_saved_model(&args.model.file) {
         let (model, name) = super::run::load_saved_model(&args.model)?;
@@ -78,15 +71,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         }
         let graph = super::load(&args.model.file)?;
         let name = super::shown(&args.model.file);
-        let session = Session::with_options(
-            &graph,
-            SessionOptions {
-                optimize: !args.no_optimize,
-                fuse: !args.no_fuse,
-                max_constant_bytes: crate::cli::source::read_options().max_memory,
-                ..SessionOptions::default()
-            },
-        );
+        let session = super::run::session(&graph, args.no_optimize, args.no_fuse);
         let fetch: Vec<&str> = args.model.fetch.iter().map(String::as_str).collect();
         time_runs(args.warmup, args.runs, || {
             session

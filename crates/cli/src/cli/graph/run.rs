@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use anyhow::{anyhow, bail, Context, Result};
-use tensorcast::graph::{Error, Session, SessionOptions};
+use tensorcast::graph::{Error, Graph, Session, SessionOptions};
 use tensorcast::io::NamedTensor;
 use tensorcast::Tensor;
 
@@ -57,7 +57,14 @@ pub(crate) struct Args {
     pub no_fuse: bool,
 }
 
-pub(super) fn load_feed(spec: &str) -> Result<(String, Tensor)> {
+/// The tensors of `NAME=FILE` specs (`--feed`, `--input`), in order.
+pub(super) fn load_feeds<'a>(
+    specs: impl Iterator<Item = &'a String>,
+) -> Result<Vec<(String, Tensor)>> {
+    specs.map(|f| load_feed(f)).collect()
+}
+
+fn load_feed(spec: &str) -> Result<(String, Tensor)> {
     let (name, file) = spec
         .split_once('=')
         .ok_or_else(|| anyhow!("--feed {spec}: expected NAME=FILE"))?;
@@ -79,6 +86,20 @@ pub(super) fn load_feed(spec: &str) -> Result<(String, Tensor)> {
         ),
     };
     Ok((name.to_string(), t.tensor))
+}
+
+/// The session `graph run` and `graph bench` run a GraphDef in: optimized unless
+/// `--no-optimize` (fused unless `--no-fuse`), its constants bounded by `--max-memory`.
+pub(super) fn session(graph: &Graph, no_optimize: bool, no_fuse: bool) -> Session {
+    Session::with_options(
+        graph,
+        SessionOptions {
+            optimize: !no_optimize,
+            fuse: !no_fuse,
+            max_constant_bytes: crate::cli::source::read_options().max_memory,
+            ..SessionOptions::default()
+        },
+    )
 }
 
 /// The npz/safetensors member name of a fetch (`y:0` -> `y_0`), refused where a tool that
@@ -136,24 +157,11 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     };
     let graph = super::load(&args.model.file)?;
     let name = super::shown(&args.model.file);
-    let feeds: Vec<(String, Tensor)> = args
-        .model
-        .feed
-        .iter()
-        .map(|f| load_feed(f))
-        .collect::<Result<_>>()?;
+    let feeds = load_feeds(args.model.feed.iter())?;
     let feed_refs: Vec<(&str, Tensor)> =
         feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
     let fetch: Vec<&str> = args.model.fetch.iter().map(String::as_str).collect();
-    let session = Session::with_options(
-        &graph,
-        SessionOptions {
-            optimize: !args.no_optimize,
-            fuse: !args.no_fuse,
-            max_constant_bytes: crate::cli::source::read_options().max_memory,
-            ..SessionOptions::default()
-        },
-    );
+    let session = session(&graph, args.no_optimize, args.no_fuse);
     let out = session
         .run(&feed_refs, &fetch, &[])
         .map_err(|e| match (&e, e.node()) {
@@ -217,13 +225,7 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         None => None,
     };
     let (model, name) = load_saved_model(&args.model)?;
-    let inputs: Vec<(String, Tensor)> = args
-        .model
-        .input
-        .iter()
-        .chain(&args.model.feed)
-        .map(|f| load_feed(f))
-        .collect::<Result<_>>()?;
+    let inputs = load_feeds(args.model.input.iter().chain(&args.model.feed))?;
     let refs: Vec<(&str, Tensor)> = inputs
         .iter()
         .map(|(n, t)| (n.as_str(), t.clone()))

@@ -1,6 +1,5 @@
-//! GraphDef builders the graph tests share (both test binaries include this file).
-
-#![allow(dead_code, reason = "each test binary uses its own subset")]
+//! `GraphDef` builders the graph tests share: nodes, graphs, constants, long chains (the graph
+//! crate's tests and the CLI's).
 
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef, TensorProto};
 use tensorcast_proto::{TensorShapeProto, VersionDef};
