@@ -23,30 +23,7 @@ use super::reader::{operand_pair, Reader};
 /// The most elements a fuzzed input holds.
 pub const MAX_ELEMENTS: usize = 4096;
 
-const UNARY: [UnaryOp; 22] = [
-    UnaryOp::Relu,
-    UnaryOp::Relu6,
-    UnaryOp::Elu,
-    UnaryOp::Selu,
-    UnaryOp::Sigmoid,
-    UnaryOp::Tanh,
-    UnaryOp::Softplus,
-    UnaryOp::Exp,
-    UnaryOp::Log,
-    UnaryOp::Log1p,
-    UnaryOp::Sqrt,
-    UnaryOp::Rsqrt,
-    UnaryOp::Square,
-    UnaryOp::Neg,
-    UnaryOp::Abs,
-    UnaryOp::Sign,
-    UnaryOp::Erf,
-    UnaryOp::Erfc,
-    UnaryOp::Floor,
-    UnaryOp::Ceil,
-    UnaryOp::Round,
-    UnaryOp::Reciprocal,
-];
+const UNARY: [UnaryOp; 22] = UnaryOp::ALL;
 
 const REDUCTIONS: [Reduction; 7] = [
     Reduction::Sum,
