@@ -63,6 +63,28 @@ fn range_fill_and_tile_asking_for_terabytes_are_tensorflows_oom_text() {
     assert_eq!(e.to_string(), oom("[2147483648,2147483648]", "float"));
 }
 
+/// `Range`'s shape function gives the length without making the output (the `ops_array` fuzz
+/// target's finding: it built the whole range, 1 TiB here, to learn its length).
+#[test]
+fn range_shape_never_makes_the_range() {
+    let (s, l, d) = (
+        Tensor::from(0i64),
+        Tensor::from((1i64 << 37) - 1),
+        Tensor::from(1i64),
+    );
+    let t = std::time::Instant::now();
+    let shape = a::range_shape(Some(&s), Some(&l), Some(&d)).unwrap();
+    assert_eq!(shape.dims(), Some(&[(1i64 << 37) - 1][..]));
+    assert!(t.elapsed() < std::time::Duration::from_secs(1));
+    // Past the output limit: unknown length, as before.
+    let l = Tensor::from(1i64 << 40);
+    let shape = a::range_shape(Some(&s), Some(&l), Some(&d)).unwrap();
+    assert_eq!(shape.dims(), Some(&[-1i64][..]));
+    // Its errors are still Range's.
+    let e = a::range_shape(Some(&s), Some(&l), Some(&Tensor::from(0i64))).unwrap_err();
+    assert!(e.to_string().contains("Requires delta != 0"), "{e}");
+}
+
 fn strided(
     x: &Tensor,
     begin: &[i64],

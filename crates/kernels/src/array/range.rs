@@ -182,11 +182,30 @@ fn scalar_of<T: Num>(name: &str, t: &Tensor) -> Result<T> {
     Ok(t.as_slice::<T>()?[0])
 }
 
+fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
+    const OP: &str = "Range";
+    let (s, d, size) = checked_size::<T>(start, limit, delta)?;
+    let shape = TensorShape::new(&[size]).map_err(|e| invalid(OP, e.to_string()))?;
+    Tensor::from_writer(
+        tensorcast_core::buffer::cpu_allocator_ref(),
+        T::DTYPE,
+        &shape,
+        |w| {
+            w.put_indexed(size as usize, |i| T::nth(s, i, d));
+        },
+    )
+    .map_err(|e| match e {
+        Error::Alloc(_) | Error::OutOfMemory { .. } => oom(OP, T::DTYPE, &[size]),
+        other => other,
+    })
+}
+
+/// `Range`'s checks and output length, without the output: `(start, delta, length)`.
 #[allow(
     clippy::neg_cmp_op_on_partial_ord,
     reason = "a NaN start, limit or size must fail these checks, as it does in TensorFlow"
 )]
-fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
+fn checked_size<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<(T, T, i64)> {
     const OP: &str = "Range";
     let s: T = scalar_of("start", start)?;
     let l: T = scalar_of("limit", limit)?;
@@ -233,20 +252,8 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
         }
         auto as i64
     };
-    let shape = TensorShape::new(&[size]).map_err(|e| invalid(OP, e.to_string()))?;
     super::engine::check_output(OP, T::DTYPE, &[size])?;
-    Tensor::from_writer(
-        tensorcast_core::buffer::cpu_allocator_ref(),
-        T::DTYPE,
-        &shape,
-        |w| {
-            w.put_indexed(size as usize, |i| T::nth(s, i, d));
-        },
-    )
-    .map_err(|e| match e {
-        Error::Alloc(_) | Error::OutOfMemory { .. } => oom(OP, T::DTYPE, &[size]),
-        other => other,
-    })
+    Ok((s, d, size))
 }
 
 /// TensorFlow's `Range`: `start, start + delta, ...` up to `limit` (exclusive), each element
@@ -270,6 +277,30 @@ fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor>
 /// shape [..]`, OOM; a dtype outside the type list ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)) or without a CPU
 /// kernel (`NOT_FOUND`); inputs of different dtypes ([`Error::InputTypeMismatch`](tensorcast_core::Error::InputTypeMismatch)).
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
+    match range_dtype(start, limit, delta)? {
+        DataType::INT32 => run::<i32>(start, limit, delta),
+        DataType::INT64 => run::<i64>(start, limit, delta),
+        DataType::FLOAT => run::<f32>(start, limit, delta),
+        DataType::DOUBLE => run::<f64>(start, limit, delta),
+        DataType::HALF => run::<f16>(start, limit, delta),
+        _ => run::<bf16>(start, limit, delta),
+    }
+}
+
+/// The length [`range`] gives, with its checks and errors, computed without the output.
+fn range_len(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<i64> {
+    Ok(match range_dtype(start, limit, delta)? {
+        DataType::INT32 => checked_size::<i32>(start, limit, delta)?.2,
+        DataType::INT64 => checked_size::<i64>(start, limit, delta)?.2,
+        DataType::FLOAT => checked_size::<f32>(start, limit, delta)?.2,
+        DataType::DOUBLE => checked_size::<f64>(start, limit, delta)?.2,
+        DataType::HALF => checked_size::<f16>(start, limit, delta)?.2,
+        _ => checked_size::<bf16>(start, limit, delta)?.2,
+    })
+}
+
+/// `Range`'s dtype checks: the dtype of all three inputs, one with a CPU kernel.
+fn range_dtype(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<DataType> {
     const OP: &str = "Range";
     let t = start.dtype();
     for (i, x) in [(1, limit), (2, delta)] {
@@ -291,12 +322,12 @@ pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
         });
     }
     match t {
-        DataType::INT32 => run::<i32>(start, limit, delta),
-        DataType::INT64 => run::<i64>(start, limit, delta),
-        DataType::FLOAT => run::<f32>(start, limit, delta),
-        DataType::DOUBLE => run::<f64>(start, limit, delta),
-        DataType::HALF => run::<f16>(start, limit, delta),
-        DataType::BFLOAT16 => run::<bf16>(start, limit, delta),
+        DataType::INT32
+        | DataType::INT64
+        | DataType::FLOAT
+        | DataType::DOUBLE
+        | DataType::HALF
+        | DataType::BFLOAT16 => Ok(t),
         other => Err(no_kernel(OP, &format!("Tidx={}", dt(other)))),
     }
 }
@@ -313,8 +344,9 @@ pub fn range_shape(
     let (Some(s), Some(l), Some(d)) = (start, limit, delta) else {
         return partial(Some(vec![-1]));
     };
-    match range(s, l, d) {
-        Ok(t) => partial(Some(vec![t.num_elements()])),
+    // The length alone: a shape function never makes the output.
+    match range_len(s, l, d) {
+        Ok(n) => partial(Some(vec![n])),
         Err(Error::Op { message, .. }) if message.starts_with("Requires delta != 0") => {
             Err(invalid("Range", "Requires delta != 0"))
         }
