@@ -2,7 +2,7 @@
 //! what a model computes after each convolution or matmul (batch norm's scale and shift,
 //! `BiasAdd`, an activation such as Keras' hard-swish `x * relu6(x + 3) / 6`).
 //!
-//! Each block of [`BLOCK`] elements goes through every step in L1-sized buffers and only the
+//! Each block of 1,024 elements goes through every step in L1-sized buffers and only the
 //! last step's result is written to memory, instead of one tensor per op. Every step computes
 //! exactly what its op's own kernel computes (the same per-element functions: TensorFlow's
 //! DAZ/FTZ and NaN rules for `AddV2`, `Sub`, `Mul`, `RealDiv`, [`crate::math::unary`]'s block
