@@ -1,24 +1,15 @@
 //! What the TensorFlow interop tests share: where the Python peers' interpreter is, whether
 //! TensorFlow imports there, and hex for the JSON records exchanged with it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// Lowercase hex of `b`, as the Python side writes and reads it.
 pub use tensorcast_testkit::records::hex_encode as hex;
 
-/// The interpreter of the Python peers: `$TENSORCAST_PYTHON`, else the repository's `.venv`,
-/// else `python3` from `PATH`.
-pub fn python_interpreter() -> PathBuf {
-    if let Some(p) = std::env::var_os("TENSORCAST_PYTHON").filter(|p| !p.is_empty()) {
-        return p.into();
-    }
-    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python");
-    if venv.exists() {
-        return venv;
-    }
-    "python3".into()
-}
+/// The interpreter of the Python peers (`$TENSORCAST_PYTHON`, else the repository's `.venv`,
+/// else `python3`).
+pub use tensorcast_testkit::peers::python_interpreter;
 
 /// Why TensorFlow cannot be used here, if it cannot.
 pub fn tensorflow_unavailable() -> Option<String> {
