@@ -89,14 +89,26 @@ pub fn values_array(t: &Tensor) -> Result<ArrayRef> {
         DataType::UINT32 => numeric::<UInt32Type>(t)?,
         DataType::UINT64 => numeric::<UInt64Type>(t)?,
         DataType::BOOL => Arc::new(BooleanArray::from(flat::<bool>(t)?.to_vec())),
-        DataType::STRING => Arc::new(BinaryArray::from_iter_values(
-            flat::<TString>(t)?.iter().map(TString::as_bytes),
-        )),
+        DataType::STRING => binary_values(flat::<TString>(t)?, i32::MAX as usize),
         d => {
             arrow_type(d)?;
             unreachable!("arrow_type accepts only the dtypes above")
         }
     })
+}
+
+/// Strings as `binary`, or as `large_binary` when their bytes pass `limit` (`binary`'s 32-bit
+/// offsets hold at most `i32::MAX` bytes; arrow-rs panics past them).
+fn binary_values(strings: &[TString], limit: usize) -> ArrayRef {
+    let bytes = strings
+        .iter()
+        .fold(0usize, |n, s| n.saturating_add(s.as_bytes().len()));
+    let values = strings.iter().map(TString::as_bytes);
+    if bytes <= limit {
+        Arc::new(BinaryArray::from_iter_values(values))
+    } else {
+        Arc::new(LargeBinaryArray::from_iter_values(values))
+    }
 }
 
 fn flat<T: Element>(t: &Tensor) -> Result<&[T]> {
@@ -374,6 +386,21 @@ pub fn column_tensor(field: &Field, array: &dyn Array) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_past_binarys_offsets_are_large_binary() {
+        let strings: Vec<TString> = ["ab", "cde", ""]
+            .iter()
+            .map(|s| TString::from(*s))
+            .collect();
+        let small = binary_values(&strings, 5);
+        assert_eq!(small.data_type(), &ArrowType::Binary);
+        let large = binary_values(&strings, 4);
+        assert_eq!(large.data_type(), &ArrowType::LargeBinary);
+        let a = large.as_any().downcast_ref::<LargeBinaryArray>().unwrap();
+        assert_eq!(a.value(1), b"cde");
+        assert_eq!(a.len(), 3);
+    }
 
     #[test]
     fn permutation_maps_as_numpy_transpose() {
