@@ -17,7 +17,8 @@ use tensorcast_core::Error as CoreError;
 /// proportion to its own size, never 65,536 decoded elements per 20-byte node.
 pub(crate) const VALUE_BUDGET_BYTES: u64 = 1 << 20;
 
-fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
+/// A kernel's result, its error as the graph's (attributed to a node later).
+pub(crate) fn kernel<T>(r: tensorcast_core::Result<T>) -> Result<T> {
     r.map_err(|source| Error::Kernel {
         node: String::new(),
         location: Box::default(),

@@ -61,15 +61,8 @@ impl Fused {
     /// The chain on `x`: in one pass where it fits, else node by node.
     pub(crate) fn run(&self, x: Tensor) -> Result<Tensor> {
         if let Some(r) = self.chain.run(&x) {
-            return r.map_err(|source| {
-                let node = &self.parts[self.parts.len() - 1].node;
-                Error::Kernel {
-                    node: String::new(),
-                    location: Box::default(),
-                    source: Box::new(source),
-                }
-                .at_node(node)
-            });
+            let last = &self.parts[self.parts.len() - 1].node;
+            return crate::kernels::kernel(r).map_err(|e| e.at_node(last));
         }
         let mut values = vec![x];
         for p in &self.parts {
@@ -90,8 +83,8 @@ impl Fused {
     }
 }
 
-/// What a candidate node computes, and its operands.
-enum Shape {
+/// What a candidate node computes.
+enum StepKind {
     Unary(UnaryOp),
     Binary(BinaryOp),
     BiasAdd,
@@ -113,7 +106,7 @@ fn fusable_const(t: &Tensor) -> bool {
 }
 
 /// The node's op as a chain step, when it is one (a single `float` output, no control inputs).
-fn step_kind(n: &Node) -> Option<Shape> {
+fn step_kind(n: &Node) -> Option<StepKind> {
     if !n.control_inputs.is_empty() || n.output_types.as_slice() != [DataType::FLOAT] {
         return None;
     }
@@ -121,13 +114,13 @@ fn step_kind(n: &Node) -> Option<Shape> {
         Op::Binary(op @ (BinaryOp::AddV2 | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::RealDiv))
             if n.inputs.len() == 2 =>
         {
-            Some(Shape::Binary(op))
+            Some(StepKind::Binary(op))
         }
         Op::Reg(_) if n.op == "BiasAdd" && n.inputs.len() == 2 => {
             let format = attr::get_string(&n.attrs, "data_format").unwrap_or(b"NHWC");
-            (format == b"NHWC").then_some(Shape::BiasAdd)
+            (format == b"NHWC").then_some(StepKind::BiasAdd)
         }
-        Op::Reg(_) if n.inputs.len() == 1 => UnaryOp::from_name(&n.op).map(Shape::Unary),
+        Op::Reg(_) if n.inputs.len() == 1 => UnaryOp::from_name(&n.op).map(StepKind::Unary),
         _ => None,
     }
 }
@@ -171,7 +164,7 @@ pub(crate) fn fuse(
         _ => None,
     };
     // Candidates and their operands.
-    let mut kind: Vec<Option<Shape>> = (0..nodes.len()).map(|_| None).collect();
+    let mut kind: Vec<Option<StepKind>> = (0..nodes.len()).map(|_| None).collect();
     let mut operands: Vec<Vec<Operand>> = vec![Vec::new(); nodes.len()];
     for &id in order {
         let n = &nodes[id];
@@ -192,12 +185,12 @@ pub(crate) fn fuse(
             .filter(|o| matches!(o, Operand::Value(_)))
             .count();
         let ok = match k {
-            Shape::Unary(_) => values == 1,
-            Shape::BiasAdd => {
+            StepKind::Unary(_) => values == 1,
+            StepKind::BiasAdd => {
                 matches!(ops[0], Operand::Value(_))
                     && matches!(&ops[1], Operand::Const(t) if t.shape().rank() == 1)
             }
-            Shape::Binary(_) => values >= 1,
+            StepKind::Binary(_) => values >= 1,
         };
         if ok {
             kind[id] = Some(k);
@@ -280,11 +273,9 @@ pub(crate) fn fuse(
         groups[target].push(id);
         group_of[id] = Some(target);
     }
-    for members in groups.into_iter().filter(|m| m.len() >= 2) {
-        let mut members = members;
-        // Dependency order (the order the nodes were met in, per group, is that already for
-        // each merged group; merging interleaves them).
-        let rank: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    // Dependency order (each group's nodes were met in it, but merging interleaves groups).
+    let rank: HashMap<usize, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    for mut members in groups.into_iter().filter(|m| m.len() >= 2) {
         members.sort_by_key(|m| rank[m]);
         let ext = externals(&members, &operands);
         let [head] = ext.as_slice() else { continue };
@@ -319,15 +310,15 @@ pub(crate) fn fuse(
             };
             let ops = &operands[m];
             let step = match kind[m].as_ref() {
-                Some(Shape::Unary(op)) => match arg(&ops[0]) {
+                Some(StepKind::Unary(op)) => match arg(&ops[0]) {
                     FusedArg::Value(v) => FusedStep::Unary(*op, v),
                     _ => break,
                 },
-                Some(Shape::BiasAdd) => match (arg(&ops[0]), arg(&ops[1])) {
+                Some(StepKind::BiasAdd) => match (arg(&ops[0]), arg(&ops[1])) {
                     (FusedArg::Value(v), FusedArg::Channel(b)) => FusedStep::BiasAdd(v, b),
                     _ => break,
                 },
-                Some(Shape::Binary(op)) => FusedStep::Binary(*op, arg(&ops[0]), arg(&ops[1])),
+                Some(StepKind::Binary(op)) => FusedStep::Binary(*op, arg(&ops[0]), arg(&ops[1])),
                 None => break,
             };
             steps.push(step);

@@ -356,7 +356,6 @@ impl Plan {
 
 /// What the plan reads of the graph's edges: folded nodes read nothing, and a fused chain's
 /// last node reads the chain's input alone.
-#[derive(Default)]
 struct Cuts {
     folded: Vec<bool>,
     fused_inputs: HashMap<usize, Vec<Endpoint>>,

@@ -182,6 +182,21 @@ fn scalar_of<T: Num>(name: &str, t: &Tensor) -> Result<T> {
     Ok(t.as_slice::<T>()?[0])
 }
 
+/// `$f::<T>($args)` for the element type `T` of `Range`'s dtype `$t` (one of
+/// [`range_dtype`]'s).
+macro_rules! by_dtype {
+    ($t:expr, $f:ident($($arg:expr),*)) => {
+        match $t {
+            DataType::INT32 => $f::<i32>($($arg),*),
+            DataType::INT64 => $f::<i64>($($arg),*),
+            DataType::FLOAT => $f::<f32>($($arg),*),
+            DataType::DOUBLE => $f::<f64>($($arg),*),
+            DataType::HALF => $f::<f16>($($arg),*),
+            _ => $f::<bf16>($($arg),*),
+        }
+    };
+}
+
 fn run<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
     const OP: &str = "Range";
     let (s, d, size) = checked_size::<T>(start, limit, delta)?;
@@ -277,26 +292,15 @@ fn checked_size<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Resul
 /// shape [..]`, OOM; a dtype outside the type list ([`Error::NotInTypeList`](tensorcast_core::Error::NotInTypeList)) or without a CPU
 /// kernel (`NOT_FOUND`); inputs of different dtypes ([`Error::InputTypeMismatch`](tensorcast_core::Error::InputTypeMismatch)).
 pub fn range(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<Tensor> {
-    match range_dtype(start, limit, delta)? {
-        DataType::INT32 => run::<i32>(start, limit, delta),
-        DataType::INT64 => run::<i64>(start, limit, delta),
-        DataType::FLOAT => run::<f32>(start, limit, delta),
-        DataType::DOUBLE => run::<f64>(start, limit, delta),
-        DataType::HALF => run::<f16>(start, limit, delta),
-        _ => run::<bf16>(start, limit, delta),
-    }
+    by_dtype!(range_dtype(start, limit, delta)?, run(start, limit, delta))
 }
 
 /// The length [`range`] gives, with its checks and errors, computed without the output.
 fn range_len(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<i64> {
-    Ok(match range_dtype(start, limit, delta)? {
-        DataType::INT32 => checked_size::<i32>(start, limit, delta)?.2,
-        DataType::INT64 => checked_size::<i64>(start, limit, delta)?.2,
-        DataType::FLOAT => checked_size::<f32>(start, limit, delta)?.2,
-        DataType::DOUBLE => checked_size::<f64>(start, limit, delta)?.2,
-        DataType::HALF => checked_size::<f16>(start, limit, delta)?.2,
-        _ => checked_size::<bf16>(start, limit, delta)?.2,
-    })
+    fn len<T: Num>(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<i64> {
+        Ok(checked_size::<T>(start, limit, delta)?.2)
+    }
+    by_dtype!(range_dtype(start, limit, delta)?, len(start, limit, delta))
 }
 
 /// `Range`'s dtype checks: the dtype of all three inputs, one with a CPU kernel.
