@@ -148,6 +148,42 @@ pub fn matmul<T: Scalar>(
     conj_rhs: bool,
     parallel: bool,
 ) -> Result<(), GemmError> {
+    product(dst, lhs, rhs, (conj_lhs, conj_rhs), parallel, false)
+}
+
+/// `dst += lhs x rhs`, `dst` dense row-major `lhs.rows x rhs.cols` as in [`matmul`]: how a
+/// product over a long inner dimension is taken in parts whose operands are strided views
+/// (a convolution's taps read in place from its input, for one).
+///
+/// ```
+/// use tensorcast_buffer::gemm::{matmul_add, MatRef};
+/// let a = [1.0f32, 2.0, 3.0, 4.0];
+/// let mut c = [10.0f32, 20.0];
+/// // Rows that overlap: [[1, 2], [2, 3]] x [[1], [1]], added to c.
+/// let lhs = MatRef { data: &a, rows: 2, cols: 2, row_stride: 1, col_stride: 1 };
+/// matmul_add(&mut c, lhs, MatRef::row_major(&[1.0, 1.0], 2, 1), false).unwrap();
+/// assert_eq!(c, [13.0, 25.0]);
+/// ```
+///
+/// # Errors
+/// As [`matmul`]'s.
+pub fn matmul_add<T: Scalar>(
+    dst: &mut [T],
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    parallel: bool,
+) -> Result<(), GemmError> {
+    product(dst, lhs, rhs, (false, false), parallel, true)
+}
+
+fn product<T: Scalar>(
+    dst: &mut [T],
+    lhs: MatRef<'_, T>,
+    rhs: MatRef<'_, T>,
+    (conj_lhs, conj_rhs): (bool, bool),
+    parallel: bool,
+    accumulate: bool,
+) -> Result<(), GemmError> {
     if lhs.cols != rhs.rows {
         return Err(GemmError::InnerDims {
             lhs_cols: lhs.cols,
@@ -178,13 +214,15 @@ pub fn matmul<T: Scalar>(
     // SAFETY: `gemm::gemm` requires (1) every element it reads, `lhs` at `i*rs + p*cs` for
     // i < m, p < k and `rhs` at `p*rs + j*cs` for p < k, j < n, to lie inside valid memory:
     // `in_bounds` checked the largest such offset is below each slice's length (no element
-    // when a dimension is 0); (2) every element it writes, `dst` at `i*n + j`, to be valid
-    // for writes and distinct: `dst` is an exclusive borrow of at least `m*n` elements
-    // (checked above) and the row-major layout maps (i, j) to distinct offsets, so the
+    // when a dimension is 0); overlapping rows or columns are reads only, which it allows;
+    // (2) every element it writes (and, with `read_dst`, reads), `dst` at `i*n + j`, to be
+    // valid and distinct: `dst` is an exclusive borrow of at least `m*n` elements (checked
+    // above), initialised, and the row-major layout maps (i, j) to distinct offsets, so the
     // threads it splits the work over write disjoint elements; (3) the output not to alias
     // the inputs: `dst` is `&mut` and the inputs are `&`, which Rust keeps apart; (4) `T` to
     // be one of f32, f64, c32, c64 (it panics otherwise): `Scalar` is sealed to those four.
-    // `read_dst` is false, so `dst`'s old values are never read (alpha is ignored).
+    // With `read_dst` false `dst`'s old values are never read (alpha is ignored); with it
+    // true the result is `1 * dst + 1 * product`.
     unsafe {
         gemm::gemm(
             m,
@@ -193,14 +231,14 @@ pub fn matmul<T: Scalar>(
             dst.as_mut_ptr(),
             1,
             is(n),
-            false,
+            accumulate,
             lhs.data.as_ptr(),
             is(lhs.col_stride),
             is(lhs.row_stride),
             rhs.data.as_ptr(),
             is(rhs.col_stride),
             is(rhs.row_stride),
-            T::ZERO,
+            T::ONE,
             T::ONE,
             false,
             conj_lhs,
@@ -338,5 +376,36 @@ mod tests {
         .unwrap();
         // (1 - 2i)(3 - i) = 3 - i - 6i + 2i^2 = 1 - 7i
         assert_eq!(c[0], gemm::c32::new(1.0, -7.0));
+    }
+
+    #[test]
+    fn matmul_add_accumulates_over_overlapping_rows() {
+        // A convolution's taps read in place: row i of lhs starts at element 2 * i and
+        // spans 4, so consecutive rows share two elements.
+        let (m, n, k) = (9, 5, 4);
+        let x: Vec<f64> = (0..2 * m + 2).map(|i| (i % 11) as f64 - 4.0).collect();
+        let lhs = MatRef {
+            data: &x,
+            rows: m,
+            cols: k,
+            row_stride: 2,
+            col_stride: 1,
+        };
+        let b: Vec<f64> = (0..k * n).map(|i| (i % 3) as f64 + 0.25).collect();
+        let rhs = MatRef::row_major(&b, k, n);
+        let start: Vec<f64> = (0..m * n).map(|i| i as f64).collect();
+        let mut c = start.clone();
+        matmul_add(&mut c, lhs, rhs, true).unwrap();
+        let want: Vec<f64> = naive(lhs, rhs)
+            .iter()
+            .zip(&start)
+            .map(|(p, s)| p + s)
+            .collect();
+        assert_eq!(c, want);
+        let past = MatRef { rows: m + 1, ..lhs };
+        assert_eq!(
+            matmul_add(&mut c, past, rhs, false),
+            Err(GemmError::OutOfBounds("lhs"))
+        );
     }
 }

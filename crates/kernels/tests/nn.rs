@@ -93,6 +93,56 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// Stride-1 convolutions (the path that reads taps in place from padded row blocks)
+    /// over every padding, height dilation, and sizes large enough to split images into
+    /// row bands, to group small images, and to share the blocks out across threads.
+    #[test]
+    fn stride_one_conv2d_matches_naive_reference(
+        n in 1usize..4, h in 1usize..40, w in 1usize..40, cin in 1usize..9, cout in 1usize..9,
+        kh in 1usize..4, kw in 1usize..4, dh in 1usize..3, kind in 0usize..3,
+        pads in proptest::array::uniform4(0usize..3), seed in 0u64..1000,
+    ) {
+        let xd = [n, h, w, cin];
+        let fd = [kh, kw, cin, cout];
+        let eff_h = (kh - 1) * dh + 1;
+        let (padding, explicit, (ph, pw), (oh, ow)) = match kind {
+            0 => {
+                let (oh, ph) = same(h, kh, 1, dh);
+                let (ow, pw) = same(w, kw, 1, 1);
+                (Padding::Same, vec![], (ph, pw), (oh, ow))
+            }
+            1 => {
+                prop_assume!(h >= eff_h && w >= kw);
+                (Padding::Valid, vec![], (0, 0), (h - eff_h + 1, w - kw + 1))
+            }
+            _ => {
+                let [t, b, l, r] = pads;
+                prop_assume!(h + t + b >= eff_h && w + l + r >= kw);
+                let e = [0, 0, t, b, l, r, 0, 0].map(|v| v as i64).to_vec();
+                (Padding::Explicit, e, (t, l), (h + t + b - eff_h + 1, w + l + r - kw + 1))
+            }
+        };
+        let mut state = seed;
+        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
+        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
+        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        let want = naive(&x, xd, &f, fd, (1, 1), (dh, 1), (ph, pw), (oh, ow));
+        let shape = |v: [usize; 4]| v.map(|d| d as i64);
+        let dil = [1, dh as i64, 1, 1];
+        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+        let got = conv2d(&xf, &ff, &[1, 1, 1, 1], padding, &explicit, &dil).unwrap();
+        prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, cout as i64][..]);
+        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
+        let xd64 = Tensor::from_vec(x.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+        let fd64 = Tensor::from_vec(f.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+        let got = conv2d(&xd64, &fd64, &[1, 1, 1, 1], padding, &explicit, &dil).unwrap();
+        prop_assert_eq!(got.to_vec::<f64>().unwrap(), want.iter().map(|&v| v as f64).collect::<Vec<_>>());
+    }
+}
+
 #[test]
 fn conv2d_mismatched_depths_give_tensorflow_text() {
     let x = Tensor::from_vec(vec![0.0f32; 3], [1i64, 1, 1, 3].as_slice()).unwrap();
