@@ -59,6 +59,14 @@ if "--elementwise" not in sys.argv:
     res["tf_conv2d_f32_8x56x56x64_3x3"] = {"seconds": median_time(lambda: tf.raw_ops.Conv2D(input=cx, filter=cw, strides=[1, 1, 1, 1], padding="SAME")), "bytes": out}
     res["tf_depthwise_f32_8x56x56x64_3x3"] = {"seconds": median_time(lambda: tf.raw_ops.DepthwiseConv2dNative(input=cx, filter=dw, strides=[1, 1, 1, 1], padding="SAME")), "bytes": out}
     res["tf_maxpool_f32_8x56x56x64_3x3s2"] = {"seconds": median_time(lambda: tf.raw_ops.MaxPool(input=cx, ksize=[1, 3, 3, 1], strides=[1, 2, 2, 1], padding="SAME")), "bytes": out // 4}
+    # MobileNetV3Small's first convolution at batch 32 (3 colour channels: few taps) and one
+    # of its 1x1 expansions.
+    sx = tf.constant(rng.standard_normal((32, 96, 96, 3)).astype(np.float32))
+    sw = tf.constant(rng.standard_normal((3, 3, 3, 16)).astype(np.float32))
+    res["tf_conv2d_f32_32x96x96x3_3x3s2"] = {"seconds": median_time(lambda: tf.raw_ops.Conv2D(input=sx, filter=sw, strides=[1, 2, 2, 1], padding="SAME")), "bytes": 32 * 48 * 48 * 16 * 4}
+    ex = tf.constant(rng.standard_normal((32, 24, 24, 16)).astype(np.float32))
+    ew = tf.constant(rng.standard_normal((1, 1, 16, 72)).astype(np.float32))
+    res["tf_conv2d_f32_32x24x24x16_1x1"] = {"seconds": median_time(lambda: tf.raw_ops.Conv2D(input=ex, filter=ew, strides=[1, 1, 1, 1], padding="SAME")), "bytes": 32 * 24 * 24 * 72 * 4}
     if "--ops" in sys.argv:
         print(json.dumps(res))
         sys.exit(0)

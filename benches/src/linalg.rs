@@ -10,6 +10,8 @@
 //!   3x3x64x64 filter; TensorFlow's is `tf_conv2d_f32_8x56x56x64_3x3`.
 //! - `depthwise_f32_8x56x56x64_3x3`, `maxpool_f32_8x56x56x64_3x3s2`: the direct kernels on the
 //!   same input.
+//! - `conv2d_f32_32x96x96x3_3x3s2` (16 out: MobileNetV3Small's first convolution at batch
+//!   32, few taps) and `conv2d_f32_32x24x24x16_1x1` (72 out: one of its expansions).
 //!
 //! `bytes` is the output's size.
 
@@ -78,6 +80,43 @@ pub fn run(r: &mut Runner) {
         });
         r.measure("maxpool_f32_8x56x56x64_3x3s2", out / 4, || {
             max_pool(&x, &[1, 3, 3, 1], &[1, 2, 2, 1], Padding::Same)
+        });
+    }
+    let small = [
+        (
+            "conv2d_f32_32x96x96x3_3x3s2",
+            [32i64, 96, 96, 3],
+            [3i64, 3, 3, 16],
+            2,
+        ),
+        (
+            "conv2d_f32_32x24x24x16_1x1",
+            [32, 24, 24, 16],
+            [1, 1, 16, 72],
+            1,
+        ),
+    ];
+    for (name, xs, ws, stride) in small {
+        if !r.wants(name) {
+            continue;
+        }
+        let (nx, nw) = (xs.iter().product::<i64>(), ws.iter().product::<i64>());
+        let x = Tensor::from_vec(values(nx as usize, 6), xs.as_slice());
+        let w = Tensor::from_vec(values(nw as usize, 7), ws.as_slice());
+        let (Ok(x), Ok(w)) = (x, w) else {
+            return;
+        };
+        let side = |d: i64| (d + stride - 1) / stride;
+        let out = (xs[0] * side(xs[1]) * side(xs[2]) * ws[3] * 4) as u64;
+        r.measure(name, out, || {
+            conv2d(
+                &x,
+                &w,
+                &[1, stride, stride, 1],
+                Padding::Same,
+                &[],
+                &[1, 1, 1, 1],
+            )
         });
     }
 }

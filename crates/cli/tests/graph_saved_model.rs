@@ -197,4 +197,58 @@ fn graph_bench_times_a_saved_model_and_a_graph_def() {
     );
     let o = run(&["graph", "bench", &gd, "--fetch", "y"]);
     assert!(!o.status.success());
+    // --profile: the op types and the slowest nodes (GraphDefs only).
+    let o = run(&[
+        "graph",
+        "bench",
+        &gd,
+        "--feed",
+        &input,
+        "--fetch",
+        "y",
+        "--runs",
+        "4",
+        "--profile",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ops = v["profile"].as_array().unwrap();
+    assert_eq!(ops.len(), 1, "{v}");
+    assert_eq!(
+        (&ops[0]["op"], &ops[0]["nodes"], &ops[0]["share"]),
+        (&"Neg".into(), &1.into(), &1.0.into())
+    );
+    assert_eq!(v["slowest"][0]["node"], "y");
+    assert!(v["slowest"][0]["mean_s"].as_f64().unwrap() > 0.0, "{v}");
+    let o = run(&[
+        "graph",
+        "bench",
+        &gd,
+        "--feed",
+        &input,
+        "--fetch",
+        "y",
+        "--runs",
+        "2",
+        "--profile",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("profile (2 runs") && text.contains("Neg") && text.contains("slowest nodes:"),
+        "{text}"
+    );
+    let o = run(&[
+        "graph",
+        "bench",
+        &model("affine"),
+        "--input",
+        &input,
+        "--profile",
+    ]);
+    assert!(
+        stderr(&o).contains("--profile times the nodes of a GraphDef"),
+        "{}",
+        stderr(&o)
+    );
 }

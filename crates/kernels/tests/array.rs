@@ -109,7 +109,7 @@ proptest! {
     }
 
     #[test]
-    fn pad_and_mirror_pad_match_naive(dims in prop::collection::vec(1i64..4, 1..4), p in prop::collection::vec(0i64..3, 8), sym in any::<bool>()) {
+    fn pad_and_mirror_pad_match_naive(dims in prop::collection::vec(1i64..4, 1..5), p in prop::collection::vec(0i64..3, 10), sym in any::<bool>()) {
         let x = iota(&dims);
         let rank = dims.len();
         let pads: Vec<i64> = (0..rank).flat_map(|i| {

@@ -8,7 +8,7 @@ use tensorcast_kernels::elementwise::{binary, Operand};
 use tensorcast_kernels::TensorOps;
 
 use super::parallel::Parallel;
-use super::RunStats;
+use super::{NodeTime, RunStats};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel};
 use crate::plan::{Plan, Read, Step};
@@ -144,6 +144,7 @@ pub(super) fn run(
     res: &Resources,
     parallel: Option<&Parallel>,
     stats: &mut RunStats,
+    profile: Option<&mut Vec<NodeTime>>,
 ) -> Result<Vec<Tensor>> {
     let mut slots: Vec<Option<Value>> = (0..plan.num_slots).map(|_| None).collect();
     feed(plan, feeds, &mut slots)?;
@@ -158,11 +159,12 @@ pub(super) fn run(
         }
         return super::dataflow::run(d, &fed, res, &mut stats.nodes_run);
     }
-    match parallel {
-        Some(p) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
+    match (parallel, profile) {
+        (_, Some(times)) => run_in_order(plan, &mut slots, res, stats, Some(times))?,
+        (Some(p), None) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
             super::parallel::run(plan, &mut slots, res, p, stats)?
         }
-        _ => run_in_order(plan, &mut slots, res, stats)?,
+        _ => run_in_order(plan, &mut slots, res, stats, None)?,
     }
     let mut out = Vec::with_capacity(plan.fetches.len());
     for f in &plan.fetches {
@@ -183,12 +185,14 @@ pub(super) fn read(slots: &mut [Option<Value>], r: Read) -> Option<Value> {
     }
 }
 
-/// Runs the steps one after another in plan order; the first failure stops the run.
+/// Runs the steps one after another in plan order; the first failure stops the run. With
+/// `profile`, each step's time is appended to it.
 fn run_in_order(
     plan: &Plan,
     slots: &mut [Option<Value>],
     res: &Resources,
     stats: &mut RunStats,
+    mut profile: Option<&mut Vec<NodeTime>>,
 ) -> Result<()> {
     let mut inputs: Vec<Value> = Vec::with_capacity(2);
     for step in &plan.steps {
@@ -198,7 +202,11 @@ fn run_in_order(
                 None => return Err(missing(step)),
             }
         }
+        let start = profile.is_some().then(std::time::Instant::now);
         let out = run_step(step, &mut inputs, res)?;
+        if let (Some(times), Some(start)) = (profile.as_deref_mut(), start) {
+            times.push(NodeTime::of(step, start.elapsed()));
+        }
         store(step, out, slots);
     }
     stats.nodes_run += plan.steps.len();

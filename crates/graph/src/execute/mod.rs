@@ -84,6 +84,34 @@ pub struct RunStats {
     pub parallel_rounds: usize,
 }
 
+/// One node's share of a [`Session::run_profiled`] run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeTime {
+    /// The node's name (for a fused chain of element-wise nodes, its last node's).
+    pub node: String,
+    /// Its op type; a fused chain is `Fused(` its ops, in order, `)`.
+    pub op: String,
+    /// Wall time of its kernel, in seconds.
+    pub seconds: f64,
+}
+
+impl NodeTime {
+    fn of(step: &crate::plan::Step, took: std::time::Duration) -> Self {
+        let op = match &step.kernel {
+            crate::kernels::Kernel::Fused(f) => {
+                let ops: Vec<&str> = f.parts.iter().map(|p| p.node.op_type()).collect();
+                format!("Fused({})", ops.join(","))
+            }
+            _ => step.node.op_type().to_string(),
+        };
+        NodeTime {
+            node: step.node.name().to_string(),
+            op,
+            seconds: took.as_secs_f64(),
+        }
+    }
+}
+
 /// The plans built so far, by run signature (at most [`MAX_PLANS`]; then the cache starts over).
 #[derive(Default)]
 struct PlanCache {
@@ -276,8 +304,52 @@ impl Session {
             &self.resources,
             self.options.parallel.then_some(&parallel),
             &mut stats,
+            None,
         )?;
         Ok((out, stats))
+    }
+
+    /// [`Session::run`] with each node timed (TensorFlow's `benchmark_model
+    /// --show_summary` figures): the nodes run one at a time in plan order, and the time of
+    /// each kernel is returned in that order. Nodes that run no kernel (constants, folded
+    /// subgraphs, feeds) are not listed. A graph with control flow runs on the dataflow
+    /// executor, which does not time its nodes: its list is empty.
+    ///
+    /// ```
+    /// use tensorcast_core::{DataType, Tensor};
+    /// use tensorcast_graph::ops::{AddV2, Placeholder};
+    /// use tensorcast_graph::{Scope, Session};
+    /// let s = Scope::new_root_scope();
+    /// let x = Placeholder::new(&s.with_op_name("x"), DataType::FLOAT)?;
+    /// AddV2::new(&s.with_op_name("y"), &x, &x)?;
+    /// let session = Session::new(s.graph());
+    /// let (out, times) = session.run_profiled(&[("x", Tensor::vector(&[2.0f32]))], &["y"], &[])?;
+    /// assert_eq!(out[0].to_vec::<f32>()?, vec![4.0]);
+    /// assert_eq!(times.len(), 1);
+    /// assert_eq!((times[0].node.as_str(), times[0].op.as_str()), ("y", "AddV2"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Session::run`].
+    pub fn run_profiled(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+    ) -> Result<(Vec<Tensor>, Vec<NodeTime>)> {
+        let plan = self.plan(feeds, fetches, targets)?;
+        let tensors: Vec<Tensor> = feeds.iter().map(|(_, t)| t.clone()).collect();
+        let mut times = Vec::with_capacity(plan.steps.len());
+        let out = executor::run(
+            &plan,
+            tensors,
+            &self.resources,
+            None,
+            &mut RunStats::default(),
+            Some(&mut times),
+        )?;
+        Ok((out, times))
     }
 
     /// The plan of a signature: cached, or built (and cached) from the graph as it is now.

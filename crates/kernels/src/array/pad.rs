@@ -192,18 +192,37 @@ fn padded(
     if shape.num_elements() == 0 {
         return Tensor::new(input.dtype(), &shape);
     }
-    let in_dims = input.shape().dims_usize();
+    let mut in_dims = input.shape().dims_usize();
+    let mut out_dims: Vec<usize> = out.iter().map(|&v| v as usize).collect();
+    let mut before: Vec<usize> = pads.iter().map(|&(b, _)| b as usize).collect();
+    if border == Border::Constant {
+        // Unpadded trailing axes join the innermost padded one: a row becomes, say, a whole
+        // padded image row of pixels rather than one pixel's channels.
+        while before.len() >= 2 {
+            let last = before.len() - 1;
+            if before[last] != 0 || in_dims[last] != out_dims[last] {
+                break;
+            }
+            let inner = in_dims[last];
+            for v in [&mut in_dims, &mut out_dims, &mut before] {
+                v.pop();
+                if let Some(l) = v.last_mut() {
+                    *l *= inner;
+                }
+            }
+        }
+    }
     let kernel = PadKernel {
         in_strides: dense_strides(&in_dims)
             .iter()
             .map(|&s| s as usize)
             .collect(),
         in_dims,
-        out_dims: out.iter().map(|&v| v as usize).collect(),
-        before: pads.iter().map(|&(b, _)| b as usize).collect(),
+        out_dims,
+        before,
         border,
     };
-    let width = *out.last().unwrap_or(&1) as usize;
+    let width = *kernel.out_dims.last().unwrap_or(&1);
     produce(op, input.dtype(), &shape, &[input, fill], width, &kernel)
 }
 

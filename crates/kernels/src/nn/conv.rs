@@ -13,6 +13,7 @@ use crate::linalg::util::{
     data, dims, not_in_type_list, onednn, output, second_input_mismatch, try_vec,
 };
 use tensorcast_buffer::gemm::{matmul, matmul_add, MatRef, Scalar};
+use tensorcast_buffer::simd::vectorized_wide;
 
 const CONV_TYPES: &[DataType] = dtypes!("half, bfloat16, float, double, int32");
 const DEPTHWISE_TYPES: &[DataType] = crate::type_lists::FLOATING_POINT_TYPES;
@@ -330,6 +331,8 @@ pub fn conv2d(
         groups: groups as usize,
     };
     match dtype {
+        DataType::FLOAT if g.few_taps() => g.run_direct::<f32>(input, filter, shape),
+        DataType::DOUBLE if g.few_taps() => g.run_direct::<f64>(input, filter, shape),
         DataType::FLOAT if g.taps_in_place() => g.run_in_place::<f32>(input, filter, shape),
         DataType::DOUBLE if g.taps_in_place() => g.run_in_place::<f64>(input, filter, shape),
         DataType::FLOAT => g.run::<f32>(input, filter, shape),
@@ -355,6 +358,9 @@ struct Conv {
 /// fastest of 0.5, 1, 2 and 4 MiB on the 8x56x56x64 3x3 benchmark, with blocks split so
 /// that each thread gets about four).
 const SLAB_BLOCK_BYTES: usize = 2 << 20;
+
+/// Taps (`kh * kw * in`) below which a convolution runs directly (see [`Conv::few_taps`]).
+const DIRECT_MAX_TAPS: usize = 64;
 
 /// Output pixels below which a block of the in-place path is not split further.
 const MIN_BLOCK_PIXELS: usize = 256;
@@ -449,6 +455,43 @@ impl Conv {
             start += n;
         }
         Ok(())
+    }
+
+    /// Whether the direct path applies: one group and fewer than [`DIRECT_MAX_TAPS`] taps
+    /// (`kh * kw * in`), where a matrix product's packing costs more than its arithmetic (a
+    /// network's first convolution, over 3 colour channels).
+    fn few_taps(&self) -> bool {
+        self.groups == 1 && self.h.window * self.w.window * self.cin < DIRECT_MAX_TAPS
+    }
+
+    /// The convolution computed directly, for [`Conv::few_taps`] geometries: per output row,
+    /// the sums of each pixel's `out` channels are built tap by tap (`x * filter row`, a loop
+    /// over the output channels compiled for the CPU's widest vectors), rows split across
+    /// the rayon pool. Each sum takes its taps in `(ky, kx, in)` order.
+    fn run_direct<T>(&self, input: &Tensor, filter: &Tensor, shape: TensorShape) -> Result<Tensor>
+    where
+        T: Element + Default + Copy + Send + Sync,
+        T: std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+    {
+        let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
+        let (h, w) = (&self.h, &self.w);
+        let (cin, cout) = (self.cin, self.cout);
+        output::<T>(T::DTYPE, shape, |out| {
+            let row_len = w.output * cout;
+            if row_len == 0 {
+                return Ok(());
+            }
+            out.par_chunks_mut(row_len)
+                .enumerate()
+                .for_each(|(r, row)| {
+                    let (n, oy) = (r / h.output, r % h.output);
+                    vectorized_wide(
+                        #[inline(always)]
+                        || direct_row(&x, &f, h, w, cin, (n, oy), row),
+                    );
+                });
+            Ok(())
+        })
     }
 
     /// Whether the in-place path applies: one group, stride 1 and no dilation along the
@@ -834,39 +877,18 @@ pub fn depthwise_conv2d_native(
             if row_len == 0 {
                 return Ok(());
             }
-            out.par_chunks_mut(row_len)
-                .enumerate()
-                .for_each(|(r, row)| {
+            // One output row at a time (`depthwise_row`), compiled for the CPU's widest
+            // vectors.
+            out.par_chunks_mut(row_len).enumerate().for_each_init(
+                || vec![T::Acc::default(); row_len],
+                |acc, (r, row)| {
                     let (n, oy) = (r / h.output, r % h.output);
-                    let mut acc = vec![T::Acc::default(); oc];
-                    for ox in 0..w.output {
-                        acc.fill(T::Acc::default());
-                        for ky in 0..h.window {
-                            let Some(iy) = h.source(oy, ky) else { continue };
-                            for kx in 0..w.window {
-                                let Some(ix) = w.source(ox, kx) else { continue };
-                                let xin = &x[((n * h.input + iy) * w.input + ix) * cin..][..cin];
-                                let ft = &fw[(ky * w.window + kx) * oc..][..oc];
-                                if mult == 1 {
-                                    for ((a, &xv), &fv) in acc.iter_mut().zip(xin).zip(ft) {
-                                        *a = *a + xv.widen() * fv;
-                                    }
-                                } else {
-                                    for (c, &xv) in xin.iter().enumerate() {
-                                        let xv = xv.widen();
-                                        for m in 0..mult {
-                                            acc[c * mult + m] =
-                                                acc[c * mult + m] + xv * ft[c * mult + m];
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                        for (o, &a) in row[ox * oc..(ox + 1) * oc].iter_mut().zip(&acc) {
-                            *o = T::narrow(a);
-                        }
-                    }
-                });
+                    vectorized_wide(
+                        #[inline(always)]
+                        || depthwise_row(&x, &fw, &h, &w, (cin, mult), (n, oy), acc, row),
+                    );
+                },
+            );
             Ok(())
         })
     }
@@ -876,6 +898,88 @@ pub fn depthwise_conv2d_native(
         DataType::HALF => go::<f16>(input, filter, shape, h, w, cin, mult),
         DataType::BFLOAT16 => go::<bf16>(input, filter, shape, h, w, cin, mult),
         other => Err(Error::Internal(format!("depthwise on {}", other.name()))),
+    }
+}
+
+/// One output row of a direct convolution (see [`Conv::run_direct`]): each tap adds
+/// `x * filter row` to a pixel's sums, a loop over the output channels. `#[inline(always)]`
+/// so that it is compiled inside `vectorized_wide`.
+#[inline(always)]
+fn direct_row<T>(
+    x: &[T],
+    f: &[T],
+    h: &Axis,
+    w: &Axis,
+    cin: usize,
+    (n, oy): (usize, usize),
+    row: &mut [T],
+) where
+    T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+{
+    let cout = row.len() / w.output;
+    row.fill(T::default());
+    for ky in 0..h.window {
+        let Some(iy) = h.source(oy, ky) else { continue };
+        let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
+        for kx in 0..w.window {
+            let taps = &f[(ky * w.window + kx) * cin * cout..][..cin * cout];
+            for (ox, a) in row.chunks_exact_mut(cout).enumerate() {
+                let Some(ix) = w.source(ox, kx) else { continue };
+                for (&xv, fr) in xrow[ix * cin..][..cin].iter().zip(taps.chunks_exact(cout)) {
+                    for (a, &fv) in a.iter_mut().zip(fr) {
+                        *a = *a + xv * fv;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One output row of a depthwise convolution: its sums in `acc` (a few KiB, in L1), the
+/// taps outermost, so that each step is a loop over a pixel's channels; each sum still takes
+/// its taps in `(ky, kx)` order. `#[inline(always)]` so that it is compiled inside
+/// `vectorized_wide`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "one row's operands and geometry")]
+fn depthwise_row<T: Accumulate>(
+    x: &[T],
+    fw: &[T::Acc],
+    h: &Axis,
+    w: &Axis,
+    (cin, mult): (usize, usize),
+    (n, oy): (usize, usize),
+    acc: &mut [T::Acc],
+    row: &mut [T],
+) {
+    let oc = cin * mult;
+    acc.fill(T::Acc::default());
+    for ky in 0..h.window {
+        let Some(iy) = h.source(oy, ky) else { continue };
+        let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
+        for kx in 0..w.window {
+            let ft = &fw[(ky * w.window + kx) * oc..][..oc];
+            for (ox, a) in acc.chunks_exact_mut(oc).enumerate() {
+                let Some(ix) = w.source(ox, kx) else { continue };
+                let xin = &xrow[ix * cin..][..cin];
+                if mult == 1 {
+                    for ((a, &xv), &fv) in a.iter_mut().zip(xin).zip(ft) {
+                        *a = *a + xv.widen() * fv;
+                    }
+                } else {
+                    for ((a, &xv), fm) in
+                        a.chunks_exact_mut(mult).zip(xin).zip(ft.chunks_exact(mult))
+                    {
+                        let xv = xv.widen();
+                        for (a, &fv) in a.iter_mut().zip(fm) {
+                            *a = *a + xv * fv;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (o, &a) in row.iter_mut().zip(acc.iter()) {
+        *o = T::narrow(a);
     }
 }
 

@@ -7,6 +7,12 @@
 //! included as `Session::run` takes them (shared, not copied). Printed: runs, min, median,
 //! max (and mean); `--json` prints one object
 //! `{"runs": N, "min_s": .., "median_s": .., "max_s": .., "mean_s": ..}`.
+//!
+//! `--profile` (GraphDefs) then runs `--runs` more times with each node timed, one node at a
+//! time (`Session::run_profiled`), and prints the time per op type (mean per run, nodes,
+//! share) and the ten slowest nodes, as `benchmark_model --show_summary` does; with `--json`
+//! the object gains `"profile": [{"op", "nodes", "mean_s", "share"}, ...]` and
+//! `"slowest": [{"node", "op", "mean_s"}, ...]`.
 
 use std::time::Instant;
 
@@ -35,6 +41,51 @@ pub(crate) struct Args {
     /// Run without element-wise fusion (constant folding stays on).
     #[arg(long)]
     pub no_fuse: bool,
+    /// Also time each node (GraphDefs only): time per op type and the slowest nodes.
+    #[arg(long)]
+    pub profile: bool,
+}
+
+/// Per-op and per-node means of profiled runs.
+struct Profile {
+    /// (op, nodes per run, mean seconds per run), slowest first.
+    ops: Vec<(String, usize, f64)>,
+    /// (node, op, mean seconds per run), the ten slowest.
+    slowest: Vec<(String, String, f64)>,
+    /// Mean seconds per run, summed over nodes.
+    total: f64,
+}
+
+fn profile(runs: &[Vec<tensorcast::graph::NodeTime>]) -> Profile {
+    use std::collections::HashMap;
+    let n = runs.len().max(1) as f64;
+    let mut ops: HashMap<&str, (usize, f64)> = HashMap::new();
+    let mut nodes: HashMap<(&str, &str), f64> = HashMap::new();
+    for run in runs {
+        for t in run {
+            let e = ops.entry(t.op.as_str()).or_default();
+            e.0 += 1;
+            e.1 += t.seconds;
+            *nodes.entry((t.node.as_str(), t.op.as_str())).or_default() += t.seconds;
+        }
+    }
+    let mut ops: Vec<(String, usize, f64)> = ops
+        .into_iter()
+        .map(|(op, (count, s))| (op.to_string(), (count as f64 / n).round() as usize, s / n))
+        .collect();
+    ops.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    let mut slowest: Vec<(String, String, f64)> = nodes
+        .into_iter()
+        .map(|((node, op), s)| (node.to_string(), op.to_string(), s / n))
+        .collect();
+    slowest.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    slowest.truncate(10);
+    let total = ops.iter().map(|o| o.2).sum();
+    Profile {
+        ops,
+        slowest,
+        total,
+    }
 }
 
 /// Times `f` `runs` times after `warmup` untimed calls: the sorted durations in seconds.
@@ -56,7 +107,11 @@ fn time_runs(warmup: u32, runs: u32, mut f: impl FnMut() -> Result<()>) -> Resul
 pub(crate) fn run(args: &Args) -> Result<i32> {
     let feeds = super::run::load_feeds(args.model.feed.iter().chain(&args.model.input))?;
     let refs: Vec<(&str, Tensor)> = feeds.iter().map(|(n, t)| (n.as_str(), t.clone())).collect();
+    let mut profiled = None;
     let times = if tensorcast::io::saved_model::is_saved_model(&args.model.file) {
+        if args.profile {
+            bail!("graph bench --profile times the nodes of a GraphDef; give a frozen graph");
+        }
         let (model, name) = super::run::load_saved_model(&args.model)?;
         time_runs(args.warmup, args.runs, || {
             model
@@ -73,13 +128,25 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         let name = super::shown(&args.model.file);
         let session = super::run::session(&graph, args.no_optimize, args.no_fuse);
         let fetch: Vec<&str> = args.model.fetch.iter().map(String::as_str).collect();
-        time_runs(args.warmup, args.runs, || {
+        let times = time_runs(args.warmup, args.runs, || {
             session
                 .run(&refs, &fetch, &[])
                 .map(drop)
                 .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
         })
-        .with_context(|| name)?
+        .with_context(|| name.clone())?;
+        if args.profile {
+            let mut runs = Vec::with_capacity(args.runs as usize);
+            for _ in 0..args.runs {
+                let (_, t) = session
+                    .run_profiled(&refs, &fetch, &[])
+                    .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
+                    .with_context(|| name.clone())?;
+                runs.push(t);
+            }
+            profiled = Some(profile(&runs));
+        }
+        times
     };
     let n = times.len();
     let (min, max) = (times[0], times[n - 1]);
@@ -90,10 +157,21 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     };
     let mean = times.iter().sum::<f64>() / n as f64;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({"runs": n, "min_s": min, "median_s": median, "max_s": max, "mean_s": mean})
-        );
+        let mut out = serde_json::json!({"runs": n, "min_s": min, "median_s": median, "max_s": max, "mean_s": mean});
+        if let Some(p) = &profiled {
+            let share = |s: f64| if p.total > 0.0 { s / p.total } else { 0.0 };
+            out["profile"] = p
+                .ops
+                .iter()
+                .map(|(op, nodes, s)| serde_json::json!({"op": op, "nodes": nodes, "mean_s": s, "share": share(*s)}))
+                .collect();
+            out["slowest"] = p
+                .slowest
+                .iter()
+                .map(|(node, op, s)| serde_json::json!({"node": node, "op": op, "mean_s": s}))
+                .collect();
+        }
+        println!("{out}");
     } else {
         let ms = |s: f64| format!("{:.3} ms", s * 1e3);
         println!(
@@ -103,6 +181,26 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
             ms(max),
             ms(mean)
         );
+        if let Some(p) = &profiled {
+            let us = |s: f64| format!("{:.1} us", s * 1e6);
+            println!(
+                "\nprofile ({n} runs, one node at a time; {} of kernels per run):",
+                us(p.total)
+            );
+            println!("{:>12} {:>7} {:>6}  op", "mean/run", "share", "nodes");
+            for (op, nodes, s) in &p.ops {
+                let share = if p.total > 0.0 {
+                    s / p.total * 100.0
+                } else {
+                    0.0
+                };
+                println!("{:>12} {:>6.1}% {:>6}  {op}", us(*s), share, nodes);
+            }
+            println!("\nslowest nodes:");
+            for (node, op, s) in &p.slowest {
+                println!("{:>12}  {node} ({op})", us(*s));
+            }
+        }
     }
     Ok(EXIT_OK)
 }
