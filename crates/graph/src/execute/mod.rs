@@ -311,8 +311,9 @@ impl Session {
 
     /// [`Session::run`] with each node timed (TensorFlow's `benchmark_model
     /// --show_summary` figures): the nodes run one at a time in plan order, and the time of
-    /// each kernel is returned in that order. Nodes that run no kernel (constants, folded
-    /// subgraphs, feeds) are not listed. A graph with control flow runs on the dataflow
+    /// each kernel is returned in that order. Nodes the plan does not run (fed placeholders,
+    /// subgraphs folded into constants, nodes joined into a fused chain, which is listed
+    /// once under its last node) are not listed. A graph with control flow runs on the dataflow
     /// executor, which does not time its nodes: its list is empty.
     ///
     /// ```
