@@ -457,17 +457,20 @@ impl Conv {
         Ok(())
     }
 
-    /// Whether the direct path applies: one group and fewer than [`DIRECT_MAX_TAPS`] taps
-    /// (`kh * kw * in`), where a matrix product's packing costs more than its arithmetic (a
-    /// network's first convolution, over 3 colour channels).
+    /// Whether the direct path applies: one group, a window of more than one pixel, and
+    /// fewer than [`DIRECT_MAX_TAPS`] taps (`kh * kw * in`), where a matrix product's
+    /// packing costs more than its arithmetic (a network's first convolution, over 3 colour
+    /// channels).
     fn few_taps(&self) -> bool {
-        self.groups == 1 && self.h.window * self.w.window * self.cin < DIRECT_MAX_TAPS
+        let window = self.h.window * self.w.window;
+        self.groups == 1 && window > 1 && window * self.cin < DIRECT_MAX_TAPS
     }
 
     /// The convolution computed directly, for [`Conv::few_taps`] geometries: per output row,
-    /// the sums of each pixel's `out` channels are built tap by tap (`x * filter row`, a loop
-    /// over the output channels compiled for the CPU's widest vectors), rows split across
-    /// the rayon pool. Each sum takes its taps in `(ky, kx, in)` order.
+    /// the `kh` input rows it reads are copied zero-padded, then blocks of pixels by output
+    /// channels are summed in vector registers over every tap (compiled for the CPU's widest
+    /// vectors); rows are split across the rayon pool. Each sum takes its taps in
+    /// `(ky, kx, in)` order.
     fn run_direct<T>(&self, input: &Tensor, filter: &Tensor, shape: TensorShape) -> Result<Tensor>
     where
         T: Element + Default + Copy + Send + Sync,
@@ -476,20 +479,45 @@ impl Conv {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
         let (h, w) = (&self.h, &self.w);
         let (cin, cout) = (self.cin, self.cout);
+        let row_len = w.output * cout;
+        if row_len == 0 || h.output == 0 {
+            return output::<T>(T::DTYPE, shape, |_| Ok(()));
+        }
+        // The filter as [taps, cout_p], its channels zero-padded to whole blocks of lanes.
+        let cout_p = cout.div_ceil(DIRECT_LANES) * DIRECT_LANES;
+        let mut fp = try_vec(f.len() / cout * cout_p, T::default(), T::DTYPE)?;
+        for (dst, src) in fp.chunks_exact_mut(cout_p).zip(f.chunks_exact(cout)) {
+            dst[..cout].copy_from_slice(src);
+        }
+        // Pixels of a padded input row that an output row reads.
+        let span = (w.output - 1) * w.stride + (w.window - 1) * w.dilation + 1;
+        let geo = (h.window, cin, cout_p, span);
         output::<T>(T::DTYPE, shape, |out| {
-            let row_len = w.output * cout;
-            if row_len == 0 {
-                return Ok(());
-            }
-            out.par_chunks_mut(row_len)
-                .enumerate()
-                .for_each(|(r, row)| {
+            out.par_chunks_mut(row_len).enumerate().for_each_init(
+                || vec![T::default(); h.window * span * cin],
+                |rows, (r, row)| {
                     let (n, oy) = (r / h.output, r % h.output);
+                    // The rows the output row reads, zeros in the padding (which takes part
+                    // in the sums as zeros, as im2col's and the in-place path's do).
+                    for (ky, dst) in rows.chunks_exact_mut(span * cin).enumerate() {
+                        let Some(iy) = h.source(oy, ky) else {
+                            dst.fill(T::default());
+                            continue;
+                        };
+                        let src = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
+                        // Padded column `c` reads input column `c - pad_before`.
+                        let lead = w.pad_before.min(span);
+                        let body = w.input.min(span - lead);
+                        dst[..lead * cin].fill(T::default());
+                        dst[lead * cin..(lead + body) * cin].copy_from_slice(&src[..body * cin]);
+                        dst[(lead + body) * cin..].fill(T::default());
+                    }
                     vectorized_wide(
                         #[inline(always)]
-                        || direct_row(&x, &f, h, w, cin, (n, oy), row),
+                        || direct_row(rows, &fp, geo, w, row),
                     );
-                });
+                },
+            );
             Ok(())
         })
     }
@@ -901,36 +929,92 @@ pub fn depthwise_conv2d_native(
     }
 }
 
-/// One output row of a direct convolution (see [`Conv::run_direct`]): each tap adds
-/// `x * filter row` to a pixel's sums, a loop over the output channels. `#[inline(always)]`
-/// so that it is compiled inside `vectorized_wide`.
+/// Output channels a direct convolution keeps in registers at once.
+const DIRECT_LANES: usize = 16;
+/// Output pixels a direct convolution computes at once (each filter row loaded serves all).
+const DIRECT_PIXELS: usize = 4;
+
+/// `acc[p][j] += xs[p] * fr[j]`: a block's multiply-adds over whole arrays, so that the
+/// sums stay in vector registers.
 #[inline(always)]
-fn direct_row<T>(
-    x: &[T],
+fn madd_block<T, const P: usize>(
+    acc: &mut [[T; DIRECT_LANES]; P],
+    xs: &[T; P],
+    fr: &[T; DIRECT_LANES],
+) where
+    T: Copy + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+{
+    for p in 0..P {
+        for j in 0..DIRECT_LANES {
+            acc[p][j] = acc[p][j] + xs[p] * fr[j];
+        }
+    }
+}
+
+/// Blocks of `P` output pixels from `ox` by [`DIRECT_LANES`] channels from `c0`, summed in
+/// registers over every tap and written to `row`.
+#[inline(always)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one block's operands and geometry"
+)]
+fn direct_block<T, const P: usize>(
+    rows: &[T],
     f: &[T],
-    h: &Axis,
+    (kh, cin, cout_p, span): (usize, usize, usize, usize),
     w: &Axis,
-    cin: usize,
-    (n, oy): (usize, usize),
+    (ox, c0): (usize, usize),
     row: &mut [T],
+    cout: usize,
 ) where
     T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
 {
-    let cout = row.len() / w.output;
-    row.fill(T::default());
-    for ky in 0..h.window {
-        let Some(iy) = h.source(oy, ky) else { continue };
-        let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
+    let mut acc = [[T::default(); DIRECT_LANES]; P];
+    for ky in 0..kh {
+        let prow = &rows[ky * span * cin..][..span * cin];
         for kx in 0..w.window {
-            let taps = &f[(ky * w.window + kx) * cin * cout..][..cin * cout];
-            for (ox, a) in row.chunks_exact_mut(cout).enumerate() {
-                let Some(ix) = w.source(ox, kx) else { continue };
-                for (&xv, fr) in xrow[ix * cin..][..cin].iter().zip(taps.chunks_exact(cout)) {
-                    for (a, &fv) in a.iter_mut().zip(fr) {
-                        *a = *a + xv * fv;
-                    }
-                }
+            let taps = &f[(ky * w.window + kx) * cin * cout_p..][..cin * cout_p];
+            let base: [usize; P] =
+                std::array::from_fn(|p| ((ox + p) * w.stride + kx * w.dilation) * cin);
+            for ci in 0..cin {
+                let Ok(fr) =
+                    <&[T; DIRECT_LANES]>::try_from(&taps[ci * cout_p + c0..][..DIRECT_LANES])
+                else {
+                    continue;
+                };
+                let xs: [T; P] = std::array::from_fn(|p| prow[base[p] + ci]);
+                madd_block(&mut acc, &xs, fr);
             }
+        }
+    }
+    let width = DIRECT_LANES.min(cout - c0);
+    for (p, a) in acc.iter().enumerate() {
+        for (j, &v) in a.iter().enumerate().take(width) {
+            row[(ox + p) * cout + c0 + j] = v;
+        }
+    }
+}
+
+/// One output row of a direct convolution (see [`Conv::run_direct`]) from `rows`, the `kh`
+/// input rows it reads, zero-padded to `span` pixels: blocks of [`DIRECT_PIXELS`] pixels
+/// (then single pixels) by [`DIRECT_LANES`] channels. `f` is the filter as
+/// `[kh * kw * in, cout_p]`, its channels zero-padded to a multiple of the lanes.
+/// `#[inline(always)]` so that it is compiled inside `vectorized_wide`.
+#[inline(always)]
+fn direct_row<T>(rows: &[T], f: &[T], geo: (usize, usize, usize, usize), w: &Axis, row: &mut [T])
+where
+    T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
+{
+    let cout = row.len() / w.output;
+    for c0 in (0..cout).step_by(DIRECT_LANES) {
+        let mut ox = 0;
+        while ox + DIRECT_PIXELS <= w.output {
+            direct_block::<T, DIRECT_PIXELS>(rows, f, geo, w, (ox, c0), row, cout);
+            ox += DIRECT_PIXELS;
+        }
+        while ox < w.output {
+            direct_block::<T, 1>(rows, f, geo, w, (ox, c0), row, cout);
+            ox += 1;
         }
     }
 }
