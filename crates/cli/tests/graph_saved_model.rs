@@ -154,16 +154,13 @@ fn graph_bench_times_a_saved_model_and_a_graph_def() {
     let dir = temp_dir("graph_bench");
     let x = x_npy(&dir);
     let input = format!("x={x}");
-    let o = run(&[
-        "graph",
-        "bench",
-        &model("affine"),
-        "--input",
-        &input,
-        "--runs",
-        "7",
-        "--json",
-    ]);
+    let affine = model("affine");
+    let saved_model = |more: &[&str]| {
+        let mut args = vec!["graph", "bench", &affine, "--input", &input];
+        args.extend_from_slice(more);
+        run(&args)
+    };
+    let o = saved_model(&["--runs", "7", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["runs"], 7);
@@ -198,19 +195,25 @@ fn graph_bench_times_a_saved_model_and_a_graph_def() {
     let o = run(&["graph", "bench", &gd, "--fetch", "y"]);
     assert!(!o.status.success());
     // --profile: the op types and the slowest nodes (GraphDefs only).
-    let o = run(&[
-        "graph",
-        "bench",
-        &gd,
-        "--feed",
-        &input,
-        "--fetch",
-        "y",
-        "--runs",
-        "4",
-        "--profile",
-        "--json",
-    ]);
+    let profiled = |runs: &str, json: bool| {
+        let mut args = vec![
+            "graph",
+            "bench",
+            &gd,
+            "--feed",
+            &input,
+            "--fetch",
+            "y",
+            "--runs",
+            runs,
+            "--profile",
+        ];
+        if json {
+            args.push("--json");
+        }
+        run(&args)
+    };
+    let o = profiled("4", true);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let ops = v["profile"].as_array().unwrap();
@@ -221,31 +224,13 @@ fn graph_bench_times_a_saved_model_and_a_graph_def() {
     );
     assert_eq!(v["slowest"][0]["node"], "y");
     assert!(v["slowest"][0]["mean_s"].as_f64().unwrap() > 0.0, "{v}");
-    let o = run(&[
-        "graph",
-        "bench",
-        &gd,
-        "--feed",
-        &input,
-        "--fetch",
-        "y",
-        "--runs",
-        "2",
-        "--profile",
-    ]);
+    let o = profiled("2", false);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(
         text.contains("profile (2 runs") && text.contains("Neg") && text.contains("slowest nodes:"),
         "{text}"
     );
-    let o = run(&[
-        "graph",
-        "bench",
-        &model("affine"),
-        "--input",
-        &input,
-        "--profile",
-    ]);
+    let o = saved_model(&["--profile"]);
     assert!(
         stderr(&o).contains("--profile times the nodes of a GraphDef"),
         "{}",

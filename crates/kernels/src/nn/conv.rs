@@ -330,16 +330,17 @@ pub fn conv2d(
         cout: f[3] as usize,
         groups: groups as usize,
     };
+    let ops = (input, filter);
     match dtype {
         DataType::FLOAT if g.few_taps() => g.run_direct::<f32>(input, filter, shape),
         DataType::DOUBLE if g.few_taps() => g.run_direct::<f64>(input, filter, shape),
-        DataType::FLOAT if g.taps_in_place() => g.run_in_place::<f32>(input, filter, shape),
-        DataType::DOUBLE if g.taps_in_place() => g.run_in_place::<f64>(input, filter, shape),
-        DataType::FLOAT => g.run::<f32>(input, filter, shape),
-        DataType::DOUBLE => g.run::<f64>(input, filter, shape),
-        DataType::HALF => g.run::<f16>(input, filter, shape),
-        DataType::BFLOAT16 => g.run::<bf16>(input, filter, shape),
-        DataType::INT32 => g.run::<i32>(input, filter, shape),
+        DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f32>),
+        DataType::DOUBLE if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f64>),
+        DataType::FLOAT => g.run(ops, shape, Conv::compute::<f32>),
+        DataType::DOUBLE => g.run(ops, shape, Conv::compute::<f64>),
+        DataType::HALF => g.run(ops, shape, Conv::compute::<f16>),
+        DataType::BFLOAT16 => g.run(ops, shape, Conv::compute::<bf16>),
+        DataType::INT32 => g.run(ops, shape, Conv::compute::<i32>),
         other => Err(Error::Internal(format!("conv2d on {}", other.name()))),
     }
 }
@@ -379,14 +380,15 @@ struct Block {
 const PATCH_BLOCK_BYTES: usize = 8 << 20;
 
 impl Conv {
-    fn run<T: GemmElement + Default>(
+    /// `compute(self, input, filter, output)` on the tensors' elements, into a new output.
+    fn run<T: Element + Default + Clone>(
         &self,
-        input: &Tensor,
-        filter: &Tensor,
+        (input, filter): (&Tensor, &Tensor),
         shape: TensorShape,
+        compute: impl FnOnce(&Self, &[T], &[T], &mut [T]) -> Result<()>,
     ) -> Result<Tensor> {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
-        output::<T>(T::DTYPE, shape, |out| self.compute(&x, &f, out))
+        output::<T>(T::DTYPE, shape, |out| compute(self, &x, &f, out))
     }
 
     fn compute<T: GemmElement + Default>(&self, x: &[T], f: &[T], out: &mut [T]) -> Result<()> {
@@ -541,16 +543,6 @@ impl Conv {
     /// place, and the `kh` products are summed into one output of `Wp` pixels a row, whose
     /// first `out_w` pixels are the result. Blocks of whole images (or of output rows of one
     /// image) keep the copies in the last-level cache.
-    fn run_in_place<T: Scalar + Element + Default>(
-        &self,
-        input: &Tensor,
-        filter: &Tensor,
-        shape: TensorShape,
-    ) -> Result<Tensor> {
-        let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
-        output::<T>(T::DTYPE, shape, |out| self.compute_in_place(&x, &f, out))
-    }
-
     fn compute_in_place<T: Scalar + Element + Default>(
         &self,
         x: &[T],
@@ -639,7 +631,7 @@ impl Conv {
         })
     }
 
-    /// One block of [`Conv::run_in_place`]: the padded rows into `slab`, the `kh` products
+    /// One block of [`Conv::compute_in_place`]: the padded rows into `slab`, the `kh` products
     /// into `acc`, the result pixels into `out` (the block's own rows of the output).
     #[allow(
         clippy::too_many_arguments,
