@@ -1,5 +1,5 @@
-//! `Conv2D` (taps read in place or im2col, + the `gemm` crate) and `DepthwiseConv2dNative` (direct), NHWC, with
-//! their shape functions.
+//! `Conv2D` (direct, taps read in place, or im2col, on the `gemm` crate) and
+//! `DepthwiseConv2dNative` (direct), NHWC, with their shape functions.
 
 use rayon::prelude::*;
 use tensorcast_core::dtypes;
@@ -332,8 +332,8 @@ pub fn conv2d(
     };
     let ops = (input, filter);
     match dtype {
-        DataType::FLOAT if g.few_taps() => g.run_direct::<f32>(input, filter, shape),
-        DataType::DOUBLE if g.few_taps() => g.run_direct::<f64>(input, filter, shape),
+        DataType::FLOAT if g.few_taps() => g.run(ops, shape, Conv::compute_direct::<f32>),
+        DataType::DOUBLE if g.few_taps() => g.run(ops, shape, Conv::compute_direct::<f64>),
         DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f32>),
         DataType::DOUBLE if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f64>),
         DataType::FLOAT => g.run(ops, shape, Conv::compute::<f32>),
@@ -473,17 +473,16 @@ impl Conv {
     /// channels are summed in vector registers over every tap (compiled for the CPU's widest
     /// vectors); rows are split across the rayon pool. Each sum takes its taps in
     /// `(ky, kx, in)` order.
-    fn run_direct<T>(&self, input: &Tensor, filter: &Tensor, shape: TensorShape) -> Result<Tensor>
+    fn compute_direct<T>(&self, x: &[T], f: &[T], out: &mut [T]) -> Result<()>
     where
         T: Element + Default + Copy + Send + Sync,
         T: std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
     {
-        let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
         let (h, w) = (&self.h, &self.w);
         let (cin, cout) = (self.cin, self.cout);
         let row_len = w.output * cout;
-        if row_len == 0 || h.output == 0 {
-            return output::<T>(T::DTYPE, shape, |_| Ok(()));
+        if out.is_empty() || row_len == 0 {
+            return Ok(());
         }
         // The filter as [taps, cout_p], its channels zero-padded to whole blocks of lanes.
         let cout_p = cout.div_ceil(DIRECT_LANES) * DIRECT_LANES;
@@ -494,34 +493,45 @@ impl Conv {
         // Pixels of a padded input row that an output row reads.
         let span = (w.output - 1) * w.stride + (w.window - 1) * w.dilation + 1;
         let geo = (h.window, cin, cout_p, span);
-        output::<T>(T::DTYPE, shape, |out| {
-            out.par_chunks_mut(row_len).enumerate().for_each_init(
-                || vec![T::default(); h.window * span * cin],
-                |rows, (r, row)| {
-                    let (n, oy) = (r / h.output, r % h.output);
-                    // The rows the output row reads, zeros in the padding (which takes part
-                    // in the sums as zeros, as im2col's and the in-place path's do).
-                    for (ky, dst) in rows.chunks_exact_mut(span * cin).enumerate() {
-                        let Some(iy) = h.source(oy, ky) else {
-                            dst.fill(T::default());
-                            continue;
-                        };
-                        let src = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
-                        // Padded column `c` reads input column `c - pad_before`.
-                        let lead = w.pad_before.min(span);
-                        let body = w.input.min(span - lead);
-                        dst[..lead * cin].fill(T::default());
-                        dst[lead * cin..(lead + body) * cin].copy_from_slice(&src[..body * cin]);
-                        dst[(lead + body) * cin..].fill(T::default());
-                    }
-                    vectorized_wide(
-                        #[inline(always)]
-                        || direct_row(rows, &fp, geo, w, row),
-                    );
-                },
-            );
-            Ok(())
-        })
+        out.par_chunks_mut(row_len).enumerate().for_each_init(
+            || vec![T::default(); h.window * span * cin],
+            |rows, (r, row)| {
+                let (n, oy) = (r / h.output, r % h.output);
+                // The rows the output row reads, zeros in the padding (which takes part in
+                // the sums as zeros, as im2col's and the in-place path's do).
+                for (ky, dst) in rows.chunks_exact_mut(span * cin).enumerate() {
+                    let src = h.source(oy, ky).map(|iy| self.input_row(x, n, iy));
+                    self.pad_row(src, dst);
+                }
+                vectorized_wide(
+                    #[inline(always)]
+                    || direct_row(rows, &fp, geo, w, row),
+                );
+            },
+        );
+        Ok(())
+    }
+
+    /// Input row `iy` of image `n` (all its pixels' channels).
+    fn input_row<'x, T>(&self, x: &'x [T], n: usize, iy: usize) -> &'x [T] {
+        let len = self.w.input * self.cin;
+        &x[(n * self.h.input + iy) * len..][..len]
+    }
+
+    /// `dst` (whole pixels) as a zero-padded copy of input row `src`: padded column `c` is
+    /// input column `c - pad_before`, zeros elsewhere and for a row in the padding (`None`).
+    fn pad_row<T: Copy + Default>(&self, src: Option<&[T]>, dst: &mut [T]) {
+        let cin = self.cin;
+        let Some(src) = src else {
+            dst.fill(T::default());
+            return;
+        };
+        let span = dst.len() / cin;
+        let lead = self.w.pad_before.min(span);
+        let body = self.w.input.min(span - lead);
+        dst[..lead * cin].fill(T::default());
+        dst[lead * cin..(lead + body) * cin].copy_from_slice(&src[..body * cin]);
+        dst[(lead + body) * cin..].fill(T::default());
     }
 
     /// Whether the in-place path applies: one group, stride 1 and no dilation along the
@@ -615,18 +625,9 @@ impl Conv {
         }
         // One run of consecutive blocks per thread, each with its own scratch, allocated once.
         let per = parts.len().div_ceil(threads);
-        let mut runs: Vec<Vec<(&Block, &mut [T])>> = Vec::with_capacity(threads);
-        let mut parts = parts.into_iter();
-        loop {
-            let run: Vec<_> = parts.by_ref().take(per).collect();
-            if run.is_empty() {
-                break;
-            }
-            runs.push(run);
-        }
-        runs.into_par_iter().try_for_each(|run| {
+        parts.par_chunks_mut(per).try_for_each(|run| {
             let (mut slab, mut acc) = scratch_for()?;
-            run.into_iter()
+            run.iter_mut()
                 .try_for_each(|(b, o)| self.block_in_place(x, f, b, &mut slab, &mut acc, o, false))
         })
     }
@@ -651,26 +652,14 @@ impl Conv {
         let (cin, cout) = (self.cin, self.cout);
         let wp = w.output + w.window - 1;
         let height = b.rows + h.dilation * (h.window - 1);
-        let zero = T::default();
         let slab = &mut slab[..b.images * height * wp * cin];
-        // Slab row `s` of image `i` is padded row `oy0 + s`; padded column `c` reads input
-        // column `c - pad_before`.
-        let lead = w.pad_before.min(wp);
-        let body = w.input.min(wp - lead);
+        // Slab row `s` of image `i` is padded row `oy0 + s`.
         for (q, dst) in slab.chunks_mut(wp * cin).enumerate() {
             let (i, s) = (q / height, q % height);
-            match (b.oy0 + s)
+            let iy = (b.oy0 + s)
                 .checked_sub(h.pad_before)
-                .filter(|&iy| iy < h.input)
-            {
-                Some(iy) => {
-                    let src = &x[((b.n0 + i) * h.input + iy) * w.input * cin..][..body * cin];
-                    dst[..lead * cin].fill(zero);
-                    dst[lead * cin..(lead + body) * cin].copy_from_slice(src);
-                    dst[(lead + body) * cin..].fill(zero);
-                }
-                None => dst.fill(zero),
-            }
+                .filter(|&iy| iy < h.input);
+            self.pad_row(iy.map(|iy| self.input_row(x, b.n0 + i, iy)), dst);
         }
         // Flat output positions 0..m cover every result pixel of the block.
         let m = ((b.images - 1) * height + b.rows - 1) * wp + w.output;
@@ -987,7 +976,7 @@ fn direct_block<T, const P: usize>(
     }
 }
 
-/// One output row of a direct convolution (see [`Conv::run_direct`]) from `rows`, the `kh`
+/// One output row of a direct convolution (see [`Conv::compute_direct`]) from `rows`, the `kh`
 /// input rows it reads, zero-padded to `span` pixels: blocks of [`DIRECT_PIXELS`] pixels
 /// (then single pixels) by [`DIRECT_LANES`] channels. `f` is the filter as
 /// `[kh * kw * in, cout_p]`, its channels zero-padded to a multiple of the lanes.
