@@ -12,6 +12,10 @@
 //! - `read_256MiB`: the bandwidth of reading the 256 MiB input alone (every core, no output)
 //! - `equal_same_4MiB`, `equal_row_4MiB`: Equal f32 [1Mi] vs [1Mi], and [1024,1024] vs
 //!   [1024], in cache, next to `memcpy_4MiB` recorded in the same run
+//! - `fused_bn_hswish_4.5MiB`: the session's fused batch-norm + hard-swish chain
+//!   (`Mul`, `AddV2` by channel vectors, `AddV2` 3, `Relu6`, `RealDiv` 6, `Mul`) on f32
+//!   [32,48,48,16] (MobileNetV3Small's first activation at batch 32), next to
+//!   `mul_channel_4.5MiB` (its first step alone) and `memcpy_4MiB`
 
 use super::{baseline, Runner};
 use tensorcast_core::{bf16, buffer::cpu_allocator, DataType, Tensor, TensorShape};
@@ -119,9 +123,53 @@ pub fn run(r: &mut Runner) {
             equal(&mat, &row).expect("equal")
         });
     }
+    if r.wants("fused_bn_hswish_4.5MiB") || r.wants("mul_channel_4.5MiB") {
+        hard_swish(r);
+    }
     if r.wants("add_f32_3") {
         let a = Tensor::vector(&[1.0f32, 2.0, 3.0]);
         let b = Tensor::vector(&[0.5f32, 0.25, 0.125]);
         r.measure_tiny("add_f32_3", 12, 100_000, || add(&a, &b).expect("add"));
     }
+}
+
+/// The fused batch-norm + hard-swish chain of a MobileNetV3 activation, and its first step
+/// alone as an ordinary broadcasting `Mul`.
+fn hard_swish(r: &mut Runner) {
+    use tensorcast_kernels::elementwise::fused::{FusedArg, FusedChain, FusedStep};
+    use tensorcast_kernels::elementwise::BinaryOp;
+    use tensorcast_kernels::math::UnaryOp;
+    const ITERS: u32 = 16;
+    let dims = [32i64, 48, 48, 16];
+    let x = f32_tensor(&dims, 0.01);
+    let bytes = (x.num_elements() * 4) as u64;
+    let scale: Vec<f32> = (0..16).map(|i| 0.5 + i as f32 * 0.125).collect();
+    let shift: Vec<f32> = (0..16).map(|i| i as f32 * -0.0625).collect();
+    let steps = vec![
+        FusedStep::Binary(
+            BinaryOp::Mul,
+            FusedArg::Value(0),
+            FusedArg::Channel(scale.clone().into()),
+        ),
+        FusedStep::Binary(
+            BinaryOp::AddV2,
+            FusedArg::Value(1),
+            FusedArg::Channel(shift.into()),
+        ),
+        FusedStep::Binary(BinaryOp::AddV2, FusedArg::Value(2), FusedArg::Scalar(3.0)),
+        FusedStep::Unary(UnaryOp::Relu6, 3),
+        FusedStep::Binary(BinaryOp::RealDiv, FusedArg::Value(4), FusedArg::Scalar(6.0)),
+        FusedStep::Binary(BinaryOp::Mul, FusedArg::Value(2), FusedArg::Value(5)),
+    ];
+    let Some(chain) = FusedChain::new(steps) else {
+        return;
+    };
+    baseline::memcpy(r, "4MiB", 4 << 20, ITERS);
+    r.measure_tiny("fused_bn_hswish_4.5MiB", bytes, ITERS, || {
+        chain.run(&x).expect("fits").expect("fused")
+    });
+    let s = Tensor::vector(&scale);
+    r.measure_tiny("mul_channel_4.5MiB", bytes, ITERS, || {
+        mul(&x, &s).expect("mul")
+    });
 }

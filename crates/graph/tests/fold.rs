@@ -75,6 +75,19 @@ fn session(gd: &GraphDef, optimize: bool) -> Session {
     )
 }
 
+/// Optimized (constants folded) but with nothing fused.
+fn unfused_session(gd: &GraphDef) -> Session {
+    let g = Graph::new();
+    import_graph_def(&g, gd).unwrap();
+    Session::with_options(
+        &g,
+        SessionOptions {
+            fuse: false,
+            ..SessionOptions::default()
+        },
+    )
+}
+
 fn run(s: &Session, feeds: &[(&str, Tensor)], fetch: &str) -> (Tensor, RunStats) {
     let (mut out, stats) = s.run_with_stats(feeds, &[fetch], &[]).unwrap();
     (out.remove(0), stats)
@@ -248,4 +261,100 @@ fn an_input_the_chain_does_not_fit_runs_node_by_node_with_each_nodes_errors() {
         "{}",
         got.full_message()
     );
+}
+
+fn const_i32(name: &str, dims: &[i64], values: &[i32]) -> NodeDef {
+    let value = TensorProto {
+        dtype: 3,
+        tensor_shape: Some(shape_proto(dims)),
+        int_val: values.to_vec(),
+        ..Default::default()
+    };
+    node(
+        name,
+        "Const",
+        &[],
+        &[
+            ("dtype", AttrValue::of_type(3)),
+            ("value", AttrValue::of_tensor(value)),
+        ],
+    )
+}
+
+/// Keras' `ZeroPadding2D` then a `VALID` stride-2 convolution (`op`: `Conv2D` or
+/// `DepthwiseConv2dNative`), as MobileNet's frozen graphs have them.
+fn padded_conv_graph(op: &str, filter: &[f32], cout: i64) -> GraphDef {
+    let ints = |v: &[i64]| {
+        let mut a = AttrValue::of_strings(Vec::new());
+        if let Some(tensorcast_proto::attr_value::Value::List(l)) = &mut a.value {
+            l.i = v.to_vec();
+        }
+        a
+    };
+    let s = |v: &'static str| AttrValue {
+        value: Some(tensorcast_proto::attr_value::Value::S(v.into())),
+    };
+    let (kh, kw, cin) = (3, 3, 4);
+    graph_def(vec![
+        placeholder("x", &[2, 9, 8, cin]),
+        const_i32("paddings", &[4, 2], &[0, 0, 0, 1, 1, 1, 0, 0]),
+        node(
+            "pad",
+            "Pad",
+            &["x", "paddings"],
+            &[ty(), ("Tpaddings", AttrValue::of_type(3))],
+        ),
+        const_f32("w", &[kh, kw, cin, cout], filter),
+        node(
+            "y",
+            op,
+            &["pad", "w"],
+            &[
+                ty(),
+                ("strides", ints(&[1, 2, 2, 1])),
+                ("padding", s("VALID")),
+                ("dilations", ints(&[1, 1, 1, 1])),
+            ],
+        ),
+    ])
+}
+
+#[test]
+fn a_zero_pad_read_by_a_valid_convolution_alone_is_folded_into_it_with_the_same_bits() {
+    for (op, cout) in [("DepthwiseConv2dNative", 2i64), ("Conv2D", 5)] {
+        let n = (9 * cout * 4) as usize;
+        let filter: Vec<f32> = (0..n).map(|i| (i as f32 * 0.71).cos() - 0.25).collect();
+        let gd = padded_conv_graph(op, &filter, cout);
+        let x = Tensor::from_vec(edge_values(2 * 9 * 8 * 4), [2i64, 9, 8, 4].as_slice()).unwrap();
+        let feeds = [("x", x)];
+        let (want, _) = run(&session(&gd, false), &feeds, "y");
+        let (got, stats) = run(&session(&gd, true), &feeds, "y");
+        assert_eq!(got.shape(), want.shape(), "{op}");
+        assert_eq!(bits(&got), bits(&want), "{op}");
+        let (_, unfused) = run(&unfused_session(&gd), &feeds, "y");
+        let ops = |s: &Session| {
+            let (_, times) = s.run_profiled(&feeds, &["y"], &[]).unwrap();
+            times.into_iter().map(|t| t.op).collect::<Vec<_>>()
+        };
+        assert_eq!(ops(&unfused_session(&gd)), ["Const", "Pad", "Const", op]);
+        assert_eq!(
+            ops(&session(&gd, true)),
+            ["Const", op],
+            "the Pad and its paddings gone"
+        );
+        assert_eq!(unfused.nodes_run, stats.nodes_run + 2, "{op}");
+        // Fetching the padded tensor as well keeps the Pad (and the same results).
+        let fused = session(&gd, true);
+        let (both, _) = fused.run_with_stats(&feeds, &["y", "pad"], &[]).unwrap();
+        assert_eq!(bits(&both[0]), bits(&want), "{op}");
+        assert_eq!(both[1].shape().dim_sizes(), [2, 10, 10, 4]);
+        // A filter with an infinity: `0 * inf` is NaN at the padded taps, so nothing is folded.
+        let mut inf = filter.clone();
+        inf[0] = f32::INFINITY;
+        let gd = padded_conv_graph(op, &inf, cout);
+        let (want, _) = run(&session(&gd, false), &feeds, "y");
+        let (got, stats) = run(&session(&gd, true), &feeds, "y");
+        assert_eq!(bits(&got), bits(&want), "{op} with inf");
+        assert_eq!(stats.nodes_run, 4, "{op} with inf: nothing folded");
+    }
 }

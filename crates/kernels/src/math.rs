@@ -612,18 +612,22 @@ fn each<S: Copy, D>(x: &[S], out: &mut [D], wide: bool, f: impl Fn(S) -> D) {
 /// `op` over a block of `float`s, with TensorFlow's denormal rules (see [`f32_flushed`]): the
 /// op is chosen once per block, and each op's loop is vectorised (the transcendental functions
 /// `Exp`, `Tanh` and `Sigmoid` through [`vector`]; the other libm functions stay calls).
-pub(crate) fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32]) {
+///
+/// `wide` compiles every op's loop for AVX-512 where the CPU has it (a caller whose block
+/// stays in L1, as a fused chain's does, is bound by computation, not memory); otherwise only
+/// the transcendental functions are.
+pub(crate) fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32], wide: bool) {
     // Flush a subnormal input and a subnormal result (DAZ and FTZ).
     macro_rules! flushed {
         ($wide:expr, $f:expr) => {
-            each(x, out, $wide, |v: f32| daz32($f(daz32(v))))
+            each(x, out, $wide || wide, |v: f32| daz32($f(daz32(v))))
         };
     }
     match op {
-        UnaryOp::Neg => each(x, out, false, |v: f32| -v),
-        UnaryOp::Abs => each(x, out, false, f32::abs),
+        UnaryOp::Neg => each(x, out, wide, |v: f32| -v),
+        UnaryOp::Abs => each(x, out, wide, f32::abs),
         // TensorFlow's `Sign` of a subnormal is its magnitude (recorded).
-        UnaryOp::Sign => each(x, out, false, |v: f32| {
+        UnaryOp::Sign => each(x, out, wide, |v: f32| {
             if v.is_subnormal() {
                 v.abs()
             } else {
@@ -672,7 +676,7 @@ where
     c.convert_to_f32_slice(wide);
     let mut r = [0f32; BLOCK];
     let r = &mut r[..c.len()];
-    f32_block(op, wide, r);
+    f32_block(op, wide, r, false);
     o.convert_from_f32_slice(r);
 }
 
@@ -685,7 +689,7 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let shape = x.shape().clone();
     match x.dtype() {
         DataType::FLOAT => map_blocks(x.as_slice::<f32>()?, DataType::FLOAT, &shape, |c, o| {
-            f32_block(op, c, o)
+            f32_block(op, c, o, false)
         }),
         DataType::DOUBLE => map_blocks(x.as_slice::<f64>()?, DataType::DOUBLE, &shape, |c, o| {
             for (o, &v) in o.iter_mut().zip(c) {

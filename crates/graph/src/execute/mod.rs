@@ -42,7 +42,8 @@ pub struct SessionOptions {
     pub optimize: bool,
     /// With `optimize`: run chains of `float` element-wise nodes (batch norm's scale and
     /// shift, `BiasAdd`, activations) as one pass over memory each, with the unfused nodes'
-    /// bits; default true.
+    /// bits, and fold a zero `Pad` read only by a `VALID` convolution into the convolution's
+    /// `EXPLICIT` padding (same bits, given a finite constant filter); default true.
     pub fuse: bool,
     /// Run independent branches concurrently on the rayon pool when their steps are big enough
     /// (see [`SessionOptions::parallel_min_elements`]); default true. Results and errors are the

@@ -125,6 +125,47 @@ fn step_kind(n: &Node) -> Option<StepKind> {
     }
 }
 
+/// Who reads each needed, unfolded node: its data consumers (with repeats), and whether
+/// anything else does (a fetch, a target, a control edge).
+pub(crate) struct Readers {
+    /// Per node, the nodes reading one of its outputs, once per input that does.
+    pub(crate) readers: Vec<Vec<usize>>,
+    /// Per node, whether it is fetched, a target, or a control input.
+    pub(crate) pinned: Vec<bool>,
+}
+
+impl Readers {
+    pub(crate) fn of(
+        nodes: &[Arc<Node>],
+        order: &[usize],
+        needed: &[bool],
+        folded: &[bool],
+        fetches: &[Endpoint],
+        targets: &[usize],
+    ) -> Self {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        let mut pinned = vec![false; nodes.len()];
+        for &id in order {
+            if !needed[id] || folded[id] {
+                continue;
+            }
+            for ep in &nodes[id].inputs {
+                readers[ep.node].push(id);
+            }
+            for &c in &nodes[id].control_inputs {
+                pinned[c] = true;
+            }
+        }
+        for ep in fetches {
+            pinned[ep.node] = true;
+        }
+        for &t in targets {
+            pinned[t] = true;
+        }
+        Readers { readers, pinned }
+    }
+}
+
 /// Finds the chains among the needed, unfolded nodes and resolves each: the last node's kernel
 /// becomes [`Kernel::Fused`] and its data inputs the chain's input (returned, by node id); the
 /// other nodes' kernels are taken (nothing needs them any more).
@@ -138,27 +179,7 @@ pub(crate) fn fuse(
     targets: &[usize],
 ) -> HashMap<usize, Vec<Endpoint>> {
     let mut inputs_of = HashMap::new();
-    // Who reads each node: data consumers (with repeats), and whether anything else does
-    // (a fetch, a target, a control edge).
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
-    let mut pinned = vec![false; nodes.len()];
-    for &id in order {
-        if !needed[id] || folded[id] {
-            continue;
-        }
-        for ep in &nodes[id].inputs {
-            readers[ep.node].push(id);
-        }
-        for &c in &nodes[id].control_inputs {
-            pinned[c] = true;
-        }
-    }
-    for ep in fetches {
-        pinned[ep.node] = true;
-    }
-    for &t in targets {
-        pinned[t] = true;
-    }
+    let Readers { readers, pinned } = Readers::of(nodes, order, needed, folded, fetches, targets);
     let const_of = |ep: &Endpoint, kernels: &[Option<Kernel>]| match &kernels[ep.node] {
         Some(Kernel::Const(t)) if ep.index == 0 && fusable_const(t) => Some(t.clone()),
         _ => None,

@@ -8,6 +8,7 @@ pub(crate) mod dataflow;
 mod fold;
 pub(crate) mod fuse;
 pub(crate) mod order;
+mod pad;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -85,7 +86,7 @@ pub(crate) struct Fetch {
 pub(crate) struct Passes {
     /// Constant folding and lazy `BroadcastTo`.
     pub(crate) fold: bool,
-    /// Element-wise fusion (`fuse`).
+    /// Element-wise fusion (`fuse`) and zero padding folded into convolutions (`pad`).
     pub(crate) fuse: bool,
 }
 
@@ -236,6 +237,17 @@ impl Plan {
                     fetches,
                     targets,
                 );
+                // Zero padding read by a convolution alone: folded into it.
+                let pads = pad::fold_pads(
+                    nodes,
+                    &order,
+                    &needed,
+                    &cuts.folded,
+                    &mut kernels,
+                    fetches,
+                    targets,
+                );
+                cuts.fused_inputs.extend(pads);
             }
             if cuts.folded.contains(&true) || !cuts.fused_inputs.is_empty() {
                 needed = needed_nodes(nodes, &is_fed, fetches, targets, &cuts);

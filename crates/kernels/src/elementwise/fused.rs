@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 
-use tensorcast_buffer::simd::vectorized;
+use tensorcast_buffer::simd::vectorized_wide;
 use tensorcast_buffer::{cpu_allocator_ref, Writer};
 use tensorcast_core::{DataType, Result, Tensor};
 
@@ -169,6 +169,8 @@ impl FusedChain {
             }
         };
         Tensor::from_writer(cpu_allocator_ref(), DataType::FLOAT, x.shape(), |w| {
+            // The next op (a convolution, usually) reads the result soon: keep it in cache.
+            w.set_streaming(false);
             if data.len() >= PARALLEL_MIN && rayon::current_num_threads() > 1 {
                 w.par_chunks(PIECE * 4, |i, cw| {
                     let lo = i * PIECE;
@@ -202,10 +204,10 @@ impl FusedChain {
                 }
             };
             match step {
-                FusedStep::Unary(op, v) => f32_block(*op, value(*v), out),
+                FusedStep::Unary(op, v) => f32_block(*op, value(*v), out, true),
                 FusedStep::BiasAdd(v, _) => {
                     let (x, b) = (value(*v), &tiles[i][0][offset..offset + n]);
-                    vectorized(
+                    vectorized_wide(
                         #[inline(always)]
                         || {
                             for ((o, &x), &b) in out.iter_mut().zip(x).zip(b) {
@@ -233,10 +235,11 @@ impl FusedChain {
     }
 }
 
-/// `out[i] = f(a[i], b[i])`, compiled for the CPU's vector instructions.
+/// `out[i] = f(a[i], b[i])`, compiled for the CPU's widest vector instructions (a block in L1
+/// is bound by computation, not memory).
 #[inline(always)]
 fn binary(f: impl Fn(f32, f32) -> f32, a: Src<'_>, b: Src<'_>, out: &mut [f32]) {
-    vectorized(
+    vectorized_wide(
         #[inline(always)]
         || match (a, b) {
             (Src::Slice(a), Src::Slice(b)) => {

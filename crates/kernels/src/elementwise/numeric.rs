@@ -103,16 +103,18 @@ pub(crate) fn mul_plain32(a: f32, b: f32) -> f32 {
     nan_first32(a, b, a * b)
 }
 
-/// `a * b` in `float` with DAZ and FTZ. The product of two floats is exact in `double`; it is
-/// tiny when rounding it to 24 bits with an unbounded exponent stays below `f32::MIN_POSITIVE`
-/// (checked on a copy scaled by 2^64, which is exact and keeps it in the normal range).
+/// `a * b` in `float` with DAZ and FTZ. The product is tiny when rounding it to 24 bits with
+/// an unbounded exponent stays below `f32::MIN_POSITIVE`: judged on `(a * 2^64) * b`, the same
+/// rounding done where the scaled product is a normal number. All in `float`, so a vector of
+/// it is as wide as the inputs. `a * 2^64` overflows only for `|a| >= 2^64`, whose product with
+/// a normal `b` is far from tiny (and with a zero `b` is not flushed either way).
 #[inline(always)]
 pub(crate) fn mul32(a: f32, b: f32) -> f32 {
+    const SCALE: f32 = 18_446_744_073_709_551_616.0;
     let (a, b) = (daz32(a), daz32(b));
-    let p = f64::from(a) * f64::from(b);
-    let r = p as f32;
-    let scaled = (p * 18_446_744_073_709_551_616.0) as f32;
-    let tiny = scaled.abs() < f32::MIN_POSITIVE * 18_446_744_073_709_551_616.0;
+    let r = a * b;
+    let scaled = (a * SCALE) * b;
+    let tiny = scaled.abs() < f32::MIN_POSITIVE * SCALE;
     let keep = if tiny { 0x8000_0000 } else { !0u32 };
     nan_first32(a, b, f32::from_bits(r.to_bits() & keep))
 }
@@ -626,6 +628,66 @@ mod tests {
         assert_eq!(daz32(1.5), 1.5);
         assert!(daz32(f32::NAN).is_nan());
         assert_eq!(daz64(f64::from_bits(5)).to_bits(), 0);
+    }
+
+    /// The product's tininess judged in `double` (exact there): the reference [`mul32`]
+    /// must equal on every input.
+    fn mul32_in_double(a: f32, b: f32) -> f32 {
+        let (a, b) = (daz32(a), daz32(b));
+        let p = f64::from(a) * f64::from(b);
+        let r = p as f32;
+        let scaled = (p * 18_446_744_073_709_551_616.0) as f32;
+        let tiny = scaled.abs() < f32::MIN_POSITIVE * 18_446_744_073_709_551_616.0;
+        let keep = if tiny { 0x8000_0000 } else { !0u32 };
+        nan_first32(a, b, f32::from_bits(r.to_bits() & keep))
+    }
+
+    #[test]
+    fn mul32_equals_the_product_judged_in_double() {
+        // Products near the smallest normal from every side, with the edge values.
+        let min = f32::MIN_POSITIVE;
+        let mut xs = vec![
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            min,
+            -min,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1e-40,
+            2.0f32.powi(64),
+            2.0f32.powi(-63),
+            0.5,
+            1.0 - f32::EPSILON / 2.0,
+            1.0 + f32::EPSILON,
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            xs.push(f32::from_bits(state as u32));
+            // Mantissas near 1 at exponents whose products land near 2^-126.
+            let e = (state >> 40) as i32 % 40 - 20;
+            let m = 1.0 + ((state >> 8) as u32 & 0xffff) as f32 * f32::EPSILON;
+            xs.push(m * 2.0f32.powi(-63 + e));
+        }
+        for (i, &a) in xs.iter().enumerate() {
+            for &b in xs.iter().skip(i % 97).step_by(97) {
+                let (got, want) = (mul32(a, b), mul32_in_double(a, b));
+                assert_eq!(got.to_bits(), want.to_bits(), "{a:e} * {b:e}");
+                let near = min * (1.0 - f32::EPSILON / 4.0);
+                let (x, y) = (a, near / a);
+                assert_eq!(
+                    mul32(x, y).to_bits(),
+                    mul32_in_double(x, y).to_bits(),
+                    "{x:e} * {y:e}"
+                );
+            }
+        }
     }
 
     #[test]
