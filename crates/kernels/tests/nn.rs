@@ -162,3 +162,60 @@ fn conv2d_input_of_depth_zero_is_an_error_not_a_division_by_zero() {
     let w = Tensor::from_vec(vec![0.0f32; 2], [1i64, 1, 1, 2].as_slice()).unwrap();
     assert!(conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).is_err());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Depthwise convolutions over strides, dilations and every padding: channel counts below,
+    /// at and past the 16-lane blocks (with a remainder), rows wide enough for the blocks of 8
+    /// and 4 pixels between the padded borders, channel multipliers above 1 (the general loop).
+    #[test]
+    fn depthwise_matches_naive_reference(
+        n in 1usize..3, h in 1usize..12, w in 1usize..40, cin in 1usize..40, mult in 1usize..3,
+        k in 1usize..6, s in 1usize..3, d in 1usize..3, kind in 0usize..3,
+        pads in proptest::array::uniform4(0usize..3), seed in 0u64..1000,
+    ) {
+        use tensorcast_kernels::nn::depthwise_conv2d_native;
+        let xd = [n, h, w, cin];
+        let fd = [k, k, cin, mult];
+        let eff = (k - 1) * d + 1;
+        let out = |size: usize, before: usize, after: usize| (size + before + after - eff) / s + 1;
+        let (padding, explicit, (ph, pw), (oh, ow)) = match kind {
+            0 => {
+                let (oh, ph) = same(h, k, s, d);
+                let (ow, pw) = same(w, k, s, d);
+                (Padding::Same, vec![], (ph, pw), (oh, ow))
+            }
+            1 => {
+                prop_assume!(h >= eff && w >= eff);
+                (Padding::Valid, vec![], (0, 0), (out(h, 0, 0), out(w, 0, 0)))
+            }
+            _ => {
+                let [t, b, l, r] = pads;
+                prop_assume!(h + t + b >= eff && w + l + r >= eff);
+                let e = [0, 0, t, b, l, r, 0, 0].map(|v| v as i64).to_vec();
+                (Padding::Explicit, e, (t, l), (out(h, t, b), out(w, l, r)))
+            }
+        };
+        let mut state = seed;
+        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
+        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
+        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        // A depthwise filter [k, k, cin, mult] is a grouped one [k, k, 1, cin * mult].
+        let want = naive(&x, xd, &f, [k, k, 1, cin * mult], (s, s), (d, d), (ph, pw), (oh, ow));
+        let shape = |v: [usize; 4]| v.map(|d| d as i64);
+        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+        let strides = [1, s as i64, s as i64, 1];
+        let dil = [1, d as i64, d as i64, 1];
+        let got = depthwise_conv2d_native(&xf, &ff, &strides, padding, &explicit, &dil).unwrap();
+        prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, (cin * mult) as i64][..]);
+        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
+        // TensorFlow's `double` kernel has no dilations (its error, checked elsewhere).
+        if d == 1 {
+            let xd64 = Tensor::from_vec(x.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
+            let fd64 = Tensor::from_vec(f.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
+            let got = depthwise_conv2d_native(&xd64, &fd64, &strides, padding, &explicit, &dil).unwrap();
+            prop_assert_eq!(got.to_vec::<f64>().unwrap(), want.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        }
+    }
+}

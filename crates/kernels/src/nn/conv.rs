@@ -914,6 +914,9 @@ pub fn depthwise_conv2d_native(
 const DIRECT_LANES: usize = 16;
 /// Output pixels a direct convolution computes at once (each filter row loaded serves all).
 const DIRECT_PIXELS: usize = 4;
+/// Output pixels a depthwise block sums at once: enough independent sums (one vector each)
+/// to hide the adds' latency.
+const DEPTHWISE_PIXELS: usize = 8;
 
 /// `acc[p][j] += xs[p] * fr[j]`: a block's multiply-adds over whole arrays, so that the
 /// sums stay in vector registers.
@@ -1000,9 +1003,13 @@ where
     }
 }
 
-/// One output row of a depthwise convolution: its sums in `acc` (a few KiB, in L1), the
-/// taps outermost, so that each step is a loop over a pixel's channels; each sum still takes
-/// its taps in `(ky, kx)` order. `#[inline(always)]` so that it is compiled inside
+/// One output row of a depthwise convolution. Each sum takes its taps in `(ky, kx)` order,
+/// skipping the padded ones. With one filter per channel (the usual case) and at least
+/// [`DIRECT_LANES`] channels, pixels whose taps all lie inside the input row go in blocks of
+/// [`DEPTHWISE_PIXELS`] (or [`DIRECT_PIXELS`]) pixels by [`DIRECT_LANES`] channels whose sums
+/// stay in registers
+/// ([`depthwise_block`]); the other pixels and channels run through `acc` (a few KiB, in L1),
+/// the taps outermost ([`depthwise_pixels`]). `#[inline(always)]` so that it is compiled inside
 /// `vectorized_wide`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments, reason = "one row's operands and geometry")]
@@ -1016,14 +1023,144 @@ fn depthwise_row<T: Accumulate>(
     acc: &mut [T::Acc],
     row: &mut [T],
 ) {
+    // The filter rows with an input row, and where that row starts in `x`.
+    let mut rows = [(0usize, 0usize); 16];
+    let mut nrows = 0;
+    for ky in 0..h.window {
+        let Some(iy) = h.source(oy, ky) else { continue };
+        if nrows == rows.len() {
+            // A window taller than 16: the general loop alone.
+            return depthwise_pixels(x, fw, h, w, (cin, mult), (n, oy), 0..w.output, acc, row);
+        }
+        rows[nrows] = (ky, (n * h.input + iy) * w.input * cin);
+        nrows += 1;
+    }
+    let rows = &rows[..nrows];
+    if mult != 1 || cin < DIRECT_LANES || w.window == 0 {
+        return depthwise_pixels(x, fw, h, w, (cin, mult), (n, oy), 0..w.output, acc, row);
+    }
+    let inside = |ox: usize| w.source(ox, 0).is_some() && w.source(ox, w.window - 1).is_some();
+    let full = cin / DIRECT_LANES * DIRECT_LANES;
+    let mut ox = 0;
+    while ox < w.output {
+        if !inside(ox) {
+            depthwise_pixels(x, fw, h, w, (cin, 1), (n, oy), ox..ox + 1, acc, row);
+            ox += 1;
+            continue;
+        }
+        let fits = |p: usize| ox + p <= w.output && inside(ox + p - 1);
+        let p = if fits(DEPTHWISE_PIXELS) {
+            DEPTHWISE_PIXELS
+        } else if fits(DIRECT_PIXELS) {
+            DIRECT_PIXELS
+        } else {
+            1
+        };
+        for c0 in (0..full).step_by(DIRECT_LANES) {
+            match p {
+                DEPTHWISE_PIXELS => {
+                    depthwise_block::<T, DEPTHWISE_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
+                }
+                DIRECT_PIXELS => {
+                    depthwise_block::<T, DIRECT_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
+                }
+                _ => depthwise_block::<T, 1>(x, fw, rows, w, cin, (ox, c0), row),
+            }
+        }
+        if full < cin {
+            // The channels past the last whole block, through `acc`.
+            for px in ox..ox + p {
+                let a = &mut acc[..cin - full];
+                a.fill(T::Acc::default());
+                for &(ky, base) in rows {
+                    for kx in 0..w.window {
+                        let ix = px * w.stride + kx * w.dilation - w.pad_before;
+                        let ft = &fw[(ky * w.window + kx) * cin + full..][..cin - full];
+                        let xin = &x[base + ix * cin + full..][..cin - full];
+                        for ((a, &xv), &fv) in a.iter_mut().zip(xin).zip(ft) {
+                            *a = *a + xv.widen() * fv;
+                        }
+                    }
+                }
+                for (o, &a) in row[px * cin + full..(px + 1) * cin]
+                    .iter_mut()
+                    .zip(a.iter())
+                {
+                    *o = T::narrow(a);
+                }
+            }
+        }
+        ox += p;
+    }
+}
+
+/// `P` pixels from `ox` (every tap inside the input row) by [`DIRECT_LANES`] channels from
+/// `c0` of a depthwise convolution with one filter per channel, summed in registers over the
+/// taps of `rows` (`(ky, start of the input row in x)`), in `(ky, kx)` order.
+#[inline(always)]
+fn depthwise_block<T: Accumulate, const P: usize>(
+    x: &[T],
+    fw: &[T::Acc],
+    rows: &[(usize, usize)],
+    w: &Axis,
+    cin: usize,
+    (ox, c0): (usize, usize),
+    row: &mut [T],
+) {
+    let mut acc = [[T::Acc::default(); DIRECT_LANES]; P];
+    for &(ky, base) in rows {
+        for kx in 0..w.window {
+            let Ok(ft) = <&[T::Acc; DIRECT_LANES]>::try_from(
+                &fw[(ky * w.window + kx) * cin + c0..][..DIRECT_LANES],
+            ) else {
+                continue;
+            };
+            for (p, a) in acc.iter_mut().enumerate() {
+                let ix = (ox + p) * w.stride + kx * w.dilation - w.pad_before;
+                let Ok(xs) =
+                    <&[T; DIRECT_LANES]>::try_from(&x[base + ix * cin + c0..][..DIRECT_LANES])
+                else {
+                    continue;
+                };
+                for j in 0..DIRECT_LANES {
+                    a[j] = a[j] + xs[j].widen() * ft[j];
+                }
+            }
+        }
+    }
+    for (p, a) in acc.iter().enumerate() {
+        let out = &mut row[(ox + p) * cin + c0..][..DIRECT_LANES];
+        for (o, &v) in out.iter_mut().zip(a) {
+            *o = T::narrow(v);
+        }
+    }
+}
+
+/// The output pixels `pixels` of a depthwise convolution's row through `acc`, the taps
+/// outermost, so that each step is a loop over a pixel's channels; each sum takes its taps in
+/// `(ky, kx)` order, skipping the padded ones.
+#[inline(always)]
+#[allow(clippy::too_many_arguments, reason = "one row's operands and geometry")]
+fn depthwise_pixels<T: Accumulate>(
+    x: &[T],
+    fw: &[T::Acc],
+    h: &Axis,
+    w: &Axis,
+    (cin, mult): (usize, usize),
+    (n, oy): (usize, usize),
+    pixels: std::ops::Range<usize>,
+    acc: &mut [T::Acc],
+    row: &mut [T],
+) {
     let oc = cin * mult;
+    let acc = &mut acc[pixels.start * oc..pixels.end * oc];
     acc.fill(T::Acc::default());
     for ky in 0..h.window {
         let Some(iy) = h.source(oy, ky) else { continue };
         let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
         for kx in 0..w.window {
             let ft = &fw[(ky * w.window + kx) * oc..][..oc];
-            for (ox, a) in acc.chunks_exact_mut(oc).enumerate() {
+            for (ox, a) in pixels.clone().zip(acc.chunks_exact_mut(oc)) {
                 let Some(ix) = w.source(ox, kx) else { continue };
                 let xin = &xrow[ix * cin..][..cin];
                 if mult == 1 {
@@ -1043,7 +1180,8 @@ fn depthwise_row<T: Accumulate>(
             }
         }
     }
-    for (o, &a) in row.iter_mut().zip(acc.iter()) {
+    let out = &mut row[pixels.start * oc..pixels.end * oc];
+    for (o, &a) in out.iter_mut().zip(acc.iter()) {
         *o = T::narrow(a);
     }
 }
