@@ -956,6 +956,22 @@ fn direct_block<T, const P: usize>(
     let mut acc = [[T::default(); DIRECT_LANES]; P];
     for ky in 0..kh {
         let prow = &rows[ky * span * cin..][..span * cin];
+        if w.dilation == 1 {
+            // A filter row's taps (kx, ci) are one run of `kw * cin` input values per pixel.
+            let taps = w.window * cin;
+            let frow = &f[ky * taps * cout_p..][..taps * cout_p];
+            let xs: [&[T]; P] = std::array::from_fn(|p| &prow[(ox + p) * w.stride * cin..][..taps]);
+            for t in 0..taps {
+                let Ok(fr) =
+                    <&[T; DIRECT_LANES]>::try_from(&frow[t * cout_p + c0..][..DIRECT_LANES])
+                else {
+                    continue;
+                };
+                let xv: [T; P] = std::array::from_fn(|p| xs[p][t]);
+                madd_block(&mut acc, &xv, fr);
+            }
+            continue;
+        }
         for kx in 0..w.window {
             let taps = &f[(ky * w.window + kx) * cin * cout_p..][..cin * cout_p];
             let base: [usize; P] =
@@ -971,11 +987,12 @@ fn direct_block<T, const P: usize>(
             }
         }
     }
+    // Each pixel's sums copied out whole first: indexing `acc` itself by the run-time width
+    // would keep it in memory (stored and reloaded at every tap) instead of in registers.
     let width = DIRECT_LANES.min(cout - c0);
-    for (p, a) in acc.iter().enumerate() {
-        for (j, &v) in a.iter().enumerate().take(width) {
-            row[(ox + p) * cout + c0 + j] = v;
-        }
+    for p in 0..P {
+        let sums: [T; DIRECT_LANES] = acc[p];
+        row[(ox + p) * cout + c0..][..width].copy_from_slice(&sums[..width]);
     }
 }
 
