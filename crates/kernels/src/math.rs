@@ -785,7 +785,7 @@ fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn:
         .zip(x.par_chunks(width))
         .with_min_len(min_rows)
         .for_each_init(
-            || vec![0.0f64; width],
+            || vec![0.0f32; width],
             |e, (o, row)| {
                 vectorized_wide(
                     #[inline(always)]
@@ -796,31 +796,37 @@ fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn:
 }
 
 /// One row of [`softmax_rows_f32`], inlined into its caller so that it is compiled for the
-/// caller's vector instructions.
+/// caller's vector instructions. `x - max` in `float` (as TensorFlow's kernels subtract), its
+/// exponential in `float` ([`vector::exp32_fast`], 16 lanes to a vector), the sum and the
+/// quotients in `double`.
 #[inline(always)]
-fn softmax_row_f32(row: &[f32], o: &mut [f32], e: &mut [f64], log: bool, onednn: bool) {
-    let m = f64::from(row.iter().copied().fold(f32::NEG_INFINITY, f32::max));
-    // An exponent that is NaN is +inf under oneDNN (see `softmax_rows`) and NaN otherwise;
-    // `d <= 0` otherwise, and below -700 its exponential is too small to change a sum that
-    // holds the maximum's 1 or any `float` quotient.
-    let nan = if onednn { f64::INFINITY } else { f64::NAN };
+fn softmax_row_f32(row: &[f32], o: &mut [f32], e: &mut [f32], log: bool, onednn: bool) {
+    let mf = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let m = f64::from(mf);
+    // An exponent that is NaN is +inf under oneDNN (see `softmax_rows`) and NaN otherwise.
+    let nan = if onednn { f32::INFINITY } else { f32::NAN };
     for (e, &v) in e.iter_mut().zip(row) {
-        let d = f64::from(v) - m;
+        let d = v - mf;
         *e = if d.is_nan() {
             nan
         } else {
-            vector::exp_f64(d.max(-700.0))
+            vector::exp32_fast(d)
         };
     }
-    // Eight partial sums (a loop the compiler vectorises), then added in order.
-    let mut lanes = [0.0f64; 8];
-    let mut chunks = e.chunks_exact(8);
+    // Sixteen partial sums (a loop the compiler vectorises), then added in order.
+    let mut lanes = [0.0f64; 16];
+    let mut chunks = e.chunks_exact(16);
     for c in &mut chunks {
         for (l, &v) in lanes.iter_mut().zip(c) {
-            *l += v;
+            *l += f64::from(v);
         }
     }
-    let sum = lanes.iter().sum::<f64>() + chunks.remainder().iter().sum::<f64>();
+    let sum = lanes.iter().sum::<f64>()
+        + chunks
+            .remainder()
+            .iter()
+            .map(|&v| f64::from(v))
+            .sum::<f64>();
     if log {
         let ls = sum.ln();
         for (o, &v) in o.iter_mut().zip(row) {
@@ -829,7 +835,7 @@ fn softmax_row_f32(row: &[f32], o: &mut [f32], e: &mut [f64], log: bool, onednn:
     } else {
         let r = 1.0 / sum;
         for (o, &e) in o.iter_mut().zip(e.iter()) {
-            *o = (e * r) as f32;
+            *o = (f64::from(e) * r) as f32;
         }
     }
 }

@@ -56,6 +56,52 @@ pub(crate) fn exp32(x: f32) -> f32 {
     exp_f64(f64::from(x).clamp(-110.0, 90.0)) as f32
 }
 
+/// `1.5 * 2^23`: [`ROUND`] for `float`.
+const ROUND32: f32 = 12_582_912.0;
+/// `ln 2` in two `float` parts: the high part has 12 trailing zero bits, so `k * LN2_HI32` is
+/// exact for the `|k| <= 127` used here.
+const LN2_HI32: f32 = f32::from_bits(0x3f31_7000);
+const LN2_LO32: f32 = 3.194_618_5e-5;
+
+/// `e^x` computed in `float` (16 lanes to an AVX-512 vector, against [`exp32`]'s 8 in
+/// `double`), for the softmax kernel: within 2 ULPs of the correctly rounded result from
+/// -87.33 up (checked against `double` on a sweep of the range; infinity where that
+/// overflows), 0 below it (where the result would be subnormal, which TensorFlow's denormal
+/// flush makes 0);
+/// NaN gives NaN. The same reduction as [`exp_f64`], with Taylor's polynomial to degree 7
+/// (truncation below `6e-9` relative, a tenth of a `float` ULP).
+#[inline(always)]
+pub(crate) fn exp32_fast(x: f32) -> f32 {
+    // Above 88.73 the result overflows to infinity (as it does from the clamped value).
+    let t = x.clamp(-88.0, 88.75);
+    let shifted = t * std::f32::consts::LOG2_E + ROUND32;
+    let k = shifted - ROUND32;
+    let r = t - k * LN2_HI32 - k * LN2_LO32;
+    let mut p = 1.0 / 5_040.0;
+    for c in [
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+        1.0,
+        1.0,
+    ] {
+        p = p * r + c;
+    }
+    // `2^k` (`-127 <= k <= 128` here) as two normal powers of two built from their bits, so
+    // that the ends of the range need no special case: both products are exact.
+    let ki = (shifted.to_bits() as i32).wrapping_sub(ROUND32.to_bits() as i32);
+    let half = ki >> 1;
+    let pow2 = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
+    let e = p * pow2(half) * pow2(ki - half);
+    if x < -87.33 {
+        0.0
+    } else {
+        e
+    }
+}
+
 /// `float` `tanh`.
 #[inline(always)]
 pub(crate) fn tanh32(x: f32) -> f32 {
@@ -129,6 +175,40 @@ mod tests {
         assert_eq!(exp32(f32::INFINITY), f32::INFINITY);
         assert_eq!(exp32(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp32(0.0), 1.0);
+    }
+
+    #[test]
+    fn fast_exp_is_within_two_ulps_of_the_double_result() {
+        let mut worst = 0;
+        for x in inputs()
+            .into_iter()
+            .chain((0..200_000).map(|i| -(i as f32) * 4.4e-4))
+        {
+            let got = exp32_fast(x);
+            if x.is_nan() {
+                assert!(got.is_nan());
+                continue;
+            }
+            if x < -87.33 {
+                assert_eq!(got, 0.0, "{x}");
+                continue;
+            }
+            let want = f64::from(x).exp() as f32;
+            if want.is_infinite() {
+                assert_eq!(got, f32::INFINITY, "{x}");
+                continue;
+            }
+            let u = ulps(got, want);
+            worst = worst.max(u);
+            assert!(u <= 2, "exp({x:e}) = {got:e}, want {want:e}");
+        }
+        assert!(
+            worst >= 1,
+            "the sweep reaches inputs where float rounding shows"
+        );
+        assert_eq!(exp32_fast(0.0), 1.0);
+        assert_eq!(exp32_fast(f32::NEG_INFINITY), 0.0);
+        assert_eq!(exp32_fast(f32::INFINITY), f32::INFINITY);
     }
 
     #[test]
