@@ -27,8 +27,8 @@
 //! | `Rsqrt`, complex `Sign`, `Sqrt` | 2 |
 //! | `Erf` | 3 |
 //! | `Sigmoid`, `Tanh`, `Log1p` | 4 |
-//! | `Erfc`, `Softplus` | 5 |
-//! | `Softmax` | 10 |
+//! | `Erfc` (`float`: a vectorised fit within 3 ULPs of the exact value; 4 measured against TensorFlow), `Softplus` | 5 |
+//! | `Softmax` (`float`: 3 measured) | 10 |
 //! | complex `Log` | 128 (measured 127, near `|z| = 1`, where `log |z|` cancels) |
 //! | `Elu`, `Selu` | `2 * eps * (1 + |tf|)` absolute (`exp(x) - 1` cancels) |
 //! | `LogSoftmax` | `4 * eps * (1 + |tf|)` absolute (`x - max - log(sum)` cancels) |
@@ -637,6 +637,7 @@ pub(crate) fn f32_block(op: UnaryOp, x: &[f32], out: &mut [f32], wide: bool) {
         UnaryOp::Exp => flushed!(true, vector::exp32),
         UnaryOp::Tanh => flushed!(true, vector::tanh32),
         UnaryOp::Sigmoid => flushed!(true, vector::sigmoid32),
+        UnaryOp::Erfc => flushed!(true, vector::erfc32),
         UnaryOp::Relu => flushed!(false, |v| f32_op(UnaryOp::Relu, v)),
         UnaryOp::Relu6 => flushed!(false, |v| f32_op(UnaryOp::Relu6, v)),
         UnaryOp::Square => flushed!(false, |v| f32_op(UnaryOp::Square, v)),
