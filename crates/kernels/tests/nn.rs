@@ -55,9 +55,71 @@ fn naive(
 }
 
 fn same(input: usize, k: usize, s: usize, d: usize) -> (usize, usize) {
+    same_eff(input, (k - 1) * d + 1, s)
+}
+
+/// Input and filter values in -3..=3 from `seed` (products and sums stay exact in every
+/// type the tests use), for an input of dims `xd` and a filter of dims `fd`.
+fn small_ints(seed: u64, xd: [usize; 4], fd: [usize; 4]) -> (Vec<i64>, Vec<i64>) {
+    let mut state = seed;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((state >> 33) % 7) as i64 - 3
+    };
+    let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
+    let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+    (x, f)
+}
+
+/// SAME's output size and leading padding for a window spanning `eff` inputs at stride `s`.
+fn same_eff(input: usize, eff: usize, s: usize) -> (usize, usize) {
     let out = input.div_ceil(s);
-    let eff = (k - 1) * d + 1;
     (out, ((out - 1) * s + eff).saturating_sub(input) / 2)
+}
+
+/// One of the three paddings (`kind` 0: SAME, 1: VALID, 2: EXPLICIT with `pads` as top,
+/// bottom, left, right) for an input of `h` x `w` under windows spanning `eff` rows and
+/// columns (dilation included) at strides `s`: the padding, its explicit amounts, the
+/// leading padding of each axis and the output size; `None` where VALID or EXPLICIT leave no
+/// output.
+#[allow(clippy::type_complexity, reason = "a test case's parts")]
+fn padding_case(
+    kind: usize,
+    pads: [usize; 4],
+    (h, w): (usize, usize),
+    (eff_h, eff_w): (usize, usize),
+    (sh, sw): (usize, usize),
+) -> Option<(Padding, Vec<i64>, (usize, usize), (usize, usize))> {
+    let out = |size: usize, eff: usize, s: usize| (size - eff) / s + 1;
+    match kind {
+        0 => {
+            let (oh, ph) = same_eff(h, eff_h, sh);
+            let (ow, pw) = same_eff(w, eff_w, sw);
+            Some((Padding::Same, vec![], (ph, pw), (oh, ow)))
+        }
+        1 => (h >= eff_h && w >= eff_w).then(|| {
+            (
+                Padding::Valid,
+                vec![],
+                (0, 0),
+                (out(h, eff_h, sh), out(w, eff_w, sw)),
+            )
+        }),
+        _ => {
+            let [t, b, l, r] = pads;
+            let e = [0, 0, t, b, l, r, 0, 0].map(|v| v as i64).to_vec();
+            (h + t + b >= eff_h && w + l + r >= eff_w).then(|| {
+                (
+                    Padding::Explicit,
+                    e,
+                    (t, l),
+                    (out(h + t + b, eff_h, sh), out(w + l + r, eff_w, sw)),
+                )
+            })
+        }
+    }
 }
 
 proptest! {
@@ -71,10 +133,7 @@ proptest! {
         let (cin, cout) = (groups * cin_g, groups * cout_g);
         let xd = [n, h, w, cin];
         let fd = [kh, kw, cin_g, cout];
-        let mut state = seed;
-        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
-        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
-        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        let (x, f) = small_ints(seed, xd, fd);
         let (oh, ph) = same(h, kh, s, d);
         let (ow, pw) = same(w, kw, s, d);
         let want = naive(&x, xd, &f, fd, (s, s), (d, d), (ph, pw), (oh, ow));
@@ -108,27 +167,10 @@ proptest! {
         let xd = [n, h, w, cin];
         let fd = [kh, kw, cin, cout];
         let eff_h = (kh - 1) * dh + 1;
-        let (padding, explicit, (ph, pw), (oh, ow)) = match kind {
-            0 => {
-                let (oh, ph) = same(h, kh, 1, dh);
-                let (ow, pw) = same(w, kw, 1, 1);
-                (Padding::Same, vec![], (ph, pw), (oh, ow))
-            }
-            1 => {
-                prop_assume!(h >= eff_h && w >= kw);
-                (Padding::Valid, vec![], (0, 0), (h - eff_h + 1, w - kw + 1))
-            }
-            _ => {
-                let [t, b, l, r] = pads;
-                prop_assume!(h + t + b >= eff_h && w + l + r >= kw);
-                let e = [0, 0, t, b, l, r, 0, 0].map(|v| v as i64).to_vec();
-                (Padding::Explicit, e, (t, l), (h + t + b - eff_h + 1, w + l + r - kw + 1))
-            }
-        };
-        let mut state = seed;
-        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
-        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
-        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        let case = padding_case(kind, pads, (h, w), (eff_h, kw), (1, 1));
+        prop_assume!(case.is_some());
+        let Some((padding, explicit, (ph, pw), (oh, ow))) = case else { unreachable!() };
+        let (x, f) = small_ints(seed, xd, fd);
         let want = naive(&x, xd, &f, fd, (1, 1), (dh, 1), (ph, pw), (oh, ow));
         let shape = |v: [usize; 4]| v.map(|d| d as i64);
         let dil = [1, dh as i64, 1, 1];
@@ -178,28 +220,10 @@ proptest! {
         let xd = [n, h, w, cin];
         let fd = [k, k, cin, mult];
         let eff = (k - 1) * d + 1;
-        let out = |size: usize, before: usize, after: usize| (size + before + after - eff) / s + 1;
-        let (padding, explicit, (ph, pw), (oh, ow)) = match kind {
-            0 => {
-                let (oh, ph) = same(h, k, s, d);
-                let (ow, pw) = same(w, k, s, d);
-                (Padding::Same, vec![], (ph, pw), (oh, ow))
-            }
-            1 => {
-                prop_assume!(h >= eff && w >= eff);
-                (Padding::Valid, vec![], (0, 0), (out(h, 0, 0), out(w, 0, 0)))
-            }
-            _ => {
-                let [t, b, l, r] = pads;
-                prop_assume!(h + t + b >= eff && w + l + r >= eff);
-                let e = [0, 0, t, b, l, r, 0, 0].map(|v| v as i64).to_vec();
-                (Padding::Explicit, e, (t, l), (out(h, t, b), out(w, l, r)))
-            }
-        };
-        let mut state = seed;
-        let mut next = || { state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); ((state >> 33) % 7) as i64 - 3 };
-        let x: Vec<i64> = (0..xd.iter().product::<usize>()).map(|_| next()).collect();
-        let f: Vec<i64> = (0..fd.iter().product::<usize>()).map(|_| next()).collect();
+        let case = padding_case(kind, pads, (h, w), (eff, eff), (s, s));
+        prop_assume!(case.is_some());
+        let Some((padding, explicit, (ph, pw), (oh, ow))) = case else { unreachable!() };
+        let (x, f) = small_ints(seed, xd, fd);
         // A depthwise filter [k, k, cin, mult] is a grouped one [k, k, 1, cin * mult].
         let want = naive(&x, xd, &f, [k, k, 1, cin * mult], (s, s), (d, d), (ph, pw), (oh, ow));
         let shape = |v: [usize; 4]| v.map(|d| d as i64);

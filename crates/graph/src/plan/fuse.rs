@@ -125,21 +125,25 @@ fn step_kind(n: &Node) -> Option<StepKind> {
     }
 }
 
-/// Who reads each needed, unfolded node: its data consumers (with repeats), and whether
-/// anything else does (a fetch, a target, a control edge).
-pub(crate) struct Readers {
+/// What the rewriting passes (`fuse`, `pad::fold_pads`) read of the planned graph: the nodes
+/// in dependency order, which are needed and folded, and who reads each needed, unfolded node.
+pub(crate) struct Rewrite<'a> {
+    pub(crate) nodes: &'a [Arc<Node>],
+    pub(crate) order: &'a [usize],
+    pub(crate) needed: &'a [bool],
+    pub(crate) folded: &'a [bool],
     /// Per node, the nodes reading one of its outputs, once per input that does.
     pub(crate) readers: Vec<Vec<usize>>,
     /// Per node, whether it is fetched, a target, or a control input.
     pub(crate) pinned: Vec<bool>,
 }
 
-impl Readers {
-    pub(crate) fn of(
-        nodes: &[Arc<Node>],
-        order: &[usize],
-        needed: &[bool],
-        folded: &[bool],
+impl<'a> Rewrite<'a> {
+    pub(crate) fn new(
+        nodes: &'a [Arc<Node>],
+        order: &'a [usize],
+        needed: &'a [bool],
+        folded: &'a [bool],
         fetches: &[Endpoint],
         targets: &[usize],
     ) -> Self {
@@ -162,7 +166,22 @@ impl Readers {
         for &t in targets {
             pinned[t] = true;
         }
-        Readers { readers, pinned }
+        Rewrite {
+            nodes,
+            order,
+            needed,
+            folded,
+            readers,
+            pinned,
+        }
+    }
+
+    /// The value of a constant's output `ep`, if it is one.
+    pub(crate) fn constant<'k>(ep: &Endpoint, kernels: &'k [Option<Kernel>]) -> Option<&'k Tensor> {
+        match &kernels[ep.node] {
+            Some(Kernel::Const(t)) if ep.index == 0 => Some(t),
+            _ => None,
+        }
     }
 }
 
@@ -170,19 +189,22 @@ impl Readers {
 /// becomes [`Kernel::Fused`] and its data inputs the chain's input (returned, by node id); the
 /// other nodes' kernels are taken (nothing needs them any more).
 pub(crate) fn fuse(
-    nodes: &[Arc<Node>],
-    order: &[usize],
-    needed: &[bool],
-    folded: &[bool],
+    g: &Rewrite<'_>,
     kernels: &mut [Option<Kernel>],
-    fetches: &[Endpoint],
-    targets: &[usize],
 ) -> HashMap<usize, Vec<Endpoint>> {
     let mut inputs_of = HashMap::new();
-    let Readers { readers, pinned } = Readers::of(nodes, order, needed, folded, fetches, targets);
-    let const_of = |ep: &Endpoint, kernels: &[Option<Kernel>]| match &kernels[ep.node] {
-        Some(Kernel::Const(t)) if ep.index == 0 && fusable_const(t) => Some(t.clone()),
-        _ => None,
+    let &Rewrite {
+        nodes,
+        order,
+        needed,
+        folded,
+        ref readers,
+        ref pinned,
+    } = g;
+    let const_of = |ep: &Endpoint, kernels: &[Option<Kernel>]| {
+        Rewrite::constant(ep, kernels)
+            .filter(|t| fusable_const(t))
+            .cloned()
     };
     // Candidates and their operands.
     let mut kind: Vec<Option<StepKind>> = (0..nodes.len()).map(|_| None).collect();

@@ -228,26 +228,11 @@ impl Plan {
             cuts.folded = fold::fold(nodes, &order, &is_fed, &mut kernels, budget);
             // Element-wise chains, on the graph as folding left it (its constants known).
             if passes.fuse {
-                cuts.fused_inputs = fuse::fuse(
-                    nodes,
-                    &order,
-                    &needed,
-                    &cuts.folded,
-                    &mut kernels,
-                    fetches,
-                    targets,
-                );
+                let g = fuse::Rewrite::new(nodes, &order, &needed, &cuts.folded, fetches, targets);
+                let mut rewired = fuse::fuse(&g, &mut kernels);
                 // Zero padding read by a convolution alone: folded into it.
-                let pads = pad::fold_pads(
-                    nodes,
-                    &order,
-                    &needed,
-                    &cuts.folded,
-                    &mut kernels,
-                    fetches,
-                    targets,
-                );
-                cuts.fused_inputs.extend(pads);
+                rewired.extend(pad::fold_pads(&g, &mut kernels));
+                cuts.fused_inputs = rewired;
             }
             if cuts.folded.contains(&true) || !cuts.fused_inputs.is_empty() {
                 needed = needed_nodes(nodes, &is_fed, fetches, targets, &cuts);

@@ -12,16 +12,15 @@
 //! fetched, no control edges on either node).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use tensorcast_core::{DataType, Tensor};
 use tensorcast_proto::attr_value::{ListValue, Value};
 use tensorcast_proto::AttrValue;
 
 use crate::attr;
-use crate::build::graph::{Endpoint, Node};
+use crate::build::graph::Endpoint;
 use crate::kernels::Kernel;
-use crate::plan::fuse::Readers;
+use crate::plan::fuse::Rewrite;
 
 /// The `[4, 2]` int32/int64 paddings as `[top, bottom, left, right]`, when only the height and
 /// width are padded, by non-negative amounts.
@@ -60,23 +59,14 @@ fn finite_filter(t: &Tensor) -> bool {
 /// padding, and its inputs (returned, by node id, to add to the plan's rewired inputs) become
 /// the `Pad`'s input and the filter. The `Pad` is then read by nothing.
 pub(crate) fn fold_pads(
-    nodes: &[Arc<Node>],
-    order: &[usize],
-    needed: &[bool],
-    folded: &[bool],
+    g: &Rewrite<'_>,
     kernels: &mut [Option<Kernel>],
-    fetches: &[Endpoint],
-    targets: &[usize],
 ) -> HashMap<usize, Vec<Endpoint>> {
     let mut inputs_of = HashMap::new();
-    let Readers { readers, pinned } = Readers::of(nodes, order, needed, folded, fetches, targets);
-    let const_of = |ep: &Endpoint, kernels: &[Option<Kernel>]| match &kernels[ep.node] {
-        Some(Kernel::Const(t)) if ep.index == 0 => Some(t.clone()),
-        _ => None,
-    };
-    for &id in order {
+    let (nodes, folded) = (g.nodes, g.folded);
+    for &id in g.order {
         let conv = &nodes[id];
-        if !needed[id]
+        if !g.needed[id]
             || folded[id]
             || !matches!(conv.op.as_str(), "Conv2D" | "DepthwiseConv2dNative")
             || conv.inputs.len() != 2
@@ -93,7 +83,7 @@ pub(crate) fn fold_pads(
         }
         let (x, filter) = (conv.inputs[0], conv.inputs[1]);
         let pad = &nodes[x.node];
-        let alone = readers[pad.id].as_slice() == [id] && !pinned[pad.id];
+        let alone = g.readers[pad.id].as_slice() == [id] && !g.pinned[pad.id];
         if pad.op != "Pad"
             || x.index != 0
             || folded[pad.id]
@@ -104,11 +94,11 @@ pub(crate) fn fold_pads(
         {
             continue;
         }
-        let Some(amounts) = const_of(&pad.inputs[1], kernels).and_then(|t| spatial_paddings(&t))
+        let Some(amounts) = Rewrite::constant(&pad.inputs[1], kernels).and_then(spatial_paddings)
         else {
             continue;
         };
-        if !const_of(&filter, kernels).is_some_and(|t| finite_filter(&t)) {
+        if !Rewrite::constant(&filter, kernels).is_some_and(finite_filter) {
             continue;
         }
         let Some(Kernel::Reg { attrs, .. }) = &mut kernels[id] else {
