@@ -611,7 +611,8 @@ fn each<S: Copy, D>(x: &[S], out: &mut [D], wide: bool, f: impl Fn(S) -> D) {
 
 /// `op` over a block of `float`s, with TensorFlow's denormal rules (see [`f32_flushed`]): the
 /// op is chosen once per block, and each op's loop is vectorised (the transcendental functions
-/// `Exp`, `Tanh` and `Sigmoid` through [`vector`]; the other libm functions stay calls).
+/// `Exp`, `Tanh`, `Sigmoid` and `Erfc` through [`vector`]; the other libm functions stay
+/// calls).
 ///
 /// `wide` compiles every op's loop for AVX-512 where the CPU has it (a caller whose block
 /// stays in L1, as a fused chain's does, is bound by computation, not memory); otherwise only
