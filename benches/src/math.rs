@@ -6,11 +6,13 @@
 //! - `sum_all_64MiB`, `sum_rows_64MiB`, `sum_cols_64MiB`: `Sum` over both axes, along rows
 //!   (axis 1: 4096 outputs) and along columns (axis 0: 4096 outputs); `mean_*` the same for
 //!   `Mean`;
-//! - `exp_64MiB`, `tanh_64MiB`, `sigmoid_64MiB`: the unary ops, a new 64 MiB tensor each.
+//! - `exp_64MiB`, `tanh_64MiB`, `sigmoid_64MiB`: the unary ops, a new 64 MiB tensor each;
+//! - `softmax_attention_2MiB`: `Softmax` of attention scores [8, 4, 128, 128] (the Transformer
+//!   block's at batch 8: rows of 128), next to `memcpy_2MiB`.
 
 use super::{baseline, Runner};
 use tensorcast_core::{Tensor, TensorShape};
-use tensorcast_kernels::math::{unary, UnaryOp};
+use tensorcast_kernels::math::{softmax, unary, UnaryOp};
 use tensorcast_kernels::reduce::{reduce, Reduction};
 
 const MIB_64: u64 = 64 << 20;
@@ -27,6 +29,7 @@ pub fn run(r: &mut Runner) {
         "exp_64MiB",
         "tanh_64MiB",
         "sigmoid_64MiB",
+        "softmax_attention_2MiB",
     ];
     if !names.iter().any(|n| r.wants(n)) {
         return;
@@ -56,5 +59,17 @@ pub fn run(r: &mut Runner) {
         (UnaryOp::Sigmoid, "sigmoid_64MiB"),
     ] {
         r.measure(name, MIB_64, || unary(op, &x).expect("unary"));
+    }
+    if r.wants("softmax_attention_2MiB") {
+        let n = 8 * 4 * 128 * 128;
+        let scores = Tensor::from_vec(
+            x.as_slice::<f32>().expect("float")[..n].to_vec(),
+            TensorShape::new(&[8, 4, 128, 128]).unwrap_or_default(),
+        )
+        .expect("scores");
+        baseline::memcpy(r, "2MiB", n * 4, 1);
+        r.measure("softmax_attention_2MiB", (n * 4) as u64, || {
+            softmax(&scores).expect("softmax")
+        });
     }
 }

@@ -85,6 +85,13 @@ pub(crate) enum Kernel {
     },
     /// A fused chain of element-wise nodes (`plan::fuse`), run as its last node.
     Fused(Box<crate::plan::fuse::Fused>),
+    /// `Softmax` of a `float` `Mul` by a scalar constant, in one pass (`plan::softmax`).
+    ScaledSoftmax {
+        /// The constant.
+        scale: f32,
+        /// Whether the constant is the `Mul`'s first operand.
+        scale_first: bool,
+    },
     /// An element-wise binary op.
     Binary {
         /// The op.
@@ -244,6 +251,9 @@ impl Kernel {
         };
         Ok(match self {
             Kernel::Fused(f) => f.run(x(0)?.clone())?,
+            Kernel::ScaledSoftmax { scale, scale_first } => kernel(
+                tensorcast_kernels::math::softmax_of_scaled(x(0)?, *scale, *scale_first),
+            )?,
             Kernel::Const(t) => t.clone(),
             Kernel::Fail(e) => return Err(e.clone()),
             // Nothing reads a NoOp's (absent) output; an empty tensor stands in for it.

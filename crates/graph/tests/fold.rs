@@ -358,3 +358,80 @@ fn a_zero_pad_read_by_a_valid_convolution_alone_is_folded_into_it_with_the_same_
         assert_eq!(stats.nodes_run, 4, "{op} with inf: nothing folded");
     }
 }
+
+/// Attention's scaled scores: `Softmax(Mul(x, scale))` (or `Mul(scale, x)`).
+fn scaled_softmax_graph(scale: f32, scale_first: bool, dims: &[i64]) -> GraphDef {
+    let inputs = if scale_first {
+        ["scale", "x"]
+    } else {
+        ["x", "scale"]
+    };
+    graph_def(vec![
+        placeholder("x", dims),
+        const_f32("scale", &[], &[scale]),
+        node("mul", "Mul", &inputs, &[ty()]),
+        node("y", "Softmax", &["mul"], &[ty()]),
+    ])
+}
+
+#[test]
+fn a_softmax_of_a_mul_by_a_scalar_runs_as_one_kernel_with_the_same_bits() {
+    let dims = [2i64, 3, 37];
+    // Rows with NaN and infinities (softmax makes them NaN and zeros), and finite rows with
+    // subnormals, so that most results are ordinary numbers.
+    let finite: Vec<f32> = (0..2 * 3 * 37)
+        .map(|i| match i % 11 {
+            0 => 1e-40,
+            1 => -0.0,
+            _ => (i as f32 * 0.37).sin() * 30.0,
+        })
+        .collect();
+    for values in [edge_values(2 * 3 * 37), finite] {
+        let x = Tensor::from_vec(values, dims.as_slice()).unwrap();
+        scaled_softmax_cases(&[("x", x)], &dims);
+    }
+}
+
+fn scaled_softmax_cases(feeds: &[(&str, Tensor)], dims: &[i64]) {
+    let ops = |s: &Session| {
+        let (_, times) = s.run_profiled(feeds, &["y"], &[]).unwrap();
+        times.into_iter().map(|t| t.op).collect::<Vec<_>>()
+    };
+    // A scale that makes products subnormal (flushed) or infinite, a negative zero, and one.
+    for scale in [0.125f32, 1e-38, -0.0, 3e37, 1.0] {
+        for scale_first in [false, true] {
+            let gd = scaled_softmax_graph(scale, scale_first, dims);
+            let (want, _) = run(&unfused_session(&gd), feeds, "y");
+            let (got, stats) = run(&session(&gd, true), feeds, "y");
+            assert_eq!(got.shape(), want.shape());
+            assert_eq!(
+                bits(&got),
+                bits(&want),
+                "scale {scale}, first {scale_first}"
+            );
+            assert_eq!(ops(&session(&gd, true)), ["Fused(Mul,Softmax)"]);
+            assert_eq!(ops(&unfused_session(&gd)), ["Const", "Mul", "Softmax"]);
+            assert_eq!(stats.nodes_run, 1);
+            // Fetching the product as well keeps the Mul (and the same results).
+            let (both, _) = session(&gd, true)
+                .run_with_stats(feeds, &["y", "mul"], &[])
+                .unwrap();
+            assert_eq!(bits(&both[0]), bits(&want));
+        }
+    }
+    // A NaN scale is left to the two kernels.
+    let gd = scaled_softmax_graph(f32::NAN, false, dims);
+    assert_eq!(ops(&session(&gd, true)), ["Const", "Mul", "Softmax"]);
+    // A scalar input: the unfused ops' error.
+    let gd = scaled_softmax_graph(0.5, false, &[]);
+    let feeds = [("x", Tensor::scalar_of(1.0f32))];
+    let want = unfused_session(&gd)
+        .run(&feeds, &["y"], &[])
+        .unwrap_err()
+        .to_string();
+    let got = session(&gd, true)
+        .run(&feeds, &["y"], &[])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(got, want);
+}

@@ -51,6 +51,7 @@ use tensorcast_buffer::{cpu_allocator_ref, Writer};
 use tensorcast_core::x86::daz32;
 use tensorcast_core::{Complex32, Complex64, DataType, Error, Result, Tensor};
 
+use crate::elementwise::mul32;
 use crate::unary::vector;
 
 /// The unary ops of this module.
@@ -597,15 +598,27 @@ where
 /// loops bound by computation (`wide`), AVX2 otherwise.
 #[inline(always)]
 fn each<S: Copy, D>(x: &[S], out: &mut [D], wide: bool, f: impl Fn(S) -> D) {
-    let run = || {
-        for (o, &v) in out.iter_mut().zip(x) {
-            *o = f(v);
-        }
-    };
+    // The loop is passed as a closure marked `inline(always)`: a closure bound to a name is
+    // compiled on its own where its body is large (`Erfc`'s polynomial), outside the
+    // vector-instruction function, that is for SSE2.
     if wide {
-        vectorized_wide(run)
+        vectorized_wide(
+            #[inline(always)]
+            || each_plain(x, out, &f),
+        )
     } else {
-        vectorized(run)
+        vectorized(
+            #[inline(always)]
+            || each_plain(x, out, &f),
+        )
+    }
+}
+
+/// [`each`]'s loop, inlined into the function compiled for the vector instructions.
+#[inline(always)]
+fn each_plain<S: Copy, D>(x: &[S], out: &mut [D], f: &impl Fn(S) -> D) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = f(v);
     }
 }
 
@@ -780,7 +793,14 @@ pub fn leaky_relu(x: &Tensor, alpha: f32) -> Result<Tensor> {
 /// eight lanes and multiplied by the sum's reciprocal (each changes the `f64` value by an ulp or
 /// so of `f64`, far below the `float` result's), each row compiled for the widest vectors the
 /// CPU has (the same bits at every level: nothing is fused). Rows go to both cores in blocks of at least 16 Ki elements.
-fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn: bool) {
+fn softmax_rows_f32(
+    x: &[f32],
+    out: &mut [f32],
+    width: usize,
+    log: bool,
+    onednn: bool,
+    pre: impl Fn(f32) -> f32 + Sync,
+) {
     let width = width.max(1);
     let min_rows = (16 << 10) / width + 1;
     out.par_chunks_mut(width)
@@ -791,7 +811,7 @@ fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn:
             |e, (o, row)| {
                 vectorized_wide(
                     #[inline(always)]
-                    || softmax_row_f32(row, o, e, log, onednn),
+                    || softmax_row_f32(row, o, e, log, onednn, &pre),
                 )
             },
         );
@@ -800,45 +820,85 @@ fn softmax_rows_f32(x: &[f32], out: &mut [f32], width: usize, log: bool, onednn:
 /// One row of [`softmax_rows_f32`], inlined into its caller so that it is compiled for the
 /// caller's vector instructions. `x - max` in `float` (as TensorFlow's kernels subtract), its
 /// exponential in `float` ([`vector::exp32_fast`], 16 lanes to a vector), the sum and the
-/// quotients in `double`.
+/// quotients in `double`. `pre` maps each element of the row first (the identity, or a fused
+/// `Mul` by a scalar: [`softmax_of_scaled`]).
 #[inline(always)]
-fn softmax_row_f32(row: &[f32], o: &mut [f32], e: &mut [f32], log: bool, onednn: bool) {
-    let mf = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+fn softmax_row_f32(
+    row: &[f32],
+    o: &mut [f32],
+    e: &mut [f32],
+    log: bool,
+    onednn: bool,
+    pre: &impl Fn(f32) -> f32,
+) {
+    // The row's maximum in sixteen lanes (one vector), then across them: `max` skips NaN and
+    // is otherwise exact, so the order changes nothing (a zero's sign, the one thing it could
+    // pick differently, does not change `x - max` for any `x` but a zero, whose exponent is 1
+    // either way). A single running maximum is a chain of dependent instructions, four cycles
+    // an element.
+    let mut top = [f32::NEG_INFINITY; 16];
+    let mut chunks = row.chunks_exact(16);
+    for c in &mut chunks {
+        for (t, &v) in top.iter_mut().zip(c) {
+            *t = t.max(pre(v));
+        }
+    }
+    let mf = chunks
+        .remainder()
+        .iter()
+        .map(|&v| pre(v))
+        .chain(top)
+        .fold(f32::NEG_INFINITY, f32::max);
     let m = f64::from(mf);
     // An exponent that is NaN is +inf under oneDNN (see `softmax_rows`) and NaN otherwise.
     let nan = if onednn { f32::INFINITY } else { f32::NAN };
-    for (e, &v) in e.iter_mut().zip(row) {
-        let d = v - mf;
-        *e = if d.is_nan() {
-            nan
-        } else {
-            vector::exp32_fast(d)
-        };
-    }
-    // Sixteen partial sums (a loop the compiler vectorises), then added in order.
+    let exp = |v: f32| softmax_exp(pre(v), mf, nan);
+    // The exponents and their sum in one pass: sixteen partial sums (lane `i` adds elements
+    // `i`, `i + 16`, ...: one vector of exponents, two of `double`s), then added in order.
     let mut lanes = [0.0f64; 16];
-    let mut chunks = e.chunks_exact(16);
-    for c in &mut chunks {
-        for (l, &v) in lanes.iter_mut().zip(c) {
+    let mut es = e.chunks_exact_mut(16);
+    let mut xs = row.chunks_exact(16);
+    for (ec, xc) in (&mut es).zip(&mut xs) {
+        // Whole arrays of sixteen, so that the compiler keeps them in registers (not
+        // `array::from_fn`, which may be compiled on its own, outside the vector-instruction
+        // function).
+        let mut ex = [0.0f32; 16];
+        for (d, &v) in ex.iter_mut().zip(xc) {
+            *d = exp(v);
+        }
+        ec.copy_from_slice(&ex);
+        for (l, &v) in lanes.iter_mut().zip(&ex) {
             *l += f64::from(v);
         }
     }
-    let sum = lanes.iter().sum::<f64>()
-        + chunks
-            .remainder()
-            .iter()
-            .map(|&v| f64::from(v))
-            .sum::<f64>();
+    let mut tail = 0.0f64;
+    for (e, &v) in es.into_remainder().iter_mut().zip(xs.remainder()) {
+        *e = exp(v);
+        tail += f64::from(*e);
+    }
+    let sum = lanes.iter().sum::<f64>() + tail;
     if log {
         let ls = sum.ln();
         for (o, &v) in o.iter_mut().zip(row) {
-            *o = (f64::from(v) - m - ls) as f32;
+            *o = (f64::from(pre(v)) - m - ls) as f32;
         }
     } else {
         let r = 1.0 / sum;
         for (o, &e) in o.iter_mut().zip(e.iter()) {
             *o = (f64::from(e) * r) as f32;
         }
+    }
+}
+
+/// A softmax exponent, `exp(v - max)` (`nan` where that is NaN): a function of its own so
+/// that it is always inlined into the vector-instruction function.
+#[inline(always)]
+fn softmax_exp(v: f32, max: f32, nan: f32) -> f32 {
+    let d = v - max;
+    if d.is_nan() {
+        nan
+    } else {
+        vector::exp32_fast(d)
     }
 }
 
@@ -913,6 +973,8 @@ fn softmax_any(x: &Tensor, log: bool) -> Result<Tensor> {
                     width,
                     log,
                     onednn,
+                    #[inline(always)]
+                    |v| v,
                 );
             }
             Ok(out)
@@ -943,6 +1005,63 @@ fn softmax_any(x: &Tensor, log: bool) -> Result<Tensor> {
 /// A scalar (`logits must have >= 1 dimension`); a dtype other than the floating ones.
 pub fn softmax(x: &Tensor) -> Result<Tensor> {
     softmax_any(x, false)
+}
+
+/// `Softmax(Mul(x, scale))` of a `float` `x` (with `scale_first`, `Mul(scale, x)`: the order
+/// decides which NaN the product keeps) in one pass: each element is multiplied as `Mul`'s
+/// kernel multiplies it (TensorFlow's denormal rules) as its row is read, so the result has
+/// the two kernels' bits without the product's tensor. The session runs a `Softmax` of a
+/// `Mul` by a scalar constant this way (attention's scaled scores).
+///
+/// ```
+/// use tensorcast_core::Tensor;
+/// use tensorcast_kernels::elementwise::{binary, BinaryOp};
+/// use tensorcast_kernels::math::{softmax, softmax_of_scaled};
+/// let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, -1.0, 0.5, 8.0], [2i64, 3].as_slice())?;
+/// let scale = Tensor::scalar_of(0.35f32);
+/// let both = softmax_of_scaled(&x, 0.35, false)?;
+/// let apart = softmax(&binary(BinaryOp::Mul, &x, &scale, true)?)?;
+/// assert_eq!(both.as_slice::<f32>()?, apart.as_slice::<f32>()?);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`softmax`], and a dtype other than `float`.
+pub fn softmax_of_scaled(x: &Tensor, scale: f32, scale_first: bool) -> Result<Tensor> {
+    if x.dtype() != DataType::FLOAT {
+        return Err(type_error("Softmax", x.dtype()));
+    }
+    if x.dims() < 1 || x.dims() > 5 {
+        // The unfused ops' error (the product has `x`'s shape).
+        return softmax(x);
+    }
+    let width = x.shape().dim_sizes().last().copied().unwrap_or(1) as usize;
+    let mut out = Tensor::new(DataType::FLOAT, x.shape().clone())?;
+    if out.num_elements() > 0 {
+        let (x, o) = (x.as_slice::<f32>()?, out.as_mut_slice()?);
+        if scale_first {
+            softmax_rows_f32(
+                x,
+                o,
+                width,
+                false,
+                true,
+                #[inline(always)]
+                |v| mul32(scale, v),
+            );
+        } else {
+            softmax_rows_f32(
+                x,
+                o,
+                width,
+                false,
+                true,
+                #[inline(always)]
+                |v| mul32(v, scale),
+            );
+        }
+    }
+    Ok(out)
 }
 
 /// `LogSoftmax` over the last axis.

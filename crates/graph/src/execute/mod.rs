@@ -103,6 +103,7 @@ impl NodeTime {
                 let ops: Vec<&str> = f.parts.iter().map(|p| p.node.op_type()).collect();
                 format!("Fused({})", ops.join(","))
             }
+            crate::kernels::Kernel::ScaledSoftmax { .. } => "Fused(Mul,Softmax)".to_string(),
             _ => step.node.op_type().to_string(),
         };
         NodeTime {

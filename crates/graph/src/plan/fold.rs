@@ -57,7 +57,8 @@ fn pure(node: &Node, kernel: &Kernel) -> bool {
         | Kernel::Fail(_)
         | Kernel::NoOp
         | Kernel::BroadcastTo
-        | Kernel::Fused(_) => false,
+        | Kernel::Fused(_)
+        | Kernel::ScaledSoftmax { .. } => false,
     }
 }
 

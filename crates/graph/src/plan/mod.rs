@@ -9,6 +9,7 @@ mod fold;
 pub(crate) mod fuse;
 pub(crate) mod order;
 mod pad;
+mod softmax;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -232,6 +233,8 @@ impl Plan {
                 let mut rewired = fuse::fuse(&g, &mut kernels);
                 // Zero padding read by a convolution alone: folded into it.
                 rewired.extend(pad::fold_pads(&g, &mut kernels));
+                // A `Softmax` of a `Mul` by a scalar: one kernel.
+                rewired.extend(softmax::fold_scaled_softmax(&g, &mut kernels));
                 cuts.fused_inputs = rewired;
             }
             if cuts.folded.contains(&true) || !cuts.fused_inputs.is_empty() {

@@ -64,6 +64,8 @@ pub mod fused;
 mod kernels;
 mod numeric;
 
+pub(crate) use numeric::mul32;
+
 use std::sync::Arc;
 
 use tensorcast_buffer::{cpu_allocator_ref, Allocator};

@@ -69,15 +69,18 @@ const LN2_LO32: f32 = 3.194_618_5e-5;
 /// overflows), 0 below it (where the result would be subnormal, which TensorFlow's denormal
 /// flush makes 0);
 /// NaN gives NaN. The same reduction as [`exp_f64`], with Taylor's polynomial to degree 7
-/// (truncation below `6e-9` relative, a tenth of a `float` ULP).
+/// (truncation below `6e-9` relative, a tenth of a `float` ULP), evaluated with fused
+/// multiply-adds (`mul_add`: one instruction where the caller is compiled for FMA, as
+/// `simd::vectorized` does; the C library's correctly rounded `fmaf` elsewhere, so that every
+/// level gives the same bits).
 #[inline(always)]
 pub(crate) fn exp32_fast(x: f32) -> f32 {
     // Above 88.73 the result overflows to infinity (as it does from the clamped value).
     let t = x.clamp(-88.0, 88.75);
-    let shifted = t * std::f32::consts::LOG2_E + ROUND32;
+    let shifted = t.mul_add(std::f32::consts::LOG2_E, ROUND32);
     let k = shifted - ROUND32;
-    let r = t - k * LN2_HI32 - k * LN2_LO32;
-    let mut p = 1.0 / 5_040.0;
+    let r = (-k).mul_add(LN2_LO32, (-k).mul_add(LN2_HI32, t));
+    let mut p: f32 = 1.0 / 5_040.0;
     for c in [
         1.0 / 720.0,
         1.0 / 120.0,
@@ -87,7 +90,7 @@ pub(crate) fn exp32_fast(x: f32) -> f32 {
         1.0,
         1.0,
     ] {
-        p = p * r + c;
+        p = p.mul_add(r, c);
     }
     // `2^k` (`-127 <= k <= 128` here) as two normal powers of two built from their bits, so
     // that the ends of the range need no special case: both products are exact.
