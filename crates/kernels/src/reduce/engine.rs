@@ -105,25 +105,28 @@ where
     S: Fn(A, T) -> A,
     M: Fn(A, A) -> A,
 {
-    vectorized(|| {
-        let mut acc = [f.init; LANES];
-        let chunks = x.chunks_exact(LANES);
-        let rest = chunks.remainder();
-        for c in chunks {
-            for (a, &v) in acc.iter_mut().zip(c) {
-                *a = (f.step)(*a, v);
+    vectorized(
+        #[inline(always)]
+        || {
+            let mut acc = [f.init; LANES];
+            let chunks = x.chunks_exact(LANES);
+            let rest = chunks.remainder();
+            for c in chunks {
+                for (a, &v) in acc.iter_mut().zip(c) {
+                    *a = (f.step)(*a, v);
+                }
             }
-        }
-        // A pairwise merge of the lanes, then the remainder.
-        let mut width = LANES;
-        while width > 1 {
-            width /= 2;
-            for i in 0..width {
-                acc[i] = (f.merge)(acc[i], acc[i + width]);
+            // A pairwise merge of the lanes, then the remainder.
+            let mut width = LANES;
+            while width > 1 {
+                width /= 2;
+                for i in 0..width {
+                    acc[i] = (f.merge)(acc[i], acc[i + width]);
+                }
             }
-        }
-        rest.iter().fold(acc[0], |a, &v| (f.step)(a, v))
-    })
+            rest.iter().fold(acc[0], |a, &v| (f.step)(a, v))
+        },
+    )
 }
 
 /// `[K1, R]`: each output folds one contiguous run of `r` elements.
@@ -190,15 +193,18 @@ fn fold_rows<T: Copy, A: Copy, S, M>(
 ) where
     S: Fn(A, T) -> A,
 {
-    vectorized(|| {
-        for j in rows {
-            let s = base + j * k2 + c0;
-            let row = &x[s..s + acc.len()];
-            for (a, &v) in acc.iter_mut().zip(row) {
-                *a = (f.step)(*a, v);
+    vectorized(
+        #[inline(always)]
+        || {
+            for j in rows {
+                let s = base + j * k2 + c0;
+                let row = &x[s..s + acc.len()];
+                for (a, &v) in acc.iter_mut().zip(row) {
+                    *a = (f.step)(*a, v);
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 /// `[K1, R, K2]` with `K2 > 1`: for each of the `k1` blocks, the columns fold row by row, a
