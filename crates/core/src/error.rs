@@ -648,6 +648,29 @@ impl Error {
         }
     }
 
+    /// Checks that input `index` of `op` (from 0) has the dtype its signature `expected`.
+    ///
+    /// # Errors
+    /// [`Error::InputTypeMismatch`] (`cannot compute AddV2 as input #1(zero-based) was expected
+    /// to be a float tensor but is a int32 tensor`) when `actual` differs.
+    pub fn check_input_type(
+        op: &'static str,
+        index: usize,
+        expected: DataType,
+        actual: DataType,
+    ) -> Result<()> {
+        if actual == expected {
+            Ok(())
+        } else {
+            Err(Error::InputTypeMismatch {
+                op,
+                index,
+                expected,
+                actual,
+            })
+        }
+    }
+
     /// TensorFlow's status code for this error.
     pub fn code(&self) -> Code {
         match self {
@@ -762,12 +785,8 @@ mod tests {
             e.to_string(),
             "Value for attr 'T' of bool is not in the list of allowed values: float, int32"
         );
-        let e = Error::InputTypeMismatch {
-            op: "AddV2",
-            index: 1,
-            expected: DataType::FLOAT,
-            actual: DataType::INT32,
-        };
+        assert!(Error::check_input_type("AddV2", 1, DataType::FLOAT, DataType::FLOAT).is_ok());
+        let e = Error::check_input_type("AddV2", 1, DataType::FLOAT, DataType::INT32).unwrap_err();
         assert_eq!(
             e.to_string(),
             "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but \

@@ -320,13 +320,8 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
         dtype,
         DataType::FLOAT | DataType::DOUBLE | DataType::HALF | DataType::BFLOAT16
     ) || INTS.contains(&dtype);
-    if logical && dtype != DataType::BOOL {
-        return Err(Error::InputTypeMismatch {
-            op: name,
-            index: 0,
-            expected: DataType::BOOL,
-            actual: dtype,
-        });
+    if logical {
+        Error::check_input_type(name, 0, DataType::BOOL, dtype)?;
     }
     if !(logical || real || complex && summing) {
         return Err(attr_error(op, "T", dtype));
