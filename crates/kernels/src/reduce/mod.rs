@@ -40,6 +40,8 @@ use tensorcast_core::{
     Complex32, Complex64, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
 
+use crate::array::common::dims_text;
+
 /// The reductions of this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reduction {
@@ -687,9 +689,4 @@ pub fn arg_reduce_shape(
         .map(|(_, &d)| d)
         .collect();
     PartialTensorShape::new(&out)
-}
-
-fn dims_text(d: &[i64]) -> String {
-    let p: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", p.join(","))
 }
