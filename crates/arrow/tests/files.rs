@@ -483,6 +483,22 @@ fn damaged_ipc_files_are_refused_before_arrow_rs_can_panic() {
     assert_eq!(caught, 0);
 }
 
+/// `batch` as a Parquet file written by the `parquet` crate with dictionary encoding on (as
+/// other writers do by default).
+fn dictionary_parquet(batch: &tensorcast_arrow::arrow_array::RecordBatch) -> Vec<u8> {
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(true)
+        .build();
+    let mut bytes = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+    bytes
+}
+
 /// Parquet files of every column kind we write, as we write them and dictionary-encoded (as
 /// other writers do by default), damaged at random many times: the column-chunk and page
 /// checks stop the damage we know how to see before decoding (chunks outside the file, a
@@ -492,9 +508,6 @@ fn damaged_ipc_files_are_refused_before_arrow_rs_can_panic() {
 /// else fails the test.
 #[test]
 fn damaged_parquet_files_are_refused_and_no_panic_escapes() {
-    use parquet::arrow::ArrowWriter;
-    use parquet::file::properties::WriterProperties;
-
     let rounds = mutation_rounds();
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
@@ -508,14 +521,7 @@ fn damaged_parquet_files_are_refused_and_no_panic_escapes() {
         )
         .unwrap();
         files.push(std::fs::read(&path).unwrap());
-        let props = WriterProperties::builder()
-            .set_dictionary_enabled(true)
-            .build();
-        let mut bytes = Vec::new();
-        let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).unwrap();
-        w.write(&batch).unwrap();
-        w.close().unwrap();
-        files.push(bytes);
+        files.push(dictionary_parquet(&batch));
     }
     let (refused, caught) = read_damaged(&files, rounds, Some("/parquet-"));
     assert!(refused > 0 || rounds == 0);
@@ -528,20 +534,12 @@ fn damaged_parquet_files_are_refused_and_no_panic_escapes() {
 /// the reader refuses it first, naming the column.
 #[test]
 fn a_dictionary_encoded_page_without_its_dictionary_is_refused() {
-    use parquet::arrow::ArrowWriter;
-    use parquet::file::properties::WriterProperties;
     use std::sync::Arc;
     use tensorcast_arrow::arrow_array::{ArrayRef, Int32Array, RecordBatch};
 
     let a: ArrayRef = Arc::new(Int32Array::from_iter_values((0..64).map(|i| i % 3)));
     let batch = RecordBatch::try_from_iter([("v", a)]).unwrap();
-    let props = WriterProperties::builder()
-        .set_dictionary_enabled(true)
-        .build();
-    let mut bytes = Vec::new();
-    let mut w = ArrowWriter::try_new(&mut bytes, batch.schema(), Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    let mut bytes = dictionary_parquet(&batch);
     // The file as written reads back.
     let (_, batches) = read_bytes(Bytes::from(bytes.clone()), &ReadLimits::default()).unwrap();
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 64);
