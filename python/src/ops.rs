@@ -5,7 +5,7 @@
 use bytes::Bytes;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use tensorcast_core::Tensor;
+use tensorcast_core::{DataType, Tensor};
 use tensorcast_kernels::elementwise::{binary, BinaryOp};
 
 use crate::dtypes::dtype_arg;
@@ -24,10 +24,7 @@ pub(crate) fn bitcast(
     input: &Bound<'_, PyAny>,
     r#type: &Bound<'_, PyAny>,
 ) -> PyResult<PyTensor> {
-    let t = tensor_arg(input)?;
-    let d = dtype_arg(r#type)?;
-    let out = py.detach(move || tensorcast_kernels::bitcast::bitcast(&t, d));
-    Ok(PyTensor::new(out.py()?))
+    run_with_dtype(py, input, r#type, tensorcast_kernels::bitcast::bitcast)
 }
 
 /// Ascend TIK's `reinterpret_cast_to(dtype)`: the same bytes as `dtype`, the last dimension
@@ -42,11 +39,8 @@ pub(crate) fn reinterpret_cast_to(
     input: &Bound<'_, PyAny>,
     dtype: &Bound<'_, PyAny>,
 ) -> PyResult<PyTensor> {
-    let t = tensor_arg(input)?;
-    let d = dtype_arg(dtype)?;
-    let out =
-        py.detach(move || tensorcast_kernels::bitcast::reinterpret::reinterpret_cast_to(&t, d));
-    Ok(PyTensor::new(out.py()?))
+    let kernel = tensorcast_kernels::bitcast::reinterpret::reinterpret_cast_to;
+    run_with_dtype(py, input, dtype, kernel)
 }
 
 /// `tf.broadcast_to(input, shape)`.
@@ -78,9 +72,19 @@ pub(crate) fn cast(
     x: &Bound<'_, PyAny>,
     dtype: &Bound<'_, PyAny>,
 ) -> PyResult<PyTensor> {
-    let t = tensor_arg(x)?;
+    run_with_dtype(py, x, dtype, tensorcast_kernels::cast::cast)
+}
+
+/// Runs a kernel of a tensor and a dtype (`Bitcast`, `Cast`, ...) with the GIL released.
+fn run_with_dtype(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    dtype: &Bound<'_, PyAny>,
+    kernel: fn(&Tensor, DataType) -> tensorcast_core::Result<Tensor>,
+) -> PyResult<PyTensor> {
+    let t = tensor_arg(input)?;
     let d = dtype_arg(dtype)?;
-    let out = py.detach(move || tensorcast_kernels::cast::cast(&t, d));
+    let out = py.detach(move || kernel(&t, d));
     Ok(PyTensor::new(out.py()?))
 }
 

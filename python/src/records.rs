@@ -27,6 +27,37 @@ pub(crate) fn compression_arg(name: Option<&str>) -> PyResult<Compression> {
         .ok_or_else(|| invalid(format!("Unsupported compression_type: {name}")))
 }
 
+/// The compression name in a `tf.io.TFRecordOptions` argument: the options object's
+/// `compression_type`, or the argument itself when it is a string (as TensorFlow also takes).
+fn options_compression(options: Option<&Bound<'_, PyAny>>) -> PyResult<Option<String>> {
+    let Some(o) = options.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    Ok(Some(match o.extract::<String>() {
+        Ok(s) => s,
+        Err(_) => o
+            .getattr("compression_type")?
+            .extract::<Option<String>>()?
+            .unwrap_or_default(),
+    }))
+}
+
+/// The next item of a Python iterator's source held in `slot`, which is emptied at the end or
+/// at the first error, so that every later `__next__` ends the iteration.
+fn fused_next<S, T>(
+    slot: &mut Option<S>,
+    next: impl FnOnce(&mut S) -> PyResult<Option<T>>,
+) -> PyResult<Option<T>> {
+    let Some(source) = slot.as_mut() else {
+        return Ok(None);
+    };
+    let item = next(source);
+    if !matches!(item, Ok(Some(_))) {
+        *slot = None;
+    }
+    item
+}
+
 /// Records in one contiguous block of memory: `data[offsets[i]..offsets[i + 1]]`.
 #[derive(Default)]
 struct Gathered {
@@ -201,17 +232,7 @@ pub(crate) fn tf_record_iterator(
     options: Option<&Bound<'_, PyAny>>,
     compression_type: Option<&str>,
 ) -> PyResult<RecordIterator> {
-    let from_options: Option<String> = match options {
-        None => None,
-        Some(o) if o.is_none() => None,
-        Some(o) => Some(match o.extract::<String>() {
-            Ok(s) => s,
-            Err(_) => o
-                .getattr("compression_type")?
-                .extract::<Option<String>>()?
-                .unwrap_or_default(),
-        }),
-    };
+    let from_options = options_compression(options)?;
     let compression = compression_arg(compression_type.or(from_options.as_deref()))?;
     let reader = RecordReader::open(&path, ReaderOptions::with_compression(compression)).py()?;
     Ok(RecordIterator {
@@ -227,20 +248,10 @@ impl RecordIterator {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let mut guard = self.reader.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(reader) = guard.as_mut() else {
-            return Ok(None);
-        };
-        match reader.next_record() {
-            Ok(Some(r)) => Ok(Some(PyBytes::new(py, r))),
-            Ok(None) => {
-                *guard = None;
-                Ok(None)
-            }
-            Err(e) => {
-                *guard = None;
-                Err(crate::errors::IntoPyErr::into_py_err(e))
-            }
-        }
+        fused_next(&mut guard, |reader| {
+            let record = reader.next_record().py()?;
+            Ok(record.map(|r| PyBytes::new(py, r)))
+        })
     }
 }
 
@@ -256,18 +267,7 @@ impl TfRecordWriter {
     #[new]
     #[pyo3(signature = (path, options=None))]
     fn new(path: PathBuf, options: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let name: Option<String> = match options {
-            None => None,
-            Some(o) if o.is_none() => None,
-            Some(o) => Some(match o.extract::<String>() {
-                Ok(s) => s,
-                Err(_) => o
-                    .getattr("compression_type")?
-                    .extract::<Option<String>>()?
-                    .unwrap_or_default(),
-            }),
-        };
-        let compression = compression_arg(name.as_deref())?;
+        let compression = compression_arg(options_compression(options)?.as_deref())?;
         let writer = FileWriter::create(&path, compression).py()?;
         Ok(Self {
             writer: Some(writer),
@@ -613,30 +613,22 @@ impl ExampleBatchIterator {
         let mut guard = self.batches.lock().unwrap_or_else(|e| e.into_inner());
         // Wait for the next batch with the GIL released: the reading thread and rayon's pool
         // never need it.
-        let next = match guard.as_mut() {
-            None => return Ok(None),
-            Some(Batches::Parsed { batches, as_numpy }) => {
-                let as_numpy = *as_numpy;
-                py.detach(|| batches.next()).map(|r| {
-                    r.py()
-                        .and_then(|p| Ok(parsed_items(py, p, as_numpy)?.into_any()))
-                })
-            }
-            Some(Batches::Arrow(batches)) => py.detach(|| batches.next()).map(|r| {
-                r.py()
-                    .and_then(|b| Ok(Py::new(py, ArrowBatch::new(b))?.into_bound(py).into_any()))
-            }),
-        };
-        match next {
-            Some(Ok(item)) => Ok(Some(item)),
-            Some(Err(e)) => {
-                *guard = None;
-                Err(e)
-            }
-            None => {
-                *guard = None;
-                Ok(None)
-            }
-        }
+        fused_next(&mut guard, |source| {
+            let next = match source {
+                Batches::Parsed { batches, as_numpy } => {
+                    let as_numpy = *as_numpy;
+                    py.detach(|| batches.next()).map(|r| {
+                        r.py()
+                            .and_then(|p| Ok(parsed_items(py, p, as_numpy)?.into_any()))
+                    })
+                }
+                Batches::Arrow(batches) => py.detach(|| batches.next()).map(|r| {
+                    r.py().and_then(|b| {
+                        Ok(Py::new(py, ArrowBatch::new(b))?.into_bound(py).into_any())
+                    })
+                }),
+            };
+            next.transpose()
+        })
     }
 }

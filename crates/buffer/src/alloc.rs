@@ -391,6 +391,35 @@ impl CpuAllocator {
         self.pool.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A block of at least `size_bytes` (not zero) at `alignment`: from the calling thread's
+    /// shelf (small blocks), the cache of freed large blocks, or the system; `None` when none
+    /// can be had. The caller counts it.
+    #[inline]
+    fn take_block(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<Option<NonNull<u8>>, AllocError> {
+        if self.shelves_small_blocks() {
+            if let Some(class) = small::class_of(size_bytes, alignment) {
+                return Ok(small::take(class));
+            }
+        }
+        let class = size_class(size_bytes);
+        let layout = layout_for(class, alignment)?;
+        if class >= POOL_MIN_BYTES && self.cache_limit_bytes > 0 {
+            let mut pool = self.pool();
+            if let Some(block) = pool.free.get_mut(&(class, alignment)).and_then(Vec::pop) {
+                pool.cached_bytes -= class;
+                drop(pool);
+                self.cache_hits.fetch_add(1, Ordering::Relaxed);
+                return Ok(Some(block.0));
+            }
+        }
+        Ok(self.system_alloc(layout, attrs))
+    }
+
     fn system_alloc(&self, layout: Layout, attrs: &AllocationAttributes) -> Option<NonNull<u8>> {
         let p = system_alloc_block(layout);
         if p.is_none() && attrs.retry_on_failure && self.release_cached_memory() > 0 {
@@ -420,30 +449,8 @@ unsafe impl Allocator for CpuAllocator {
                 alignment,
             });
         }
-        if self.shelves_small_blocks() {
-            if let Some(class) = small::class_of(size_bytes, alignment) {
-                let p = small::take(class).ok_or_else(|| AllocError::OutOfMemory {
-                    allocator: self.name.clone(),
-                    size_bytes,
-                })?;
-                self.counters.allocated(size_bytes);
-                return Ok(p);
-            }
-        }
-        let class = size_class(size_bytes);
-        let layout = layout_for(class, alignment)?;
-        if class >= POOL_MIN_BYTES && self.cache_limit_bytes > 0 {
-            let mut pool = self.pool();
-            if let Some(block) = pool.free.get_mut(&(class, alignment)).and_then(Vec::pop) {
-                pool.cached_bytes -= class;
-                drop(pool);
-                self.cache_hits.fetch_add(1, Ordering::Relaxed);
-                self.counters.allocated(size_bytes);
-                return Ok(block.0);
-            }
-        }
         let p = self
-            .system_alloc(layout, attrs)
+            .take_block(size_bytes, alignment, attrs)?
             .ok_or_else(|| AllocError::OutOfMemory {
                 allocator: self.name.clone(),
                 size_bytes,

@@ -39,12 +39,12 @@ pub fn cvtt_f32_to_i32(src: &[f32], dst: &mut [i32]) {
             unsafe { _mm_storeu_si128(d.as_mut_ptr().cast::<__m128i>(), r) };
         }
         for (d, &s) in d_tail.iter_mut().zip(s_tail) {
-            *d = cvtt_scalar(s);
+            *d = s.cvtt();
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     for (d, &s) in dst.iter_mut().zip(src) {
-        *d = cvtt_scalar(s);
+        *d = s.cvtt();
     }
 }
 
@@ -192,15 +192,43 @@ fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// The same rule one element at a time (the reference, and the fallback off x86-64).
-pub fn cvtt_scalar(x: f32) -> i32 {
-    // In range exactly when -2^31 <= x < 2^31 (NaN fails both comparisons).
-    if (-2147483648.0..2147483648.0).contains(&x) {
-        x as i32
-    } else {
-        i32::MIN
-    }
+/// x86's truncating conversion of one float to a signed integer (`cvttss2si`, `cvttsd2si`,
+/// one lane of `cvttps2dq`): toward zero, or the "integer indefinite" value, the integer
+/// type's `MIN`, for NaN, infinities and values out of range. The one statement of the rule,
+/// for `f32` and `f64` to `i32` and `i64`: the reference (and the fallback off x86-64) of
+/// [`cvtt_f32_to_i32`], and what TensorFlow's `Cast` gives one element at a time.
+///
+/// ```
+/// use tensorcast_buffer::simd::Cvtt;
+/// assert_eq!(Cvtt::<i32>::cvtt(-2.9f64), -2);
+/// assert_eq!(Cvtt::<i32>::cvtt(3e9f64), i32::MIN);
+/// assert_eq!(Cvtt::<i64>::cvtt(f32::NAN), i64::MIN);
+/// ```
+pub trait Cvtt<I>: Copy {
+    /// Truncates toward zero, or gives `I::MIN` when `self` is NaN or the result does not fit.
+    fn cvtt(self) -> I;
 }
+
+macro_rules! cvtt {
+    ($($f:ty => $i:ty),*) => {$(
+        impl Cvtt<$i> for $f {
+            #[inline(always)]
+            fn cvtt(self) -> $i {
+                // `MIN` is minus a power of two, exact in both float types. A value below it
+                // either truncates to `MIN` itself or is out of range, `MIN` both ways, so the
+                // rule is: in range exactly when `MIN <= x < -MIN` (NaN fails both).
+                const MIN: $f = <$i>::MIN as $f;
+                if (MIN..-MIN).contains(&self) {
+                    self as $i
+                } else {
+                    <$i>::MIN
+                }
+            }
+        }
+    )*};
+}
+
+cvtt!(f32 => i32, f32 => i64, f64 => i32, f64 => i64);
 
 #[cfg(test)]
 mod tests {
@@ -268,9 +296,9 @@ mod tests {
         let mut out = vec![0i32; xs.len()];
         cvtt_f32_to_i32(&xs, &mut out);
         for (x, o) in xs.iter().zip(&out) {
-            assert_eq!(*o, cvtt_scalar(*x), "{x:e}");
+            assert_eq!(*o, x.cvtt(), "{x:e}");
         }
-        assert_eq!(cvtt_scalar(-2147483648.0), i32::MIN);
-        assert_eq!(cvtt_scalar(2147483520.0), 2147483520);
+        assert_eq!(Cvtt::<i32>::cvtt(-2147483648.0f32), i32::MIN);
+        assert_eq!(Cvtt::<i32>::cvtt(2147483520.0f32), 2147483520);
     }
 }

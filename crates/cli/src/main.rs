@@ -59,9 +59,11 @@ enum Command {
     /// Run the benchmark report (each kernel next to memcpy/fill of the same bytes).
     Bench(cli::bench::Args),
     /// Inspect, run, optimize or draw a TensorFlow GraphDef.
-    Graph(cli::graph::Args),
+    #[command(subcommand)]
+    Graph(cli::graph::Command),
     /// Show a TensorFlow SavedModel folder as `saved_model_cli show` does, with its variables.
-    SavedModel(cli::saved_model::Args),
+    #[command(subcommand)]
+    SavedModel(cli::saved_model::Command),
 }
 
 /// True when `e` comes from writing to a closed pipe (`tensorcast inspect | head`).

@@ -6,13 +6,12 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use tensorcast::graph::ops::{AddV2, BroadcastTo, Placeholder, PlaceholderAttrs};
-use tensorcast::graph::Scope;
+use tensorcast::graph::ops::AddV2;
 use tensorcast::proto::{AttrValue, GraphDef, Message, NodeDef};
-use tensorcast::{DataType, PartialTensorShape};
 
 use tensorcast_testkit::files::dir_entries;
 use tensorcast_testkit::graph_defs::{fill_const, graph_def, identity_chain, node};
+use tensorcast_testkit::graphs::placeholder_broadcast;
 
 use crate::common::stderr;
 use crate::common::{run_in as run, BIN};
@@ -27,14 +26,7 @@ fn graph_def_bytes(nodes: Vec<NodeDef>) -> Vec<u8> {
 
 /// `y = AddV2(BroadcastTo(x, [2,3]), x)`: one BroadcastTo the rewrite removes.
 fn broadcast_graph() -> Vec<u8> {
-    let root = Scope::new_root_scope();
-    let x = Placeholder::with_attrs(
-        &root.with_op_name("x"),
-        DataType::FLOAT,
-        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, 3]).unwrap()),
-    )
-    .unwrap();
-    let b = BroadcastTo::new(&root.with_op_name("b"), &x, [2i32, 3]).unwrap();
+    let (root, x, b) = placeholder_broadcast();
     AddV2::new(&root.with_op_name("y"), &b, &x).unwrap();
     root.graph().to_graph_def_bytes()
 }

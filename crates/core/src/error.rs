@@ -648,6 +648,29 @@ impl Error {
         }
     }
 
+    /// Checks that input `index` of `op` (from 0) has the dtype its signature `expected`.
+    ///
+    /// # Errors
+    /// [`Error::InputTypeMismatch`] (`cannot compute AddV2 as input #1(zero-based) was expected
+    /// to be a float tensor but is a int32 tensor`) when `actual` differs.
+    pub fn check_input_type(
+        op: &'static str,
+        index: usize,
+        expected: DataType,
+        actual: DataType,
+    ) -> Result<()> {
+        if actual == expected {
+            Ok(())
+        } else {
+            Err(Error::InputTypeMismatch {
+                op,
+                index,
+                expected,
+                actual,
+            })
+        }
+    }
+
     /// TensorFlow's status code for this error.
     pub fn code(&self) -> Code {
         match self {
@@ -670,91 +693,69 @@ impl Error {
 /// its "could not find device" error lists them: one line per registration, in its order.
 /// Only the ops whose [`Error::NoKernel`] tensorcast reports have a list.
 fn registered_kernels(op: &str) -> &'static str {
-    // Equal and NotEqual register the same kernels; the order of the lines differs.
-    macro_rules! xla_equal {
+    // The XLA JIT's one registration line over its types, then one line per type for each
+    // `CPU` or `DEFAULT` kernel, all in TensorFlow's order.
+    macro_rules! xla {
+        ($first:ident $($t:ident)*) => {
+            concat!(
+                "  device='XLA_CPU_JIT'; T in [DT_",
+                stringify!($first),
+                $(", DT_", stringify!($t),)*
+                "]\n"
+            )
+        };
+    }
+    macro_rules! each {
+        ($device:literal: $($t:ident)*) => {
+            concat!($("  device='", $device, "'; T in [DT_", stringify!($t), "]\n",)*)
+        };
+    }
+    // Equal, NotEqual and Select's XLA types; Equal and NotEqual also register the same CPU
+    // kernels, in another order relative to the DEFAULT one.
+    macro_rules! xla_all {
         () => {
-            "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, \
-        DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_QINT8, DT_QUINT8, DT_QINT32, \
-        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64, DT_FLOAT8_E5M2, \
-        DT_FLOAT8_E4M3FN, DT_FLOAT8_E4M3FNUZ, DT_FLOAT8_E4M3B11FNUZ, DT_FLOAT8_E5M2FNUZ, DT_INT4, \
-        DT_UINT4]\n"
+            xla!(FLOAT DOUBLE INT32 UINT8 INT16 INT8 COMPLEX64 INT64 BOOL QINT8 QUINT8 QINT32
+                BFLOAT16 UINT16 COMPLEX128 HALF UINT32 UINT64 FLOAT8_E5M2 FLOAT8_E4M3FN
+                FLOAT8_E4M3FNUZ FLOAT8_E4M3B11FNUZ FLOAT8_E5M2FNUZ INT4 UINT4)
         };
     }
     macro_rules! cpu_equal {
         () => {
-            "  device='CPU'; T in [DT_BOOL]\n  device='CPU'; T in [DT_STRING]\n  \
-        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
-        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
-        device='CPU'; T in [DT_QINT32]\n  device='CPU'; T in [DT_QUINT16]\n  \
-        device='CPU'; T in [DT_QUINT8]\n  device='CPU'; T in [DT_QINT16]\n  \
-        device='CPU'; T in [DT_QINT8]\n  device='CPU'; T in [DT_UINT64]\n  \
-        device='CPU'; T in [DT_UINT32]\n  device='CPU'; T in [DT_UINT16]\n  \
-        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_INT16]\n  \
-        device='CPU'; T in [DT_INT8]\n  device='CPU'; T in [DT_UINT8]\n  \
-        device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_HALF]\n  \
-        device='CPU'; T in [DT_FLOAT]\n"
+            each!("CPU": BOOL STRING COMPLEX128 COMPLEX64 INT64 INT32 QINT32 QUINT16 QUINT8
+                QINT16 QINT8 UINT64 UINT32 UINT16 BFLOAT16 INT16 INT8 UINT8 DOUBLE HALF FLOAT)
         };
     }
-    macro_rules! default_int32 {
-        () => {
-            "  device='DEFAULT'; T in [DT_INT32]\n"
-        };
-    }
-    const EQUAL: &str = concat!(xla_equal!(), cpu_equal!(), default_int32!());
-    const NOT_EQUAL: &str = concat!(xla_equal!(), default_int32!(), cpu_equal!());
-    const CLIP_BY_VALUE: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
-        DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_QINT8, DT_QUINT8, DT_QINT32, \
-        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64]\n  \
-        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
-        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT8]\n  \
-        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
-        device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_INT8]\n  \
-        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
-        device='CPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_HALF]\n";
     macro_rules! xla_div {
         () => {
-            "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, \
-        DT_INT8, DT_COMPLEX64, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, \
-        DT_UINT32, DT_UINT64]\n"
+            xla!(FLOAT DOUBLE INT32 UINT8 INT16 INT8 COMPLEX64 INT64 BFLOAT16 UINT16 COMPLEX128
+                HALF UINT32 UINT64)
         };
     }
-    const REAL_DIV: &str = concat!(
-        xla_div!(),
-        "  device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
-        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
-        device='CPU'; T in [DT_HALF]\n  device='CPU'; T in [DT_FLOAT]\n"
-    );
-    const FLOOR_DIV: &str = concat!(
-        xla_div!(),
-        default_int32!(),
-        "  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_BFLOAT16]\n  \
-        device='CPU'; T in [DT_HALF]\n  device='CPU'; T in [DT_FLOAT]\n  \
-        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
-        device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_INT8]\n  \
-        device='CPU'; T in [DT_UINT64]\n  device='CPU'; T in [DT_UINT32]\n  \
-        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT8]\n"
-    );
-    // Select and SelectV2 register the same kernels, in the same order.
-    const SELECT: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, \
-        DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_QINT8, DT_QUINT8, DT_QINT32, \
-        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64, DT_FLOAT8_E5M2, \
-        DT_FLOAT8_E4M3FN, DT_FLOAT8_E4M3FNUZ, DT_FLOAT8_E4M3B11FNUZ, DT_FLOAT8_E5M2FNUZ, DT_INT4, \
-        DT_UINT4]\n  device='CPU'; T in [DT_VARIANT]\n  device='CPU'; T in [DT_RESOURCE]\n  \
-        device='CPU'; T in [DT_STRING]\n  device='CPU'; T in [DT_BOOL]\n  \
-        device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n  \
-        device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n  \
-        device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_HALF]\n  \
-        device='CPU'; T in [DT_INT32]\n  device='CPU'; T in [DT_INT8]\n  \
-        device='CPU'; T in [DT_UINT8]\n  device='CPU'; T in [DT_INT16]\n  \
-        device='CPU'; T in [DT_UINT16]\n  device='CPU'; T in [DT_UINT32]\n  \
-        device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_UINT64]\n";
     match op {
-        "Equal" => EQUAL,
-        "NotEqual" => NOT_EQUAL,
-        "ClipByValue" => CLIP_BY_VALUE,
-        "RealDiv" => REAL_DIV,
-        "FloorDiv" => FLOOR_DIV,
-        "Select" | "SelectV2" => SELECT,
+        "Equal" => concat!(xla_all!(), cpu_equal!(), each!("DEFAULT": INT32)),
+        "NotEqual" => concat!(xla_all!(), each!("DEFAULT": INT32), cpu_equal!()),
+        "ClipByValue" => concat!(
+            xla!(FLOAT DOUBLE INT32 UINT8 INT16 INT8 COMPLEX64 INT64 QINT8 QUINT8 QINT32
+                BFLOAT16 UINT16 COMPLEX128 HALF UINT32 UINT64),
+            each!("CPU": COMPLEX128 COMPLEX64 UINT16 UINT8 INT64 INT32 INT16 INT8 BFLOAT16
+                DOUBLE FLOAT HALF)
+        ),
+        "RealDiv" => concat!(
+            xla_div!(),
+            each!("CPU": COMPLEX128 COMPLEX64 BFLOAT16 DOUBLE HALF FLOAT)
+        ),
+        "FloorDiv" => concat!(
+            xla_div!(),
+            each!("DEFAULT": INT32),
+            each!("CPU": DOUBLE BFLOAT16 HALF FLOAT INT64 INT32 INT16 INT8 UINT64 UINT32 UINT16
+                UINT8)
+        ),
+        // Select and SelectV2 register the same kernels, in the same order.
+        "Select" | "SelectV2" => concat!(
+            xla_all!(),
+            each!("CPU": VARIANT RESOURCE STRING BOOL COMPLEX128 COMPLEX64 DOUBLE FLOAT BFLOAT16
+                HALF INT32 INT8 UINT8 INT16 UINT16 UINT32 INT64 UINT64)
+        ),
         _ => "",
     }
 }
@@ -784,12 +785,8 @@ mod tests {
             e.to_string(),
             "Value for attr 'T' of bool is not in the list of allowed values: float, int32"
         );
-        let e = Error::InputTypeMismatch {
-            op: "AddV2",
-            index: 1,
-            expected: DataType::FLOAT,
-            actual: DataType::INT32,
-        };
+        assert!(Error::check_input_type("AddV2", 1, DataType::FLOAT, DataType::FLOAT).is_ok());
+        let e = Error::check_input_type("AddV2", 1, DataType::FLOAT, DataType::INT32).unwrap_err();
         assert_eq!(
             e.to_string(),
             "cannot compute AddV2 as input #1(zero-based) was expected to be a float tensor but \

@@ -2,14 +2,15 @@
 //! regression tests here (memory bounds are in `tests/peak_memory.rs`, the CLI's in the CLI's
 //! `tests/hostile.rs`).
 
-use tensorcast_core::{DataType, PartialTensorShape, Tensor, TensorShape};
-use tensorcast_graph::ops::{AddV2, BroadcastTo, Identity, Mul, Placeholder, PlaceholderAttrs};
+use tensorcast_core::{DataType, Tensor, TensorShape};
+use tensorcast_graph::ops::{AddV2, BroadcastTo, Identity, Mul, Placeholder};
 use tensorcast_graph::{
     import_graph_def, optimize_graph_def, Error, Graph, Scope, Session, SessionOptions,
 };
 use tensorcast_proto::{AttrValue, GraphDef, NodeDef};
 
 use tensorcast_testkit::graph_defs::{graph_def, node, shape_proto};
+use tensorcast_testkit::graphs::placeholder_broadcast;
 
 fn ty(d: i32) -> AttrValue {
     AttrValue::of_type(d)
@@ -137,20 +138,13 @@ fn run(gd: &GraphDef, feeds: &[(&str, Tensor)], fetches: &[&str]) -> Vec<Tensor>
 }
 
 fn small_broadcast_graph(two_broadcasts: bool) -> (GraphDef, Tensor) {
-    let root = Scope::new_root_scope();
-    let x = Placeholder::with_attrs(
-        &root.with_op_name("x"),
-        DataType::FLOAT,
-        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, 3]).unwrap()),
-    )
-    .unwrap();
-    let b = BroadcastTo::new(&root.with_op_name("b"), &x, [2i32, 3]).unwrap();
+    let (root, x, b) = placeholder_broadcast();
     let other = if two_broadcasts {
         BroadcastTo::new(&root.with_op_name("b2"), &x, [2i32, 3])
             .unwrap()
             .output
     } else {
-        b.output.clone()
+        b.clone()
     };
     AddV2::new(&root.with_op_name("y"), &b, &other).unwrap();
     let gd = root.to_graph_def().unwrap();

@@ -602,20 +602,13 @@ fn ops_used(meta: &MetaGraphDef) -> Result<BTreeSet<String>> {
     let Some(graph) = &meta.graph_def else {
         return Ok(BTreeSet::new());
     };
-    let library = match &graph.library {
-        Some(b) => FunctionDefLibrary::decode(b.clone()).map_err(|e| {
-            IoError::new(
-                ErrorKind::Corrupt,
-                format!("the graph's function library does not decode: {e}"),
-            )
-        })?,
-        None => FunctionDefLibrary::default(),
-    };
-    let functions: BTreeMap<&str, &FunctionDef> = library
-        .function
-        .iter()
-        .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
-        .collect();
+    let library = FunctionDefLibrary::decode_optional(graph.library.as_ref()).map_err(|e| {
+        IoError::new(
+            ErrorKind::Corrupt,
+            format!("the graph's function library does not decode: {e}"),
+        )
+    })?;
+    let functions: BTreeMap<&str, &FunctionDef> = library.by_name().collect();
     let mut used: BTreeSet<String> = BTreeSet::new();
     let mut todo: Vec<&FunctionDef> = Vec::new();
     for node in &graph.node {

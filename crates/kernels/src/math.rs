@@ -1085,13 +1085,6 @@ fn is_floating(d: DataType) -> bool {
 /// Another dtype: TensorFlow's `cannot compute LogicalNot as input #0(zero-based) was expected
 /// to be a bool tensor but is a float tensor`.
 pub fn logical_not(x: &Tensor) -> Result<Tensor> {
-    if x.dtype() != DataType::BOOL {
-        return Err(Error::InputTypeMismatch {
-            op: "LogicalNot",
-            index: 0,
-            expected: DataType::BOOL,
-            actual: x.dtype(),
-        });
-    }
+    Error::check_input_type("LogicalNot", 0, DataType::BOOL, x.dtype())?;
     Tensor::from_vec(map(x.as_slice::<bool>()?, |v| !v), x.shape().clone())
 }

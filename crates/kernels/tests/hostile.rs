@@ -120,54 +120,40 @@ fn strided_slice_with_absurd_masks_gives_tensorflows_text() {
     );
     let under = vec![0i64; 31];
     assert!(strided(&x, &under, &under, &vec![1; 31], new_axes).starts_with("ok"));
-    assert_eq!(
-        strided(
-            &x,
+    let masks = |ellipsis_mask, begin_mask, end_mask, shrink_axis_mask| StridedSliceMasks {
+        ellipsis_mask,
+        begin_mask,
+        end_mask,
+        shrink_axis_mask,
+        ..none
+    };
+    // (begin, end, strides, masks, what TensorFlow says); what it accepts, it gives the same
+    // shape for.
+    type Case<'a> = (&'a [i64], &'a [i64], &'a [i64], StridedSliceMasks, &'a str);
+    let cases: [Case; 5] = [
+        (
             &[0, 0],
             &[1, 1],
             &[1, 1],
-            StridedSliceMasks {
-                ellipsis_mask: 3,
-                ..none
-            }
+            masks(3, 0, 0, 0),
+            "Multiple ellipses in slice spec not allowed",
         ),
-        "Multiple ellipses in slice spec not allowed"
-    );
-    assert_eq!(
-        strided(&x, &[0], &[1], &[0], none),
-        "strides[0] must be non-zero"
-    );
-    assert_eq!(
-        strided(
-            &x,
+        (&[0], &[1], &[0], none, "strides[0] must be non-zero"),
+        (
             &[5, 0],
             &[6, 1],
             &[1, 1],
-            StridedSliceMasks {
-                shrink_axis_mask: -1,
-                ..none
-            }
+            masks(0, 0, 0, -1),
+            "slice index 5 of dimension 0 out of bounds.",
         ),
-        "slice index 5 of dimension 0 out of bounds."
-    );
-    // What TensorFlow accepts, it gives the same shape for.
-    assert_eq!(
-        strided(&x, &[-(1 << 62)], &[1 << 62], &[1 << 62], none),
-        "ok [1, 2]"
-    );
-    assert_eq!(
-        strided(
-            &x,
-            &[0, 0],
-            &[1, 1],
-            &[1, 1],
-            StridedSliceMasks {
-                begin_mask: -1,
-                end_mask: -1,
-                shrink_axis_mask: -1,
-                ..none
-            }
-        ),
-        "ok []"
-    );
+        (&[-(1 << 62)], &[1 << 62], &[1 << 62], none, "ok [1, 2]"),
+        (&[0, 0], &[1, 1], &[1, 1], masks(0, -1, -1, -1), "ok []"),
+    ];
+    for (begin, end, strides, m, want) in cases {
+        assert_eq!(
+            strided(&x, begin, end, strides, m),
+            want,
+            "{begin:?} {end:?} {strides:?}"
+        );
+    }
 }

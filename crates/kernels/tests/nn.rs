@@ -73,6 +73,49 @@ fn small_ints(seed: u64, xd: [usize; 4], fd: [usize; 4]) -> (Vec<i64>, Vec<i64>)
     (x, f)
 }
 
+/// An element type the small-integer cases run in: `naive`'s `i64` sums stay exact in it.
+trait Small: tensorcast_core::Element + PartialEq + std::fmt::Debug {
+    fn from_small(v: i64) -> Self;
+}
+
+macro_rules! small {
+    ($($t:ty),*) => {$(
+        impl Small for $t {
+            fn from_small(v: i64) -> Self {
+                v as $t
+            }
+        }
+    )*};
+}
+
+small!(i32, f32, f64);
+
+/// One small-integer case: input and filter values with their dims, and `naive`'s output.
+struct Case<'a> {
+    x: &'a [i64],
+    xd: [usize; 4],
+    f: &'a [i64],
+    fd: [usize; 4],
+    want: &'a [i64],
+}
+
+impl Case<'_> {
+    /// Runs `conv` on the input and filter as `T` tensors and checks that it gives `want`;
+    /// returns the output for further checks.
+    fn check<T: Small>(
+        &self,
+        conv: impl Fn(&Tensor, &Tensor) -> tensorcast_core::Result<Tensor>,
+    ) -> Result<Tensor, TestCaseError> {
+        let values = |v: &[i64]| v.iter().map(|&v| T::from_small(v)).collect::<Vec<T>>();
+        let tensor = |v: &[i64], dims: [usize; 4]| {
+            Tensor::from_vec(values(v), dims.map(|d| d as i64).as_slice()).unwrap()
+        };
+        let got = conv(&tensor(self.x, self.xd), &tensor(self.f, self.fd)).unwrap();
+        prop_assert_eq!(got.to_vec::<T>().unwrap(), values(self.want));
+        Ok(got)
+    }
+}
+
 /// SAME's output size and leading padding for a window spanning `eff` inputs at stride `s`.
 fn same_eff(input: usize, eff: usize, s: usize) -> (usize, usize) {
     let out = input.div_ceil(s);
@@ -137,18 +180,13 @@ proptest! {
         let (oh, ph) = same(h, kh, s, d);
         let (ow, pw) = same(w, kw, s, d);
         let want = naive(&x, xd, &f, fd, (s, s), (d, d), (ph, pw), (oh, ow));
-        let shape = |v: [usize; 4]| v.map(|d| d as i64);
         let strides = [1, s as i64, s as i64, 1];
         let dil = [1, d as i64, d as i64, 1];
         // int32 (wrapping integer engine) and float/double (gemm): exact on small integers.
-        let xi = Tensor::from_vec(x.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-        let fi = Tensor::from_vec(f.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
-        let got = conv2d(&xi, &fi, &strides, Padding::Same, &[], &dil).unwrap();
-        prop_assert_eq!(got.to_vec::<i32>().unwrap(), want.iter().map(|&v| v as i32).collect::<Vec<_>>());
-        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
-        let got = conv2d(&xf, &ff, &strides, Padding::Same, &[], &dil).unwrap();
-        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
+        let case = Case { x: &x, xd, f: &f, fd, want: &want };
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &strides, Padding::Same, &[], &dil);
+        case.check::<i32>(conv)?;
+        case.check::<f32>(conv)?;
     }
 }
 
@@ -172,17 +210,12 @@ proptest! {
         let Some((padding, explicit, (ph, pw), (oh, ow))) = case else { unreachable!() };
         let (x, f) = small_ints(seed, xd, fd);
         let want = naive(&x, xd, &f, fd, (1, 1), (dh, 1), (ph, pw), (oh, ow));
-        let shape = |v: [usize; 4]| v.map(|d| d as i64);
         let dil = [1, dh as i64, 1, 1];
-        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
-        let got = conv2d(&xf, &ff, &[1, 1, 1, 1], padding, &explicit, &dil).unwrap();
+        let case = Case { x: &x, xd, f: &f, fd, want: &want };
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &[1, 1, 1, 1], padding, &explicit, &dil);
+        let got = case.check::<f32>(conv)?;
         prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, cout as i64][..]);
-        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
-        let xd64 = Tensor::from_vec(x.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-        let fd64 = Tensor::from_vec(f.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
-        let got = conv2d(&xd64, &fd64, &[1, 1, 1, 1], padding, &explicit, &dil).unwrap();
-        prop_assert_eq!(got.to_vec::<f64>().unwrap(), want.iter().map(|&v| v as f64).collect::<Vec<_>>());
+        case.check::<f64>(conv)?;
     }
 }
 
@@ -226,20 +259,15 @@ proptest! {
         let (x, f) = small_ints(seed, xd, fd);
         // A depthwise filter [k, k, cin, mult] is a grouped one [k, k, 1, cin * mult].
         let want = naive(&x, xd, &f, [k, k, 1, cin * mult], (s, s), (d, d), (ph, pw), (oh, ow));
-        let shape = |v: [usize; 4]| v.map(|d| d as i64);
-        let xf = Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-        let ff = Tensor::from_vec(f.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
         let strides = [1, s as i64, s as i64, 1];
         let dil = [1, d as i64, d as i64, 1];
-        let got = depthwise_conv2d_native(&xf, &ff, &strides, padding, &explicit, &dil).unwrap();
+        let case = Case { x: &x, xd, f: &f, fd, want: &want };
+        let conv = |x: &Tensor, f: &Tensor| depthwise_conv2d_native(x, f, &strides, padding, &explicit, &dil);
+        let got = case.check::<f32>(conv)?;
         prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, (cin * mult) as i64][..]);
-        prop_assert_eq!(got.to_vec::<f32>().unwrap(), want.iter().map(|&v| v as f32).collect::<Vec<_>>());
         // TensorFlow's `double` kernel has no dilations (its error, checked elsewhere).
         if d == 1 {
-            let xd64 = Tensor::from_vec(x.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(xd).as_slice()).unwrap();
-            let fd64 = Tensor::from_vec(f.iter().map(|&v| v as f64).collect::<Vec<_>>(), shape(fd).as_slice()).unwrap();
-            let got = depthwise_conv2d_native(&xd64, &fd64, &strides, padding, &explicit, &dil).unwrap();
-            prop_assert_eq!(got.to_vec::<f64>().unwrap(), want.iter().map(|&v| v as f64).collect::<Vec<_>>());
+            case.check::<f64>(conv)?;
         }
     }
 }

@@ -343,6 +343,43 @@ impl<'a> Decoder<'a> {
         )
     }
 
+    /// An object tensor (`string`, `resource`, `variant`) of `n` elements from typed values,
+    /// charged to the budget: the first `min(len, n)` converted by `conv` (which may decode
+    /// with this decoder), then the last one repeated if `repeat_last`, default values
+    /// otherwise.
+    fn objects<S, T: tensorcast_core::Element>(
+        &mut self,
+        dtype: DataType,
+        shape: &TensorShape,
+        n: usize,
+        vals: &[S],
+        repeat_last: bool,
+        mut conv: impl FnMut(&mut Self, &S) -> Result<T, ProtoError>,
+    ) -> Result<Tensor, ProtoError> {
+        let k = vals.len().min(n);
+        self.take_fill(dtype, n, k, size_of::<T>())?;
+        self.take_objects(dtype, k, size_of::<T>())?;
+        let options = self.options;
+        object_tensor(options.allocator(), shape, n, vals, repeat_last, |v| {
+            conv(self, v)
+        })
+    }
+
+    /// The `n` parts of an object tensor's string-list `content`, charged to the budget with
+    /// the `T` elements they become.
+    fn content_parts<T>(
+        &mut self,
+        dtype: DataType,
+        content: &Bytes,
+        n: usize,
+    ) -> Result<Vec<Bytes>, ProtoError> {
+        if n <= content.len() {
+            // (More elements than bytes is refused by the split, cheaply.)
+            self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<T>())?;
+        }
+        decode_string_list(content, n)
+    }
+
     pub(crate) fn tensor(&mut self, proto: &TensorProto) -> Result<Tensor, ProtoError> {
         let shape = shape_from_proto(proto.tensor_shape.as_ref())?;
         let dtype = DataType::from_number(proto.dtype);
@@ -368,22 +405,14 @@ impl<'a> Decoder<'a> {
         let options = self.options;
         match dtype {
             DataType::STRING => {
-                if n <= content.len() {
-                    // (More elements than bytes is refused below, cheaply.)
-                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<TString>())?;
-                }
-                let parts = decode_string_list(content, n)?;
+                let parts = self.content_parts::<TString>(dtype, content, n)?;
                 let mut parts = parts.into_iter();
                 Tensor::from_objects_in(self.options.allocator(), shape, |_| {
                     Ok::<_, ProtoError>(parts.next().map(TString::from).unwrap_or_default())
                 })
             }
             DataType::RESOURCE => {
-                if n <= content.len() {
-                    // (More elements than bytes is refused below, cheaply.)
-                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<ResourceHandle>())?;
-                }
-                let parts = decode_string_list(content, n)?;
+                let parts = self.content_parts::<ResourceHandle>(dtype, content, n)?;
                 object_tensor::<_, ResourceHandle>(
                     options.allocator(),
                     shape,
@@ -402,11 +431,7 @@ impl<'a> Decoder<'a> {
                 )
             }
             DataType::VARIANT => {
-                if n <= content.len() {
-                    // (More elements than bytes is refused below, cheaply.)
-                    self.take_objects(dtype, n, size_of::<Bytes>() + size_of::<Variant>())?;
-                }
-                let parts = decode_string_list(content, n)?;
+                let parts = self.content_parts::<Variant>(dtype, content, n)?;
                 object_tensor::<_, Variant>(options.allocator(), shape, n, &parts, false, |b| {
                     let p = VariantTensorDataProto::decode(b.clone()).map_err(|e| {
                         ProtoError::Variant {
@@ -492,7 +517,6 @@ impl<'a> Decoder<'a> {
         shape: &TensorShape,
         n: usize,
     ) -> Result<Tensor, ProtoError> {
-        let options = self.options;
         match dtype {
             DataType::FLOAT => self.pod(dtype, shape, n, &p.float_val, |v| v),
             DataType::DOUBLE => self.pod(dtype, shape, n, &p.double_val, |v| v),
@@ -546,44 +570,18 @@ impl<'a> Decoder<'a> {
             | DataType::FLOAT8_E4M3B11FNUZ
             | DataType::FLOAT8_E5M2FNUZ
             | DataType::FLOAT4_E2M1FN => self.pod(dtype, shape, n, &p.float8_val, |v| v),
+            // Strings repeat the last value given, as TensorFlow's FromProto does; the other
+            // object types fill with empty values.
             DataType::STRING => {
-                let k = p.string_val.len().min(n);
-                self.take_fill(dtype, n, k, size_of::<TString>())?;
-                self.take_objects(dtype, k, size_of::<TString>())?;
-                object_tensor::<_, TString>(
-                    options.allocator(),
-                    shape,
-                    n,
-                    &p.string_val,
-                    true,
-                    |b| Ok(TString::from(b.clone())),
-                )
+                let conv = |_: &mut Self, b: &Bytes| Ok(TString::from(b.clone()));
+                self.objects(dtype, shape, n, &p.string_val, true, conv)
             }
             DataType::RESOURCE => {
-                let k = p.resource_handle_val.len().min(n);
-                self.take_fill(dtype, n, k, size_of::<ResourceHandle>())?;
-                self.take_objects(dtype, k, size_of::<ResourceHandle>())?;
-                object_tensor::<_, ResourceHandle>(
-                    options.allocator(),
-                    shape,
-                    n,
-                    &p.resource_handle_val,
-                    false,
-                    resource_handle_from_proto,
-                )
+                let conv = |_: &mut Self, h: &_| resource_handle_from_proto(h);
+                self.objects(dtype, shape, n, &p.resource_handle_val, false, conv)
             }
             DataType::VARIANT => {
-                let k = p.variant_val.len().min(n);
-                self.take_fill(dtype, n, k, size_of::<Variant>())?;
-                self.take_objects(dtype, k, size_of::<Variant>())?;
-                object_tensor::<_, Variant>(
-                    options.allocator(),
-                    shape,
-                    n,
-                    &p.variant_val,
-                    false,
-                    |v| self.variant(v),
-                )
+                self.objects(dtype, shape, n, &p.variant_val, false, Self::variant)
             }
             // check_dtype admitted only supported dtypes, all of which are listed above.
             other => Err(ProtoError::InvalidDtype(format!(

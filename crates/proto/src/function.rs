@@ -17,6 +17,28 @@ pub struct FunctionDefLibrary {
     pub function: Vec<FunctionDef>,
 }
 
+impl FunctionDefLibrary {
+    /// Decodes a `GraphDef`'s encoded [`library`](crate::GraphDef::library); no bytes is the
+    /// empty library.
+    ///
+    /// # Errors
+    /// The decode error when the bytes are not a `FunctionDefLibrary`.
+    pub fn decode_optional(
+        bytes: Option<&bytes::Bytes>,
+    ) -> Result<FunctionDefLibrary, prost::DecodeError> {
+        bytes.map_or(Ok(FunctionDefLibrary::default()), |b| {
+            <FunctionDefLibrary as prost::Message>::decode(b.clone())
+        })
+    }
+
+    /// The functions with a signature, by name.
+    pub fn by_name(&self) -> impl Iterator<Item = (&str, &FunctionDef)> {
+        self.function
+            .iter()
+            .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
+    }
+}
+
 /// `tensorflow.FunctionDef`: a signature and a body of nodes.
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct FunctionDef {

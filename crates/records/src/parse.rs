@@ -355,6 +355,16 @@ enum FastSlice<'a> {
     Int64(&'a mut [i64]),
 }
 
+impl FastSlice<'_> {
+    /// The output in consecutive parts of `step` elements (the last may be shorter).
+    fn parts(&mut self, step: usize) -> Vec<FastSlice<'_>> {
+        match self {
+            FastSlice::Float(out) => out.chunks_mut(step).map(FastSlice::Float).collect(),
+            FastSlice::Int64(out) => out.chunks_mut(step).map(FastSlice::Int64).collect(),
+        }
+    }
+}
+
 impl FastOut<'_> {
     /// Writes example `e`'s list straight from its `Feature` message when that is the one
     /// packed list of the right type and length (the common case: no copy through the chunk's
@@ -573,27 +583,13 @@ fn decode_chunks(
     for f in fast.iter_mut() {
         let (slot, n, default) = (f.slot, f.n, f.default);
         let step = (CHUNK * n).max(1);
-        match &mut f.out {
-            FastSlice::Float(out) => {
-                for (c, part) in out.chunks_mut(step).enumerate() {
-                    per_chunk[c].push(FastOut {
-                        slot,
-                        n,
-                        default,
-                        out: FastSlice::Float(part),
-                    });
-                }
-            }
-            FastSlice::Int64(out) => {
-                for (c, part) in out.chunks_mut(step).enumerate() {
-                    per_chunk[c].push(FastOut {
-                        slot,
-                        n,
-                        default,
-                        out: FastSlice::Int64(part),
-                    });
-                }
-            }
+        for (c, out) in f.out.parts(step).into_iter().enumerate() {
+            per_chunk[c].push(FastOut {
+                slot,
+                n,
+                default,
+                out,
+            });
         }
     }
     let results: Vec<(Vec<ColumnBuf>, bool)> = serialized

@@ -19,6 +19,24 @@ pub struct BroadcastGraph {
     pub fetches: Vec<String>,
 }
 
+/// A new root scope with a float placeholder `x` of shape `[1, 3]` and `b = BroadcastTo(x,
+/// [2, 3])`: the start of the smallest graphs whose `BroadcastTo` the rewrite removes (or keeps).
+/// Returns the scope, `x` and `b`.
+pub fn placeholder_broadcast() -> (Scope, Output, Output) {
+    let root = Scope::new_root_scope();
+    let x = Placeholder::with_attrs(
+        &root.with_op_name("x"),
+        DataType::FLOAT,
+        PlaceholderAttrs::default().shape(PartialTensorShape::new(&[1, 3]).unwrap()),
+    )
+    .expect("a placeholder builds")
+    .output;
+    let b = BroadcastTo::new(&root.with_op_name("b"), &x, [2i32, 3])
+        .expect("x broadcasts to [2, 3]")
+        .output;
+    (root, x, b)
+}
+
 /// xorshift64*: enough randomness for graph shapes, identical everywhere.
 struct Rng(u64);
 

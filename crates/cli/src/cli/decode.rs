@@ -113,30 +113,28 @@ impl<'a> Decoder<'a> {
     }
 }
 
-fn reuse_float(out: &mut Chunk) -> &mut Vec<f64> {
-    if !matches!(out, Chunk::Float(_)) {
-        *out = Chunk::Float(Vec::new());
-    }
-    match out {
-        Chunk::Float(v) => {
-            v.clear();
-            v
+/// `reuse_float` and `reuse_int`: `out`'s vector of one variant, emptied, so that a chunk's
+/// allocation serves the next one (a new vector where `out` held the other variant).
+macro_rules! reuse {
+    ($($name:ident: $variant:ident($t:ty);)*) => {$(
+        fn $name(out: &mut Chunk) -> &mut Vec<$t> {
+            if !matches!(out, Chunk::$variant(_)) {
+                *out = Chunk::$variant(Vec::new());
+            }
+            match out {
+                Chunk::$variant(v) => {
+                    v.clear();
+                    v
+                }
+                _ => unreachable!(concat!("set to ", stringify!($variant), " above")),
+            }
         }
-        _ => unreachable!("set to Float above"),
-    }
+    )*};
 }
 
-fn reuse_int(out: &mut Chunk) -> &mut Vec<i128> {
-    if !matches!(out, Chunk::Int(_)) {
-        *out = Chunk::Int(Vec::new());
-    }
-    match out {
-        Chunk::Int(v) => {
-            v.clear();
-            v
-        }
-        _ => unreachable!("set to Int above"),
-    }
+reuse! {
+    reuse_float: Float(f64);
+    reuse_int: Int(i128);
 }
 
 fn reuse_complex(out: &mut Chunk) -> &mut Vec<(f64, f64)> {

@@ -17,13 +17,6 @@ use tensorcast::io::saved_model::{show_signature, SavedModel, Signature, Signatu
 
 use super::source::{read_options, terminal_safe};
 
-/// Arguments of `saved-model`.
-#[derive(clap::Args, Debug)]
-pub(crate) struct Args {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
 /// The `saved-model` subcommands.
 #[derive(clap::Subcommand, Debug)]
 pub(crate) enum Command {
@@ -56,8 +49,8 @@ pub(crate) struct ShowArgs {
 }
 
 /// Runs `saved-model`.
-pub(crate) fn run(args: &Args) -> Result<i32> {
-    match &args.command {
+pub(crate) fn run(command: &Command) -> Result<i32> {
+    match command {
         Command::Show(a) => show(a),
     }
 }

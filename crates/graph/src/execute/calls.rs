@@ -60,9 +60,8 @@ impl FunctionLibrary {
             Error::Function(format!("the graph's function library does not decode: {e}"))
         })?;
         let defs = lib
-            .function
-            .into_iter()
-            .filter_map(|f| f.signature.as_ref().map(|s| (s.name.clone(), f.clone())))
+            .by_name()
+            .map(|(name, f)| (name.to_string(), f.clone()))
             .collect();
         Ok(FunctionLibrary {
             bytes,

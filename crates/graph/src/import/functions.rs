@@ -69,17 +69,9 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
     if !gd.node.iter().any(|n| is_call(&n.op)) {
         return Ok(None);
     }
-    let library = match &gd.library {
-        Some(bytes) => FunctionDefLibrary::decode(bytes.clone()).map_err(|e| {
-            unsupported(format!("the graph's function library does not decode: {e}"))
-        })?,
-        None => FunctionDefLibrary::default(),
-    };
-    let functions: HashMap<&str, &FunctionDef> = library
-        .function
-        .iter()
-        .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
-        .collect();
+    let library = FunctionDefLibrary::decode_optional(gd.library.as_ref())
+        .map_err(|e| unsupported(format!("the graph's function library does not decode: {e}")))?;
+    let functions: HashMap<&str, &FunctionDef> = library.by_name().collect();
     let mut out: Vec<NodeDef> = Vec::with_capacity(gd.node.len());
     let mut aliases: HashMap<(String, i64), String> = HashMap::new();
     let mut queue: VecDeque<(NodeDef, usize)> = gd.node.into_iter().map(|n| (n, 0)).collect();
@@ -343,11 +335,7 @@ pub(crate) fn ops_without_kernel_in_functions<'a>(
     };
     let library = FunctionDefLibrary::decode(bytes.clone())
         .map_err(|e| unsupported(format!("the graph's function library does not decode: {e}")))?;
-    let functions: HashMap<&str, &FunctionDef> = library
-        .function
-        .iter()
-        .filter_map(|f| f.signature.as_ref().map(|s| (s.name.as_str(), f)))
-        .collect();
+    let functions: HashMap<&str, &FunctionDef> = library.by_name().collect();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     while let Some(name) = queue.pop_front() {
         if !seen.insert(name.clone()) {

@@ -34,7 +34,7 @@ pub(crate) fn oom(op: &'static str, dtype: DataType, dims: &[i64]) -> Error {
     }
 }
 
-/// `[2,3]`, as TensorFlow prints a shape.
+/// `[2,3]`, as TensorFlow prints a shape (and a list of dims or indices: `[-1,4]`).
 pub(crate) fn dims_text(dims: &[i64]) -> String {
     let parts: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
     format!("[{}]", parts.join(","))

@@ -54,14 +54,7 @@ fn same_dtype(op: &'static str, values: &[&Tensor]) -> Result<DataType> {
         return Err(invalid(op, "expected at least one input"));
     };
     for (i, v) in values.iter().enumerate() {
-        if v.dtype() != first.dtype() {
-            return Err(Error::InputTypeMismatch {
-                op,
-                index: i,
-                expected: first.dtype(),
-                actual: v.dtype(),
-            });
-        }
+        Error::check_input_type(op, i, first.dtype(), v.dtype())?;
     }
     Ok(first.dtype())
 }
@@ -509,14 +502,7 @@ pub fn split(axis: &Tensor, value: &Tensor, num_split: i64) -> Result<Vec<Tensor
             &format!("T={}, num_split={num_split}", dt(dtype)),
         ));
     }
-    if axis.dtype() != DataType::INT32 {
-        return Err(Error::InputTypeMismatch {
-            op: OP,
-            index: 0,
-            expected: DataType::INT32,
-            actual: axis.dtype(),
-        });
-    }
+    Error::check_input_type(OP, 0, DataType::INT32, axis.dtype())?;
     if axis.dims() != 0 {
         return Err(invalid(
             OP,
@@ -632,14 +618,7 @@ pub fn split_v(value: &Tensor, size_splits: &Tensor, axis: &Tensor) -> Result<Ve
             ),
         ));
     }
-    if axis.dtype() != DataType::INT32 {
-        return Err(Error::InputTypeMismatch {
-            op: OP,
-            index: 2,
-            expected: DataType::INT32,
-            actual: axis.dtype(),
-        });
-    }
+    Error::check_input_type(OP, 2, DataType::INT32, axis.dtype())?;
     if axis.num_elements() != 1 {
         return Err(invalid(
             OP,

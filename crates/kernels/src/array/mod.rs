@@ -19,7 +19,7 @@
 //! `Squeeze`, `ExpandDims`, identity `Transpose`). Outputs are allocated fallibly: an output
 //! too large to allocate is TensorFlow's `RESOURCE_EXHAUSTED` text, never an abort.
 
-mod common;
+pub(crate) mod common;
 mod concat;
 mod cumsum;
 mod engine;

@@ -69,22 +69,8 @@ pub fn one_hot(
 ) -> Result<Tensor> {
     const OP: &str = "OneHot";
     let idx = index_values(OP, "TI", indices, INDEX_TYPES)?;
-    if depth.dtype() != DataType::INT32 {
-        return Err(Error::InputTypeMismatch {
-            op: OP,
-            index: 1,
-            expected: DataType::INT32,
-            actual: depth.dtype(),
-        });
-    }
-    if off_value.dtype() != on_value.dtype() {
-        return Err(Error::InputTypeMismatch {
-            op: OP,
-            index: 3,
-            expected: on_value.dtype(),
-            actual: off_value.dtype(),
-        });
-    }
+    Error::check_input_type(OP, 1, DataType::INT32, depth.dtype())?;
+    Error::check_input_type(OP, 3, on_value.dtype(), off_value.dtype())?;
     let id = indices.shape().dim_sizes();
     let out_rank = id.len() as i64 + 1;
     if !(axis == -1 || (0..out_rank).contains(&axis)) {

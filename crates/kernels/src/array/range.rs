@@ -308,14 +308,7 @@ fn range_dtype(start: &Tensor, limit: &Tensor, delta: &Tensor) -> Result<DataTyp
     const OP: &str = "Range";
     let t = start.dtype();
     for (i, x) in [(1, limit), (2, delta)] {
-        if x.dtype() != t {
-            return Err(Error::InputTypeMismatch {
-                op: OP,
-                index: i,
-                expected: t,
-                actual: x.dtype(),
-            });
-        }
+        Error::check_input_type(OP, i, t, x.dtype())?;
     }
     if !RANGE_TYPES.contains(&t) {
         return Err(Error::NotInTypeList {

@@ -18,14 +18,7 @@ fn refused(d: DataType) -> bool {
 
 fn same_index_type(op: &'static str, first: &Tensor, rest: &[(usize, &Tensor)]) -> Result<()> {
     for &(i, t) in rest {
-        if t.dtype() != first.dtype() {
-            return Err(Error::InputTypeMismatch {
-                op,
-                index: i,
-                expected: first.dtype(),
-                actual: t.dtype(),
-            });
-        }
+        Error::check_input_type(op, i, first.dtype(), t.dtype())?;
     }
     Ok(())
 }

@@ -4,36 +4,31 @@
 //! negative integer of the width. (The denormal rule, DAZ, is core's
 //! [`tensorcast_core::x86`].)
 
-/// A float type as x86's truncating conversions see it.
-pub(crate) trait X86Float: Copy {
+use tensorcast_buffer::simd::Cvtt;
+
+/// A float type as x86's truncating conversions see it; the truncation rule itself is the
+/// buffer crate's [`Cvtt`], shared with its packed conversion.
+pub(crate) trait X86Float: Cvtt<i32> + Cvtt<i64> {
     /// `cvttss2si`/`cvttsd2si` to 32 bits: truncation toward zero, or `i32::MIN` for NaN and
     /// values out of range.
-    fn cvtt32(self) -> i32;
+    #[inline(always)]
+    fn cvtt32(self) -> i32 {
+        Cvtt::<i32>::cvtt(self)
+    }
     /// The same to 64 bits (`i64::MIN` when invalid).
-    fn cvtt64(self) -> i64;
+    #[inline(always)]
+    fn cvtt64(self) -> i64 {
+        Cvtt::<i64>::cvtt(self)
+    }
     /// `self - 2^31`, in the type's own arithmetic.
     fn minus_2_31(self) -> Self;
     /// `self - 2^63`, in the type's own arithmetic.
     fn minus_2_63(self) -> Self;
 }
 
-/// The rules both float widths share; `cvtt32` differs (for `f32` the buffer crate's packed
-/// conversion defines it).
 macro_rules! x86_float {
-    ($t:ty, $cvtt32:expr) => {
+    ($($t:ty),*) => {$(
         impl X86Float for $t {
-            #[inline(always)]
-            fn cvtt32(self) -> i32 {
-                $cvtt32(self)
-            }
-            #[inline(always)]
-            fn cvtt64(self) -> i64 {
-                if (-9223372036854775808.0..9223372036854775808.0).contains(&self) {
-                    self as i64
-                } else {
-                    i64::MIN
-                }
-            }
             #[inline(always)]
             fn minus_2_31(self) -> Self {
                 self - 2147483648.0
@@ -43,16 +38,10 @@ macro_rules! x86_float {
                 self - 9223372036854775808.0
             }
         }
-    };
+    )*};
 }
 
-x86_float!(f32, tensorcast_buffer::simd::cvtt_scalar);
-// Truncation is in range exactly when -2^31 - 1 < x < 2^31.
-x86_float!(f64, |x: f64| if x > -2147483649.0 && x < 2147483648.0 {
-    x as i32
-} else {
-    i32::MIN
-});
+x86_float!(f32, f64);
 
 #[cfg(test)]
 mod tests {
@@ -65,6 +54,9 @@ mod tests {
         assert_eq!(f32::NAN.cvtt32(), i32::MIN);
         assert_eq!(3e9f64.cvtt32(), i32::MIN);
         assert_eq!((-2147483648.5f64).cvtt32(), i32::MIN);
+        assert_eq!((-2147483647.9f64).cvtt32(), -2147483647);
+        assert_eq!(2147483647.9f64.cvtt32(), i32::MAX);
+        assert_eq!(2147483648.0f64.cvtt32(), i32::MIN);
         assert_eq!(f64::INFINITY.cvtt64(), i64::MIN);
         assert_eq!(1e18f32.cvtt64(), 999999984306749440);
     }

@@ -102,14 +102,7 @@ pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error
     // `LogicalAnd`/`LogicalOr` have no type attr: each input must be a `bool` tensor.
     if op.is_logical() {
         for (index, actual) in [(0, x), (1, y)] {
-            if actual != DataType::BOOL {
-                return Err(Error::InputTypeMismatch {
-                    op: op.name(),
-                    index,
-                    expected: DataType::BOOL,
-                    actual,
-                });
-            }
+            Error::check_input_type(op.name(), index, DataType::BOOL, actual)?;
         }
         return Ok(());
     }
@@ -122,15 +115,7 @@ pub(crate) fn dtypes(op: BinaryOp, x: DataType, y: DataType) -> Result<(), Error
     if matches!(op, BinaryOp::RealDiv | BinaryOp::FloorDiv) {
         kernel(op, x, true)?;
     }
-    if x != y {
-        return Err(Error::InputTypeMismatch {
-            op: op.name(),
-            index: 1,
-            expected: x,
-            actual: y,
-        });
-    }
-    Ok(())
+    Error::check_input_type(op.name(), 1, x, y)
 }
 
 /// `Value for attr 'T' of bool is not in the list of allowed values: ...`, with the `NodeDef`

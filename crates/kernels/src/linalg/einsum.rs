@@ -19,6 +19,7 @@ use tensorcast_core::{
 
 use super::matmul::batch_mat_mul_v2;
 use super::util::enum_name;
+use crate::array::common::dims_text;
 use crate::array::strided_copy;
 use crate::broadcast::shape::aligned_dim;
 use crate::reduce::{reduce, Reduction};
@@ -208,7 +209,7 @@ fn label_dims(
                         Texts::Kernel => format!(
                             "Expected dimension {} at axis {axis} of the input shaped {} but got dimension {size}",
                             label[l],
-                            dims_text_i64(d)
+                            dims_text(d)
                         ),
                         Texts::Shape => {
                             format!("Dimensions must be equal, but are {} and {size}", label[l])
@@ -245,11 +246,6 @@ fn label_dims(
         }));
     }
     Ok(Dims { label, ell })
-}
-
-fn dims_text_i64(d: &[i64]) -> String {
-    let p: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", p.join(","))
 }
 
 /// How a label takes part.
@@ -677,7 +673,7 @@ fn binary(
     }
     let bcast = broadcast(&ells[0], &ells[1]).ok_or_else(|| {
         let onednn = matches!(dtype, DataType::FLOAT | DataType::BFLOAT16);
-        let (a, b) = (dims_text_i64(&shapes[0]), dims_text_i64(&shapes[1]));
+        let (a, b) = (dims_text(&shapes[0]), dims_text(&shapes[1]));
         invalid(if onednn {
             format!("In[0] and In[1] must have compatible batch dimensions: {a} vs. {b}")
         } else {

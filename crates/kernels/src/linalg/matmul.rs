@@ -84,6 +84,24 @@ fn dim(t: &TensorShape, d: usize) -> usize {
     t.dim_sizes()[d] as usize
 }
 
+/// TensorFlow's `{what}: [2,3] vs. [4,5]`, the operands' shapes.
+fn two_shapes(op: &'static str, what: &str, a: &TensorShape, b: &TensorShape) -> Error {
+    Error::invalid_argument(op, format!("{what}: {} vs. {}", dims(a), dims(b)))
+}
+
+/// TensorFlow's `Matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]`, then `flags` (the
+/// adjoint flags oneDNN's kernels add).
+fn size_incompatible(op: &'static str, a: &TensorShape, b: &TensorShape, flags: &str) -> Error {
+    Error::invalid_argument(
+        op,
+        format!(
+            "Matrix size-incompatible: In[0]: {}, In[1]: {}{flags}",
+            dims(a),
+            dims(b)
+        ),
+    )
+}
+
 /// `MatMul`: the matrix product of `a` and `b` (each transposed first when its flag is set;
 /// complex operands are not conjugated), TensorFlow's `tf.raw_ops.MatMul`.
 ///
@@ -149,13 +167,11 @@ pub fn mat_mul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
         }
     } else {
         if sa.rank() != sb.rank() {
-            return Err(Error::invalid_argument(
+            return Err(two_shapes(
                 OP,
-                format!(
-                    "In[0] and In[1] has different ndims: {} vs. {}",
-                    dims(sa),
-                    dims(sb)
-                ),
+                "In[0] and In[1] has different ndims",
+                sa,
+                sb,
             ));
         }
         if sa.rank() != 2 {
@@ -168,14 +184,7 @@ pub fn mat_mul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> 
     let ka = dim(sa, if transpose_a { 0 } else { 1 });
     let kb = dim(sb, if transpose_b { 1 } else { 0 });
     if ka != kb {
-        return Err(Error::invalid_argument(
-            OP,
-            format!(
-                "Matrix size-incompatible: In[0]: {}, In[1]: {}",
-                dims(sa),
-                dims(sb)
-            ),
-        ));
+        return Err(size_incompatible(OP, sa, sb, ""));
     }
     let m = dim(sa, if transpose_a { 1 } else { 0 });
     let n = dim(sb, if transpose_b { 0 } else { 1 });
@@ -266,7 +275,6 @@ pub(crate) fn broadcast_batch(
     }
     let total: usize = out.iter().map(|&d| d as usize).product();
     let mut pairs = try_vec(total, (0usize, 0usize), DataType::INT64)?;
-    let (mut xi, mut yi) = (vec![0usize; rank], vec![0usize; rank]);
     // Row-major strides of each input's batch dims (0 where broadcast).
     let strides = |s: &[i64]| -> Vec<usize> {
         let mut st = vec![0usize; rank];
@@ -292,8 +300,6 @@ pub(crate) fn broadcast_batch(
             idx[d] = 0;
         }
     }
-    xi.clear();
-    yi.clear();
     Ok(Some((out, pairs)))
 }
 
@@ -355,13 +361,11 @@ pub fn batch_mat_mul_v2(x: &Tensor, y: &Tensor, adj_x: bool, adj_y: bool) -> Res
     let (xd, yd) = (sx.dim_sizes(), sy.dim_sizes());
     let (xb, yb) = (&xd[..rx - 2], &yd[..ry - 2]);
     let Some((mut out_dims, _)) = broadcast_batch(xb, yb, false)? else {
-        return Err(Error::invalid_argument(
+        return Err(two_shapes(
             OP,
-            format!(
-                "In[0] and In[1] must have compatible batch dimensions: {} vs. {}",
-                dims(sx),
-                dims(sy)
-            ),
+            "In[0] and In[1] must have compatible batch dimensions",
+            sx,
+            sy,
         ));
     };
     let kx = xd[if adj_x { rx - 2 } else { rx - 1 }];
@@ -372,14 +376,7 @@ pub fn batch_mat_mul_v2(x: &Tensor, y: &Tensor, adj_x: bool, adj_y: bool) -> Res
         } else {
             String::new()
         };
-        return Err(Error::invalid_argument(
-            OP,
-            format!(
-                "Matrix size-incompatible: In[0]: {}, In[1]: {}{flags}",
-                dims(sx),
-                dims(sy)
-            ),
-        ));
+        return Err(size_incompatible(OP, sx, sy, &flags));
     }
     let m = xd[if adj_x { rx - 1 } else { rx - 2 }];
     let n = yd[if adj_y { ry - 2 } else { ry - 1 }];

@@ -78,8 +78,7 @@ pub(crate) fn try_vec<T: Clone>(n: usize, v: T, dtype: DataType) -> Result<Vec<T
 
 /// `TensorShape::DebugString`'s dims: `[2,3]`.
 pub(crate) fn dims(shape: &TensorShape) -> String {
-    let d: Vec<String> = shape.dim_sizes().iter().map(i64::to_string).collect();
-    format!("[{}]", d.join(","))
+    crate::array::common::dims_text(shape.dim_sizes())
 }
 
 /// What TensorFlow's eager runtime says of a dtype an op's `T` does not accept: the first

@@ -83,14 +83,7 @@ pub fn fused_batch_norm_v3(
         ));
     }
     for (i, t) in [scale, offset, mean, variance].into_iter().enumerate() {
-        if t.dtype() != DataType::FLOAT {
-            return Err(Error::InputTypeMismatch {
-                op: OP,
-                index: i + 1,
-                expected: DataType::FLOAT,
-                actual: t.dtype(),
-            });
-        }
+        Error::check_input_type(OP, i + 1, DataType::FLOAT, t.dtype())?;
     }
     let xs = x.shape();
     if xs.rank() != 4 {

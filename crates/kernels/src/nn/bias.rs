@@ -64,14 +64,7 @@ pub fn bias_add(value: &Tensor, bias: &Tensor, data_format: &str) -> Result<Tens
             "; attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]",
         ));
     }
-    if bias.dtype() != dtype {
-        return Err(Error::InputTypeMismatch {
-            op: OP,
-            index: 1,
-            expected: dtype,
-            actual: bias.dtype(),
-        });
-    }
+    Error::check_input_type(OP, 1, dtype, bias.dtype())?;
     let nchw = match data_format {
         "NHWC" => false,
         "NCHW" => true,

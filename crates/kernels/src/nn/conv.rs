@@ -53,13 +53,16 @@ fn check_params(
         code: Code::Unimplemented,
         message: m.to_string(),
     };
-    if strides.len() != 4 {
-        return Err(err(if mkl {
-            "Sliding window strides field must specify 4 or 5 dimensions"
-        } else {
-            "Sliding window strides field must specify 4 dimensions"
-        }));
-    }
+    let four_values = |values: &[i64], field: &str| {
+        if values.len() == 4 {
+            return Ok(());
+        }
+        let counts = if mkl { "4 or 5" } else { "4" };
+        Err(err(&format!(
+            "Sliding window {field} field must specify {counts} dimensions"
+        )))
+    };
+    four_values(strides, "strides")?;
     if strides[0] != 1 || strides[3] != 1 {
         return Err(unimplemented(
             "Current implementation does not yet support strides in the batch and depth dimensions.",
@@ -88,13 +91,7 @@ fn check_params(
             d.join(" ")
         )));
     }
-    if dilations.len() != 4 {
-        return Err(err(if mkl {
-            "Sliding window dilations field must specify 4 or 5 dimensions"
-        } else {
-            "Sliding window dilations field must specify 4 dimensions"
-        }));
-    }
+    four_values(dilations, "dilations")?;
     if dilations[0] != 1 || dilations[3] != 1 {
         let m = "Current implementation does not yet support dilations in the batch and depth dimensions.";
         // oneDNN's kernels call it an invalid argument, Eigen's unimplemented.
@@ -1298,26 +1295,24 @@ fn conv_shape(
     let err = |m: String| Error::invalid_argument("shape", m);
     let x = rank4(input)?;
     let f = rank4(filter)?;
-    if strides.len() != 4 {
-        return Err(err(if depthwise {
-            format!(
-                "DepthwiseConv2D requires the stride attribute to contain 4 values, but got: {}",
-                strides.len()
-            )
+    // TensorFlow's depthwise shape function names the dilations attribute in the plural,
+    // Conv2D's in the singular.
+    let four_values = |values: &[i64], depthwise_attr: &str, conv_attr: &str| {
+        let got = values.len();
+        if got == 4 {
+            Ok(())
+        } else if depthwise {
+            Err(err(format!(
+                "DepthwiseConv2D requires the {depthwise_attr} attribute to contain 4 values, but got: {got}"
+            )))
         } else {
-            format!("{name} on data format NHWC requires the stride attribute to contain 4 values, but got: {}", strides.len())
-        }));
-    }
-    if dilations.len() != 4 {
-        return Err(err(if depthwise {
-            format!(
-                "DepthwiseConv2D requires the dilations attribute to contain 4 values, but got: {}",
-                dilations.len()
-            )
-        } else {
-            format!("{name} on data format NHWC requires the dilation attribute to contain 4 values, but got: {}", dilations.len())
-        }));
-    }
+            Err(err(format!(
+                "{name} on data format NHWC requires the {conv_attr} attribute to contain 4 values, but got: {got}"
+            )))
+        }
+    };
+    four_values(strides, "stride", "stride")?;
+    four_values(dilations, "dilations", "dilation")?;
     let out_depth = if depthwise {
         if strides[1] != strides[2] {
             return Err(err(

@@ -150,24 +150,20 @@ fn check(
             "Pooling is not yet supported on the batch dimension.",
         ));
     }
-    if ksize.iter().any(|&k| k <= 0) {
-        return Err(Error::invalid_argument(
+    let positive = |values: &[i64], what: &str| {
+        if values.iter().all(|&v| v > 0) {
+            return Ok(());
+        }
+        Err(Error::invalid_argument(
             op,
             format!(
-                "Sliding window ksize must be positive. The specified or inferred ksize is: {}",
-                list(ksize)
+                "Sliding window {what} must be positive. The specified or inferred {what} is: {}",
+                list(values)
             ),
-        ));
-    }
-    if strides.iter().any(|&s| s <= 0) {
-        return Err(Error::invalid_argument(
-            op,
-            format!(
-                "Sliding window stride must be positive. The specified or inferred stride is: {}",
-                list(strides)
-            ),
-        ));
-    }
+        ))
+    };
+    positive(ksize, "ksize")?;
+    positive(strides, "stride")?;
     if ksize[3] != 1 {
         return Err(unimplemented(
             op,

@@ -40,6 +40,8 @@ use tensorcast_core::{
     Complex32, Complex64, DataType, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
 
+use crate::array::common::dims_text;
+
 /// The reductions of this module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reduction {
@@ -320,13 +322,8 @@ pub fn reduce(op: Reduction, x: &Tensor, axes: &Tensor, keep_dims: bool) -> Resu
         dtype,
         DataType::FLOAT | DataType::DOUBLE | DataType::HALF | DataType::BFLOAT16
     ) || INTS.contains(&dtype);
-    if logical && dtype != DataType::BOOL {
-        return Err(Error::InputTypeMismatch {
-            op: name,
-            index: 0,
-            expected: DataType::BOOL,
-            actual: dtype,
-        });
+    if logical {
+        Error::check_input_type(name, 0, DataType::BOOL, dtype)?;
     }
     if !(logical || real || complex && summing) {
         return Err(attr_error(op, "T", dtype));
@@ -692,9 +689,4 @@ pub fn arg_reduce_shape(
         .map(|(_, &d)| d)
         .collect();
     PartialTensorShape::new(&out)
-}
-
-fn dims_text(d: &[i64]) -> String {
-    let p: Vec<String> = d.iter().map(i64::to_string).collect();
-    format!("[{}]", p.join(","))
 }

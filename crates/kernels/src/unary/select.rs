@@ -26,22 +26,8 @@ fn has_kernel(dtype: DataType) -> bool {
 /// The checks both ops make on dtypes, in TensorFlow's order: the condition is `bool`, `else`
 /// has `then`'s dtype, and a kernel exists for it.
 fn check_dtypes(op: &'static str, cond: &Tensor, t: &Tensor, e: &Tensor) -> Result<()> {
-    if cond.dtype() != DataType::BOOL {
-        return Err(Error::InputTypeMismatch {
-            op,
-            index: 0,
-            expected: DataType::BOOL,
-            actual: cond.dtype(),
-        });
-    }
-    if e.dtype() != t.dtype() {
-        return Err(Error::InputTypeMismatch {
-            op,
-            index: 2,
-            expected: t.dtype(),
-            actual: e.dtype(),
-        });
-    }
+    Error::check_input_type(op, 0, DataType::BOOL, cond.dtype())?;
+    Error::check_input_type(op, 2, t.dtype(), e.dtype())?;
     if !has_kernel(t.dtype()) {
         return Err(Error::NoKernel {
             op,

@@ -173,13 +173,10 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
 
 /// The functions of the graph's library (none without one).
 fn functions(graph: &tensorcast::graph::Graph) -> Result<Vec<tensorcast::proto::FunctionDef>> {
-    use tensorcast::proto::Message;
-    match graph.function_library_bytes() {
-        Some(b) => Ok(tensorcast::proto::FunctionDefLibrary::decode(b)
-            .map_err(|e| anyhow::anyhow!("the function library does not decode: {e}"))?
-            .function),
-        None => Ok(Vec::new()),
-    }
+    let bytes = graph.function_library_bytes();
+    let library = tensorcast::proto::FunctionDefLibrary::decode_optional(bytes.as_ref())
+        .map_err(|e| anyhow::anyhow!("the function library does not decode: {e}"))?;
+    Ok(library.function)
 }
 
 /// The ops without a kernel (counting function bodies through their calls); a library that

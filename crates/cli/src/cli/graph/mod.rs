@@ -18,13 +18,6 @@ use anyhow::{anyhow, Context, Result};
 use tensorcast::graph::{import_graph_def_bytes, Graph};
 use tensorcast::proto::{graph_def_text_to_binary, looks_like_graph_def_text};
 
-/// Arguments of `graph`.
-#[derive(clap::Args, Debug)]
-pub(crate) struct Args {
-    #[command(subcommand)]
-    pub command: Command,
-}
-
 /// The `graph` subcommands.
 #[derive(clap::Subcommand, Debug)]
 pub(crate) enum Command {
@@ -43,8 +36,8 @@ pub(crate) enum Command {
 }
 
 /// Runs `graph`.
-pub(crate) fn run(args: &Args) -> Result<i32> {
-    match &args.command {
+pub(crate) fn run(command: &Command) -> Result<i32> {
+    match command {
         Command::Inspect(a) => inspect::run(a),
         Command::Run(a) => run::run(a),
         Command::Optimize(a) => optimize::run(a),
