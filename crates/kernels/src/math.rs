@@ -786,13 +786,11 @@ pub fn leaky_relu(x: &Tensor, alpha: f32) -> Result<Tensor> {
     }
 }
 
-/// [`softmax_rows`] of `float` rows, written into `out`: the same arithmetic in `f64` (the
-/// exponent through [`vector::exp_f64`], a loop the compiler vectorises, accurate to about
-/// `1e-14` relative, so the `float` results are those of `f64::exp` except within that distance
-/// of a rounding boundary), a row's exponents kept in a buffer of the worker's own, summed in
-/// eight lanes and multiplied by the sum's reciprocal (each changes the `f64` value by an ulp or
-/// so of `f64`, far below the `float` result's), each row compiled for the widest vectors the
-/// CPU has (the same bits at every level: nothing is fused). Rows go to both cores in blocks of at least 16 Ki elements.
+/// [`softmax_rows`] of `float` rows (each element mapped by `pre` first), written into `out`:
+/// each row by [`softmax_row_f32`] with its exponents in a buffer of the worker's own, compiled
+/// for the widest vectors the CPU has (the same bits at every level: the only fused
+/// multiply-adds are `mul_add`s, exact everywhere). Rows go to both cores in blocks of at
+/// least 16 Ki elements.
 fn softmax_rows_f32(
     x: &[f32],
     out: &mut [f32],
@@ -964,21 +962,13 @@ fn softmax_any(x: &Tensor, log: bool) -> Result<Tensor> {
         DataType::DOUBLE => {
             Tensor::from_vec(softmax_rows(x.as_slice::<f64>()?, width, log, false), shape)
         }
-        DataType::FLOAT => {
-            let mut out = Tensor::new(DataType::FLOAT, shape)?;
-            if out.num_elements() > 0 {
-                softmax_rows_f32(
-                    x.as_slice::<f32>()?,
-                    out.as_mut_slice()?,
-                    width,
-                    log,
-                    onednn,
-                    #[inline(always)]
-                    |v| v,
-                );
-            }
-            Ok(out)
-        }
+        DataType::FLOAT => softmax_f32(
+            x,
+            log,
+            onednn,
+            #[inline(always)]
+            |v| v,
+        ),
         DataType::HALF => {
             let v: Vec<f64> = x.as_slice::<f16>()?.iter().map(|a| a.to_f64()).collect();
             let r = softmax_rows(&v, width, log, false);
@@ -1035,31 +1025,43 @@ pub fn softmax_of_scaled(x: &Tensor, scale: f32, scale_first: bool) -> Result<Te
         // The unfused ops' error (the product has `x`'s shape).
         return softmax(x);
     }
+    if scale_first {
+        softmax_f32(
+            x,
+            false,
+            true,
+            #[inline(always)]
+            |v| mul32(scale, v),
+        )
+    } else {
+        softmax_f32(
+            x,
+            false,
+            true,
+            #[inline(always)]
+            |v| mul32(v, scale),
+        )
+    }
+}
+
+/// [`softmax_rows_f32`] of a `float` tensor of rank 1 or more, into a new tensor.
+fn softmax_f32(
+    x: &Tensor,
+    log: bool,
+    onednn: bool,
+    pre: impl Fn(f32) -> f32 + Sync,
+) -> Result<Tensor> {
     let width = x.shape().dim_sizes().last().copied().unwrap_or(1) as usize;
     let mut out = Tensor::new(DataType::FLOAT, x.shape().clone())?;
     if out.num_elements() > 0 {
-        let (x, o) = (x.as_slice::<f32>()?, out.as_mut_slice()?);
-        if scale_first {
-            softmax_rows_f32(
-                x,
-                o,
-                width,
-                false,
-                true,
-                #[inline(always)]
-                |v| mul32(scale, v),
-            );
-        } else {
-            softmax_rows_f32(
-                x,
-                o,
-                width,
-                false,
-                true,
-                #[inline(always)]
-                |v| mul32(v, scale),
-            );
-        }
+        softmax_rows_f32(
+            x.as_slice::<f32>()?,
+            out.as_mut_slice()?,
+            width,
+            log,
+            onednn,
+            pre,
+        );
     }
     Ok(out)
 }

@@ -176,6 +176,18 @@ impl<'a> Rewrite<'a> {
         }
     }
 
+    /// Whether `ep` is output 0 of a node that only `reader` reads (once; not fetched, a
+    /// target or a control input), not folded, with no control inputs of its own: a node a
+    /// rewrite may merge into `reader`.
+    pub(crate) fn feeds_only(&self, ep: &Endpoint, reader: usize) -> bool {
+        let p = ep.node;
+        ep.index == 0
+            && !self.folded[p]
+            && !self.pinned[p]
+            && self.readers[p].as_slice() == [reader]
+            && self.nodes[p].control_inputs.is_empty()
+    }
+
     /// The value of a constant's output `ep`, if it is one.
     pub(crate) fn constant<'k>(ep: &Endpoint, kernels: &'k [Option<Kernel>]) -> Option<&'k Tensor> {
         match &kernels[ep.node] {

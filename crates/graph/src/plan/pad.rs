@@ -83,13 +83,9 @@ pub(crate) fn fold_pads(
         }
         let (x, filter) = (conv.inputs[0], conv.inputs[1]);
         let pad = &nodes[x.node];
-        let alone = g.readers[pad.id].as_slice() == [id] && !g.pinned[pad.id];
         if pad.op != "Pad"
-            || x.index != 0
-            || folded[pad.id]
-            || !alone
+            || !g.feeds_only(&x, id)
             || pad.inputs.len() != 2
-            || !pad.control_inputs.is_empty()
             || !matches!(kernels[pad.id], Some(Kernel::Reg { .. }))
         {
             continue;

@@ -40,12 +40,8 @@ pub(crate) fn fold_scaled_softmax(
         }
         let x = softmax.inputs[0];
         let mul = &nodes[x.node];
-        let alone = g.readers[mul.id].as_slice() == [id] && !g.pinned[mul.id];
-        if x.index != 0
-            || g.folded[mul.id]
-            || !alone
+        if !g.feeds_only(&x, id)
             || mul.inputs.len() != 2
-            || !mul.control_inputs.is_empty()
             || !matches!(
                 kernels[mul.id],
                 Some(Kernel::Binary {
