@@ -93,7 +93,10 @@ pub struct AllocatorStats {
 /// passed back to [`Allocator::deallocate`]. [`crate::Buffer`] relies on this to hand out slices
 /// over the memory from safe code. The `alignment` is a request that well-behaved allocators
 /// meet; nothing relies on it for soundness (typed views check the real address), which is how
-/// `testing::OffsetAllocator` (feature `testing`) can hand out odd addresses in tests.
+/// `testing::OffsetAllocator` (feature `testing`) can hand out odd addresses in tests. An
+/// implementation that overrides [`Allocator::allocate_reporting_init`] also promises that it
+/// reports a block as initialised only when every one of its first `size_bytes` bytes is: the
+/// buffer crate then hands those bytes out as typed slices without writing them first.
 pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// The allocator's name (TensorFlow's `Name()`), reported in descriptions.
     fn name(&self) -> &str;
@@ -118,6 +121,34 @@ pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// `ptr` must have come from `allocate` on this same allocator with this `size_bytes` and
     /// `alignment`, and must not be used after this call.
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize);
+
+    /// [`Allocator::allocate`], also telling whether the block's first `size_bytes` bytes are
+    /// all initialised (stale bytes of an earlier block, given back through
+    /// [`Allocator::deallocate_initialized`]): then a kernel that writes every byte of its
+    /// output need not zero it first. The default says `false`.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate`].
+    fn allocate_reporting_init(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<(NonNull<u8>, bool), AllocError> {
+        Ok((self.allocate(size_bytes, alignment, attrs)?, false))
+    }
+
+    /// [`Allocator::deallocate`] of a block whose first `size_bytes` bytes are all
+    /// initialised, so that an allocator that keeps freed blocks may report them as such
+    /// ([`Allocator::allocate_reporting_init`]). The default forgets that they are.
+    ///
+    /// # Safety
+    /// As [`Allocator::deallocate`]; and every one of the block's first `size_bytes` bytes has
+    /// been written.
+    unsafe fn deallocate_initialized(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        // SAFETY: the caller's guarantee includes `deallocate`'s.
+        unsafe { self.deallocate(ptr, size_bytes, alignment) }
+    }
 
     /// True if this allocator records the size of each allocation (TensorFlow's
     /// `TracksAllocationSizes`); then `AllocatedBytes` reports it.
@@ -262,9 +293,10 @@ fn size_class(size_bytes: usize) -> usize {
     size_bytes.div_ceil(granule).saturating_mul(granule)
 }
 
-/// A freed block kept for reuse. It keeps the pointer itself (not its address as an integer)
-/// so the memory's provenance survives the round trip through the cache.
-struct FreeBlock(NonNull<u8>);
+/// A freed block kept for reuse, and how many of its first bytes are initialised. It keeps the
+/// pointer itself (not its address as an integer) so the memory's provenance survives the
+/// round trip through the cache.
+struct FreeBlock(NonNull<u8>, usize);
 
 // SAFETY: a cached block is owned by the pool alone (nobody else holds its pointer once it
 // was deallocated into the cache); moving that ownership between threads is fine for raw
@@ -393,17 +425,18 @@ impl CpuAllocator {
 
     /// A block of at least `size_bytes` (not zero) at `alignment`: from the calling thread's
     /// shelf (small blocks), the cache of freed large blocks, or the system; `None` when none
-    /// can be had. The caller counts it.
+    /// can be had. The caller counts it. Also whether its first `size_bytes` bytes are
+    /// initialised (a cached block given back with at least that many).
     #[inline]
     fn take_block(
         &self,
         size_bytes: usize,
         alignment: usize,
         attrs: &AllocationAttributes,
-    ) -> Result<Option<NonNull<u8>>, AllocError> {
+    ) -> Result<Option<(NonNull<u8>, bool)>, AllocError> {
         if self.shelves_small_blocks() {
             if let Some(class) = small::class_of(size_bytes, alignment) {
-                return Ok(small::take(class));
+                return Ok(small::take(class).map(|p| (p, false)));
             }
         }
         let class = size_class(size_bytes);
@@ -414,52 +447,24 @@ impl CpuAllocator {
                 pool.cached_bytes -= class;
                 drop(pool);
                 self.cache_hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(Some(block.0));
+                return Ok(Some((block.0, block.1 >= size_bytes)));
             }
         }
-        Ok(self.system_alloc(layout, attrs))
+        Ok(self.system_alloc(layout, attrs).map(|p| (p, false)))
     }
 
-    fn system_alloc(&self, layout: Layout, attrs: &AllocationAttributes) -> Option<NonNull<u8>> {
-        let p = system_alloc_block(layout);
-        if p.is_none() && attrs.retry_on_failure && self.release_cached_memory() > 0 {
-            return system_alloc_block(layout);
-        }
-        p
-    }
-}
-
-// SAFETY: every pointer handed out comes from `std::alloc::alloc` with a layout of at least the
-// requested size and alignment (the size class is >= the size), either fresh or taken out of the
-// free-block cache, from which it is removed before being returned, so no two callers share it.
-unsafe impl Allocator for CpuAllocator {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn allocate(
+    /// Gives back a block of `size_bytes` whose first `initialized` bytes are written:
+    /// [`Allocator::deallocate`]'s work.
+    ///
+    /// # Safety
+    /// As [`Allocator::deallocate`], and `initialized` bytes of the block are initialised.
+    unsafe fn give_back(
         &self,
+        ptr: NonNull<u8>,
         size_bytes: usize,
         alignment: usize,
-        attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError> {
-        if size_bytes == 0 {
-            return Err(AllocError::InvalidLayout {
-                size_bytes,
-                alignment,
-            });
-        }
-        let p = self
-            .take_block(size_bytes, alignment, attrs)?
-            .ok_or_else(|| AllocError::OutOfMemory {
-                allocator: self.name.clone(),
-                size_bytes,
-            })?;
-        self.counters.allocated(size_bytes);
-        Ok(p)
-    }
-
-    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        initialized: usize,
+    ) {
         self.counters.freed(size_bytes);
         if self.shelves_small_blocks() {
             if let Some(class) = small::class_of(size_bytes, alignment) {
@@ -478,7 +483,7 @@ unsafe impl Allocator for CpuAllocator {
                 pool.free
                     .entry((class, alignment))
                     .or_default()
-                    .push(FreeBlock(ptr));
+                    .push(FreeBlock(ptr, initialized));
                 return;
             }
         }
@@ -490,6 +495,68 @@ unsafe impl Allocator for CpuAllocator {
         // SAFETY: `allocate` took `ptr` from `system_alloc_block(layout)` (same size class and
         // alignment), per this function's contract, and it is not used after this.
         unsafe { system_free_block(ptr, layout) };
+    }
+
+    fn system_alloc(&self, layout: Layout, attrs: &AllocationAttributes) -> Option<NonNull<u8>> {
+        let p = system_alloc_block(layout);
+        if p.is_none() && attrs.retry_on_failure && self.release_cached_memory() > 0 {
+            return system_alloc_block(layout);
+        }
+        p
+    }
+}
+
+// SAFETY: every pointer handed out comes from `std::alloc::alloc` with a layout of at least the
+// requested size and alignment (the size class is >= the size), either fresh or taken out of the
+// free-block cache, from which it is removed before being returned, so no two callers share it.
+// A block is reported initialised only when it came back through `deallocate_initialized` with
+// at least the requested size, whose caller promised that many initialised bytes.
+unsafe impl Allocator for CpuAllocator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn allocate(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<NonNull<u8>, AllocError> {
+        Ok(self
+            .allocate_reporting_init(size_bytes, alignment, attrs)?
+            .0)
+    }
+
+    fn allocate_reporting_init(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<(NonNull<u8>, bool), AllocError> {
+        if size_bytes == 0 {
+            return Err(AllocError::InvalidLayout {
+                size_bytes,
+                alignment,
+            });
+        }
+        let p = self
+            .take_block(size_bytes, alignment, attrs)?
+            .ok_or_else(|| AllocError::OutOfMemory {
+                allocator: self.name.clone(),
+                size_bytes,
+            })?;
+        self.counters.allocated(size_bytes);
+        Ok(p)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        // SAFETY: the caller's guarantee; no byte is claimed initialised.
+        unsafe { self.give_back(ptr, size_bytes, alignment, 0) }
+    }
+
+    unsafe fn deallocate_initialized(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        // SAFETY: the caller's guarantee: the block's first `size_bytes` bytes are written.
+        unsafe { self.give_back(ptr, size_bytes, alignment, size_bytes) }
     }
 
     fn stats(&self) -> Option<AllocatorStats> {
@@ -567,6 +634,78 @@ pub(crate) fn default_cpu() -> &'static Arc<CpuAllocator> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_block_is_reported_initialised_only_when_given_back_so_with_enough_bytes() {
+        let a: Arc<dyn Allocator> = Arc::new(CpuAllocator::with_cache_limit(16 << 20));
+        let attrs = AllocationAttributes::default();
+        let size = (1 << 20) - 4096;
+        // A fresh block, and one given back with `deallocate`: not initialised.
+        let (p, init) = a.allocate_reporting_init(size, 64, &attrs).unwrap();
+        assert!(!init);
+        // SAFETY: `p` came from `a` with this size and alignment and is not used again.
+        unsafe { a.deallocate(p, size, 64) };
+        let (p, init) = a.allocate_reporting_init(size, 64, &attrs).unwrap();
+        assert!(!init);
+        // SAFETY: `p` is valid for `size` bytes of writes and owned here.
+        unsafe { std::ptr::write_bytes(p.as_ptr(), 7, size) };
+        // SAFETY: from `a` with this size and alignment, every byte written just above.
+        unsafe { a.deallocate_initialized(p, size, 64) };
+        // A larger request of the same size class gets the block, but not as initialised:
+        // only `size` bytes were written.
+        let larger = 1 << 20;
+        assert_eq!(size_class(larger), size_class(size));
+        let (q, init) = a.allocate_reporting_init(larger, 64, &attrs).unwrap();
+        assert_eq!(q, p);
+        assert!(!init);
+        // SAFETY: as above, for `larger` bytes.
+        unsafe { std::ptr::write_bytes(q.as_ptr(), 9, larger) };
+        // SAFETY: from `a` with this size, all of it written.
+        unsafe { a.deallocate_initialized(q, larger, 64) };
+        // The same size or smaller: initialised, with the stale bytes.
+        let (r, init) = a.allocate_reporting_init(size, 64, &attrs).unwrap();
+        assert_eq!(r, p);
+        assert!(init);
+        // SAFETY: `r` is valid for `size` bytes, all initialised (reported so), and owned
+        // here.
+        let stale = unsafe { std::slice::from_raw_parts(r.as_ptr(), size) };
+        assert_eq!(stale[size - 1], 9);
+        // SAFETY: from `a` with this size and alignment.
+        unsafe { a.deallocate(r, size, 64) };
+    }
+
+    #[test]
+    fn a_buffer_written_in_place_into_a_reused_block_sees_stale_values_or_zeros() {
+        use crate::Buffer;
+        let a: Arc<dyn Allocator> = Arc::new(CpuAllocator::with_cache_limit(16 << 20));
+        let attrs = AllocationAttributes::default();
+        // The smallest pooled size (a quarter of a MiB is slow under Miri).
+        let n = POOL_MIN_BYTES / 4;
+        let seen = |a: &Arc<dyn Allocator>| {
+            let mut first = None;
+            let b = Buffer::new_with(a, n * 4, &attrs, |w| {
+                w.put_in_place::<u32, _>(n, |s| {
+                    first = Some(s[0]);
+                    s.fill(5);
+                });
+            })
+            .unwrap();
+            assert!(b.as_slice().iter().all(|&v| v == 5 || v == 0));
+            first.unwrap()
+        };
+        // A fresh block starts zeroed; the block of the dropped buffer comes back with its 5s.
+        assert_eq!(seen(&a), 0);
+        assert_eq!(seen(&a), 5);
+        // A buffer whose writer panicked is not given back as initialised.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = Buffer::new_with(&a, n * 4, &attrs, |w| {
+                w.put_zeros(4);
+                panic!("a kernel bug");
+            });
+        }));
+        assert!(r.is_err());
+        assert_eq!(seen(&a), 0);
+    }
 
     #[test]
     fn size_class_is_never_smaller_and_at_most_an_eighth_larger() {

@@ -24,10 +24,12 @@ fn dangling_aligned() -> NonNull<u8> {
 
 /// Who owns a root allocation's memory, and so how it is released.
 enum Owner {
-    /// Memory from an [`Allocator`]; returned to it on drop.
+    /// Memory from an [`Allocator`]; returned to it on drop (as initialised once every byte
+    /// was written, which `Buffer::write_root` records).
     Allocated {
         allocator: AllocatorHandle,
         alignment: usize,
+        initialized: bool,
     },
     /// Memory owned by a foreign object (a `Vec`, `bytes::Bytes`, a memory map...), which is
     /// dropped (and so frees it) when the root goes.
@@ -245,12 +247,20 @@ impl Drop for Root {
             Owner::Allocated {
                 allocator,
                 alignment,
+                initialized,
             } => {
-                // SAFETY: `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)`
-                // when this root was built or last reused (roots of length 0 are
-                // `Owner::Empty`), and the root is the only owner of the memory, so it is
-                // returned exactly once, here.
-                unsafe { allocator.get().deallocate(self.ptr, self.len, *alignment) };
+                // `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when this
+                // root was built or last reused (roots of length 0 are `Owner::Empty`), and the
+                // root is the only owner of the memory, so it is returned exactly once, here.
+                let a = allocator.get();
+                if *initialized {
+                    // SAFETY: as said above; and `initialized` is set only after a writer
+                    // wrote all `len` bytes (`Buffer::write_root`).
+                    unsafe { a.deallocate_initialized(self.ptr, self.len, *alignment) };
+                } else {
+                    // SAFETY: as said above.
+                    unsafe { a.deallocate(self.ptr, self.len, *alignment) };
+                }
             }
             Owner::Shelved { class } => {
                 // SAFETY: a shelved root holds a block of `class` that the default CPU
@@ -351,7 +361,7 @@ impl Buffer {
         init: impl FnOnce(&mut Writer<'_>),
     ) -> Result<Self, AllocError> {
         if len == 0 {
-            let mut w = Writer::new(&mut []);
+            let mut w = Writer::new(&mut [], false);
             init(&mut w);
             return Ok(Self::empty());
         }
@@ -367,8 +377,9 @@ impl Buffer {
                     root.owner = Owner::Allocated {
                         allocator: AllocatorHandle::Default(cpu_allocator_ref()),
                         alignment: DEFAULT_ALIGNMENT,
+                        initialized: false,
                     };
-                    Self::write_root(root, init);
+                    Self::write_root(root, init, false);
                     return Ok(Self {
                         root: ManuallyDrop::new(cell),
                         offset: 0,
@@ -377,7 +388,7 @@ impl Buffer {
                 }
             }
         }
-        let ptr = allocator.allocate(len, DEFAULT_ALIGNMENT, attrs)?;
+        let (ptr, stale) = allocator.allocate_reporting_init(len, DEFAULT_ALIGNMENT, attrs)?;
         // Build the root first so the memory is returned to the allocator even if `init` panics.
         let mut root = Root {
             ptr,
@@ -386,16 +397,18 @@ impl Buffer {
             owner: Owner::Allocated {
                 allocator: AllocatorHandle::of(allocator),
                 alignment: DEFAULT_ALIGNMENT,
+                initialized: false,
             },
         };
-        Self::write_root(&mut root, init);
+        Self::write_root(&mut root, init, stale);
         Ok(Self::from_root(root))
     }
 
     /// Runs `init` on a writer over all of `root`'s bytes (an allocated root no buffer shares
-    /// yet), then zeroes what it left unwritten.
+    /// yet), then zeroes what it left unwritten and records the root as initialised.
+    /// `stale`: the allocator reported every byte initialised already.
     #[inline]
-    fn write_root(root: &mut Root, init: impl FnOnce(&mut Writer<'_>)) {
+    fn write_root(root: &mut Root, init: impl FnOnce(&mut Writer<'_>), stale: bool) {
         // SAFETY: `root` was just allocated (or taken back with its block, which holds at
         // least `len` bytes), so `ptr` is valid for writes of `len` bytes and owned by `root`
         // alone (Allocator contract); viewing possibly-uninitialised bytes as
@@ -407,9 +420,12 @@ impl Buffer {
                 root.len,
             )
         };
-        let mut w = Writer::new(raw);
+        let mut w = Writer::new(raw, stale);
         init(&mut w);
         w.finish();
+        if let Owner::Allocated { initialized, .. } = &mut root.owner {
+            *initialized = true;
+        }
     }
 
     /// Allocates `len` zeroed bytes from `allocator`.

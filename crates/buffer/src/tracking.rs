@@ -72,7 +72,20 @@ unsafe impl Allocator for TrackingAllocator {
         alignment: usize,
         attrs: &AllocationAttributes,
     ) -> Result<NonNull<u8>, AllocError> {
-        let p = self.inner.allocate(size_bytes, alignment, attrs)?;
+        Ok(self
+            .allocate_reporting_init(size_bytes, alignment, attrs)?
+            .0)
+    }
+
+    fn allocate_reporting_init(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<(NonNull<u8>, bool), AllocError> {
+        let (p, initialized) = self
+            .inner
+            .allocate_reporting_init(size_bytes, alignment, attrs)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let allocated = size_bytes.next_multiple_of(alignment.max(1));
         self.counters.allocated(size_bytes);
@@ -84,7 +97,7 @@ unsafe impl Allocator for TrackingAllocator {
                 id,
             },
         );
-        Ok(p)
+        Ok((p, initialized))
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
@@ -93,6 +106,16 @@ unsafe impl Allocator for TrackingAllocator {
         // SAFETY: the caller's guarantee for this call is exactly the one the inner allocator
         // needs: `ptr` came from `self.inner.allocate(size_bytes, alignment, ..)`.
         unsafe { self.inner.deallocate(ptr, size_bytes, alignment) }
+    }
+
+    unsafe fn deallocate_initialized(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
+        self.state().live.remove(&(ptr.as_ptr() as usize));
+        self.counters.freed(size_bytes);
+        // SAFETY: as `deallocate`, and the caller's promise of initialised bytes is passed on.
+        unsafe {
+            self.inner
+                .deallocate_initialized(ptr, size_bytes, alignment)
+        }
     }
 
     fn tracks_allocation_sizes(&self) -> bool {

@@ -28,6 +28,8 @@ pub struct Writer<'a> {
     dst: &'a mut [MaybeUninit<u8>],
     filled: usize,
     streaming: bool,
+    /// Every byte of `dst` is initialised (stale bytes of an earlier buffer).
+    stale: bool,
 }
 
 impl std::fmt::Debug for Writer<'_> {
@@ -41,13 +43,16 @@ impl std::fmt::Debug for Writer<'_> {
 }
 
 impl<'a> Writer<'a> {
+    /// A writer over `dst`, all of whose bytes are initialised when `stale` (the allocator
+    /// said so), else of unknown state.
     #[inline]
-    pub(crate) fn new(dst: &'a mut [MaybeUninit<u8>]) -> Self {
+    pub(crate) fn new(dst: &'a mut [MaybeUninit<u8>], stale: bool) -> Self {
         let streaming = dst.len() >= STREAMING_MIN_TOTAL_BYTES && cfg!(not(miri));
         Self {
             dst,
             filled: 0,
             streaming,
+            stale,
         }
     }
 
@@ -284,6 +289,55 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Appends `n_elems` elements of `T` that `fill` writes in place, and returns what `fill`
+    /// returns. `fill` receives them as one slice: zeroed, or, when the allocator gave back
+    /// memory it knew to be initialised (a block of an earlier buffer), holding that memory's
+    /// stale values, so that a kernel which writes every element pays no zero fill first.
+    /// Whatever `fill` leaves unwritten is part of the output as it is: a kernel must write
+    /// every element (or fail, and drop the buffer).
+    ///
+    /// ```
+    /// use tensorcast_buffer::Buffer;
+    /// let b = Buffer::new_with(
+    ///     tensorcast_buffer::cpu_allocator_ref(),
+    ///     16,
+    ///     &Default::default(),
+    ///     |w| w.put_in_place::<u32, _>(4, |s| s.copy_from_slice(&[1, 2, 3, 4])),
+    /// )?;
+    /// assert_eq!(b.as_slice()[4], 2);
+    /// # Ok::<(), tensorcast_buffer::AllocError>(())
+    /// ```
+    pub fn put_in_place<T: bytemuck::Pod, R>(
+        &mut self,
+        n_elems: usize,
+        fill: impl FnOnce(&mut [T]) -> R,
+    ) -> R {
+        let n = n_elems
+            .checked_mul(std::mem::size_of::<T>())
+            .expect("size overflows usize");
+        let dst = self.reserve(n);
+        if !self.stale {
+            // SAFETY: `dst` is valid for `n` bytes of writes (bounds checked in `reserve`).
+            unsafe { std::ptr::write_bytes(dst, 0, n) };
+        }
+        // SAFETY: the `n` bytes at `dst` are in bounds (`reserve`), initialised (zeroed just
+        // above, or all of `dst` was initialised when the writer was made: `stale`), and
+        // borrowed mutably through `self` alone for the slice's life, which ends before this
+        // function returns.
+        let bytes: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(dst, n) };
+        self.filled += n;
+        match bytemuck::try_cast_slice_mut::<u8, T>(bytes) {
+            Ok(elems) => fill(elems),
+            Err(_) => {
+                // Not aligned for `T` (a writer part way into an odd offset): through a copy.
+                let mut tmp = vec![T::zeroed(); n_elems];
+                let r = fill(&mut tmp);
+                bytes.copy_from_slice(bytemuck::cast_slice(&tmp));
+                r
+            }
+        }
+    }
+
     /// Splits what remains into pieces of `chunk_bytes` (the last may be shorter) and runs
     /// `f(index, writer)` on each, in parallel on the rayon pool. Afterwards the whole output
     /// counts as written (each piece's unwritten tail is zeroed).
@@ -294,13 +348,14 @@ impl<'a> Writer<'a> {
     ) {
         use rayon::prelude::*;
         let chunk_bytes = chunk_bytes.max(1);
-        let streaming = self.streaming;
+        let (streaming, stale) = (self.streaming, self.stale);
         let rest = &mut self.dst[self.filled..];
         let run = |(i, piece): (usize, &mut [MaybeUninit<u8>])| {
             let mut w = Writer {
                 dst: piece,
                 filled: 0,
                 streaming,
+                stale,
             };
             f(i, &mut w);
             w.finish();

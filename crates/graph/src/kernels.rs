@@ -85,6 +85,9 @@ pub(crate) enum Kernel {
     },
     /// A fused chain of element-wise nodes (`plan::fuse`), run as its last node.
     Fused(Box<crate::plan::fuse::Fused>),
+    /// A convolution and the fused chain reading it, in one pass (`plan::conv_chain`), run as
+    /// the chain's last node.
+    ConvChain(Box<crate::plan::conv_chain::ConvChain>),
     /// `Softmax` of a `float` `Mul` by a scalar constant, in one pass (`plan::softmax`).
     ScaledSoftmax {
         /// The constant.
@@ -251,6 +254,7 @@ impl Kernel {
         };
         Ok(match self {
             Kernel::Fused(f) => f.run(x(0)?.clone())?,
+            Kernel::ConvChain(c) => c.run(x(0)?, x(1)?)?,
             Kernel::ScaledSoftmax { scale, scale_first } => kernel(
                 tensorcast_kernels::math::softmax_of_scaled(x(0)?, *scale, *scale_first),
             )?,

@@ -281,19 +281,24 @@ fn const_i32(name: &str, dims: &[i64], values: &[i32]) -> NodeDef {
     )
 }
 
+fn ints_attr(v: &[i64]) -> AttrValue {
+    let mut a = AttrValue::of_strings(Vec::new());
+    if let Some(tensorcast_proto::attr_value::Value::List(l)) = &mut a.value {
+        l.i = v.to_vec();
+    }
+    a
+}
+
+fn string_attr(v: &'static str) -> AttrValue {
+    AttrValue {
+        value: Some(tensorcast_proto::attr_value::Value::S(v.into())),
+    }
+}
+
 /// Keras' `ZeroPadding2D` then a `VALID` stride-2 convolution (`op`: `Conv2D` or
 /// `DepthwiseConv2dNative`), as MobileNet's frozen graphs have them.
 fn padded_conv_graph(op: &str, filter: &[f32], cout: i64) -> GraphDef {
-    let ints = |v: &[i64]| {
-        let mut a = AttrValue::of_strings(Vec::new());
-        if let Some(tensorcast_proto::attr_value::Value::List(l)) = &mut a.value {
-            l.i = v.to_vec();
-        }
-        a
-    };
-    let s = |v: &'static str| AttrValue {
-        value: Some(tensorcast_proto::attr_value::Value::S(v.into())),
-    };
+    let (ints, s) = (ints_attr, string_attr);
     let (kh, kw, cin) = (3, 3, 4);
     graph_def(vec![
         placeholder("x", &[2, 9, 8, cin]),
@@ -434,4 +439,132 @@ fn scaled_softmax_cases(feeds: &[(&str, Tensor)], dims: &[i64]) {
         .unwrap_err()
         .to_string();
     assert_eq!(got, want);
+}
+
+/// A convolution geometry: op, input `[n, h, w, in]`, filter `[kh, kw, in, out or
+/// multiplier]`, stride, padding.
+type ConvCase = (&'static str, [i64; 4], [i64; 4], i64, &'static str);
+
+/// `x` through the convolution of `case`, then [`hard_swish_graph`]'s chain (4 channels) as
+/// `y`.
+fn conv_chain_graph((op, x_dims, w_dims, stride, padding): ConvCase) -> GraphDef {
+    let mut gd = hard_swish_graph(&x_dims);
+    let n = w_dims.iter().product::<i64>() as usize;
+    let filter: Vec<f32> = (0..n).map(|i| (i as f32 * 0.71).cos() - 0.25).collect();
+    for nd in &mut gd.node {
+        if nd.name == "bn/mul" {
+            nd.input[0] = "conv".into();
+        }
+    }
+    gd.node.push(const_f32("w", &w_dims, &filter));
+    gd.node.push(node(
+        "conv",
+        op,
+        &["x", "w"],
+        &[
+            ty(),
+            ("strides", ints_attr(&[1, stride, stride, 1])),
+            ("padding", string_attr(padding)),
+            ("dilations", ints_attr(&[1, 1, 1, 1])),
+        ],
+    ));
+    gd
+}
+
+#[test]
+fn a_chain_reading_a_convolution_alone_runs_on_its_output_blocks_with_the_same_bits() {
+    let cases: [ConvCase; 6] = [
+        // Few taps (the direct path), a network's first convolution.
+        ("Conv2D", [2, 17, 15, 3], [3, 3, 3, 4], 2, "SAME"),
+        // Taps read in place (stride 1).
+        ("Conv2D", [2, 9, 11, 8], [3, 3, 8, 4], 1, "SAME"),
+        // im2col (stride 2, many taps).
+        ("Conv2D", [2, 9, 11, 8], [3, 3, 8, 4], 2, "VALID"),
+        // 1x1, several blocks of output rows.
+        ("Conv2D", [2, 90, 80, 5], [1, 1, 5, 4], 1, "VALID"),
+        (
+            "DepthwiseConv2dNative",
+            [2, 13, 12, 4],
+            [3, 3, 4, 1],
+            2,
+            "SAME",
+        ),
+        (
+            "DepthwiseConv2dNative",
+            [1, 7, 6, 2],
+            [3, 3, 2, 2],
+            1,
+            "SAME",
+        ),
+    ];
+    for case in cases {
+        let (op, x_dims, ..) = case;
+        let gd = conv_chain_graph(case);
+        let n = x_dims.iter().product::<i64>() as usize;
+        let x = Tensor::from_vec(edge_values(n), x_dims.as_slice()).unwrap();
+        let feeds = [("x", x)];
+        let (want, _) = run(&session(&gd, false), &feeds, "y");
+        let (got, stats) = run(&session(&gd, true), &feeds, "y");
+        assert_eq!(got.shape(), want.shape(), "{case:?}");
+        assert_eq!(bits(&got), bits(&want), "{case:?}");
+        assert_eq!(
+            stats.nodes_run, 2,
+            "{case:?}: the filter, then the convolution and its chain"
+        );
+        let (_, times) = session(&gd, true)
+            .run_profiled(&feeds, &["y"], &[])
+            .unwrap();
+        let ops: Vec<String> = times.into_iter().map(|t| t.op).collect();
+        let fused = format!("Fused({op},Mul,AddV2,AddV2,Relu6,RealDiv,Mul,BiasAdd,Relu)");
+        assert_eq!(ops, ["Const".to_string(), fused]);
+        // Fetching the convolution's output as well keeps it apart (same results).
+        let (both, stats) = session(&gd, true)
+            .run_with_stats(&feeds, &["y", "conv"], &[])
+            .unwrap();
+        assert_eq!(bits(&both[0]), bits(&want), "{case:?}");
+        assert_eq!(stats.nodes_run, 3, "{case:?}: filter, convolution, chain");
+    }
+}
+
+#[test]
+fn a_fused_convolution_fails_as_the_unfused_one_and_an_unfitting_chain_runs_apart() {
+    // The placeholder's shape unknown, so the plan fuses whatever is fed.
+    let unknown: ConvCase = ("Conv2D", [-1, -1, -1, -1], [2, 2, 3, 4], 1, "VALID");
+    let gd = conv_chain_graph(unknown);
+    let errors = |x: Tensor| {
+        let feeds = [("x", x)];
+        let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
+        let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
+        assert_eq!(got.full_message(), want.full_message());
+        got.full_message()
+    };
+    // An input of the wrong depth: the convolution's error, naming it.
+    let m = errors(Tensor::from_vec(vec![1.0f32; 18], [1i64, 3, 3, 2].as_slice()).unwrap());
+    assert!(m.contains("{{node conv}}"), "{m}");
+    // A filter (fed) of 5 outputs against the chain's 4 channels: the chain runs apart (and
+    // fails at `bn/mul`, as unfused).
+    let mut gd = conv_chain_graph(unknown);
+    for nd in &mut gd.node {
+        if nd.name == "w" {
+            *nd = placeholder("w", &[-1, -1, -1, -1]);
+        }
+    }
+    let feeds = [
+        (
+            "x",
+            Tensor::from_vec(vec![1.0f32; 12], [1i64, 2, 2, 3].as_slice()).unwrap(),
+        ),
+        (
+            "w",
+            Tensor::from_vec(vec![0.5f32; 15], [1i64, 1, 3, 5].as_slice()).unwrap(),
+        ),
+    ];
+    let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
+    let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
+    assert_eq!(got.full_message(), want.full_message());
+    assert!(
+        got.full_message().contains("{{node bn/mul}}"),
+        "{}",
+        got.full_message()
+    );
 }

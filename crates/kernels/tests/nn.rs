@@ -271,3 +271,77 @@ proptest! {
         }
     }
 }
+
+/// Each convolution path with an epilogue: the same bits as the epilogue run over the plain
+/// convolution's output, every block whole pixels.
+#[test]
+fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
+    use tensorcast_kernels::nn::{
+        conv2d_with, depthwise_conv2d_native, depthwise_conv2d_native_with,
+    };
+    // A per-channel step, so that a block starting mid-pixel would show.
+    let epilogue = |cout: usize| {
+        move |b: &mut [f32]| {
+            assert_eq!(b.len() % cout, 0, "a block of whole pixels");
+            for (i, v) in b.iter_mut().enumerate() {
+                *v = (*v * (1.0 + (i % cout) as f32)).max(-0.5);
+            }
+        }
+    };
+    let data = |dims: [i64; 4]| {
+        let n = dims.iter().product::<i64>() as usize;
+        let v: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 3.0).collect();
+        Tensor::from_vec(v, dims.as_slice()).unwrap()
+    };
+    let bits = |t: &Tensor| -> Vec<u32> {
+        t.to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    };
+    // (input, filter, stride, padding): few taps, taps in place, im2col, 1x1 of several blocks,
+    // grouped.
+    let cases: [([i64; 4], [i64; 4], i64, Padding); 5] = [
+        ([2, 17, 15, 3], [3, 3, 3, 5], 2, Padding::Same),
+        ([2, 9, 11, 8], [3, 3, 8, 6], 1, Padding::Same),
+        ([2, 9, 11, 8], [3, 3, 8, 6], 2, Padding::Valid),
+        ([3, 90, 80, 5], [1, 1, 5, 7], 1, Padding::Valid),
+        ([1, 9, 8, 8], [3, 3, 4, 6], 1, Padding::Valid),
+    ];
+    for (xd, fd, s, pad) in cases {
+        let (x, f) = (data(xd), data(fd));
+        let st = [1, s, s, 1];
+        let ones = [1i64; 4];
+        let plain = conv2d(&x, &f, &st, pad, &[], &ones).unwrap();
+        let cout = fd[3] as usize;
+        let e = epilogue(cout);
+        let mut want = plain.to_vec::<f32>().unwrap();
+        e(&mut want);
+        let got = conv2d_with(&x, &f, (&st, pad, &[], &ones), Some(&e)).unwrap();
+        let want_bits: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+        assert_eq!(bits(&got), want_bits, "{xd:?} {fd:?}");
+    }
+    let (x, f) = (data([2, 13, 12, 4]), data([3, 3, 4, 2]));
+    let (st, ones) = ([1i64, 2, 2, 1], [1i64; 4]);
+    let plain = depthwise_conv2d_native(&x, &f, &st, Padding::Same, &[], &ones).unwrap();
+    let e = epilogue(8);
+    let mut want = plain.to_vec::<f32>().unwrap();
+    e(&mut want);
+    let got =
+        depthwise_conv2d_native_with(&x, &f, (&st, Padding::Same, &[], &ones), Some(&e)).unwrap();
+    assert_eq!(
+        bits(&got),
+        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    // Only `float` outputs take an epilogue.
+    let xd = Tensor::from_vec(vec![1.0f64; 4], [1i64, 2, 2, 1].as_slice()).unwrap();
+    let fd = Tensor::from_vec(vec![1.0f64], [1i64, 1, 1, 1].as_slice()).unwrap();
+    let err = conv2d_with(
+        &xd,
+        &fd,
+        (&ones, Padding::Valid, &[], &ones),
+        Some(&epilogue(1)),
+    );
+    assert!(err.unwrap_err().to_string().contains("epilogue"));
+}

@@ -232,6 +232,17 @@ pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) ->
         };
         return f.run(x).map(|t| Outputs::One(Value::Dense(t)));
     }
+    if let (Kernel::ConvChain(c), 2) = (&step.kernel, inputs.len()) {
+        // Its errors name the convolution or the chain's node that failed.
+        let mut dense = inputs.drain(..).map(|v| match v {
+            Value::Dense(t) => Ok(t),
+            lazy => lazy.materialize().map_err(|e| e.at_node(&step.node)),
+        });
+        let (Some(x), Some(filter)) = (dense.next(), dense.next()) else {
+            return Err(missing(step));
+        };
+        return c.run(&x?, &filter?).map(|t| Outputs::One(Value::Dense(t)));
+    }
     if step.kernel.multi() {
         let dense: Result<Vec<Tensor>> = inputs
             .drain(..)

@@ -103,6 +103,12 @@ impl NodeTime {
                 let ops: Vec<&str> = f.parts.iter().map(|p| p.node.op_type()).collect();
                 format!("Fused({})", ops.join(","))
             }
+            crate::kernels::Kernel::ConvChain(c) => {
+                let ops: Vec<&str> = std::iter::once(c.conv.op_type())
+                    .chain(c.chain.parts.iter().map(|p| p.node.op_type()))
+                    .collect();
+                format!("Fused({})", ops.join(","))
+            }
             crate::kernels::Kernel::ScaledSoftmax { .. } => "Fused(Mul,Softmax)".to_string(),
             _ => step.node.op_type().to_string(),
         };

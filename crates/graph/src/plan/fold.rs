@@ -58,6 +58,7 @@ fn pure(node: &Node, kernel: &Kernel) -> bool {
         | Kernel::NoOp
         | Kernel::BroadcastTo
         | Kernel::Fused(_)
+        | Kernel::ConvChain(_)
         | Kernel::ScaledSoftmax { .. } => false,
     }
 }

@@ -4,6 +4,7 @@
 //! value's last use, so it is moved out rather than shared), and the slot its output goes to.
 //! Running a plan formats no names, hashes nothing and reads no attrs.
 
+pub(crate) mod conv_chain;
 pub(crate) mod dataflow;
 mod fold;
 pub(crate) mod fuse;
@@ -235,6 +236,9 @@ impl Plan {
                 rewired.extend(pad::fold_pads(&g, &mut kernels));
                 // A `Softmax` of a `Mul` by a scalar: one kernel.
                 rewired.extend(softmax::fold_scaled_softmax(&g, &mut kernels));
+                // A chain reading a convolution alone: run on the convolution's output blocks.
+                let convs = conv_chain::fold_conv_chains(&g, &mut kernels, &rewired);
+                rewired.extend(convs);
                 cuts.fused_inputs = rewired;
             }
             if cuts.folded.contains(&true) || !cuts.fused_inputs.is_empty() {

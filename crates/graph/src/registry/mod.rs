@@ -15,7 +15,7 @@ mod checkpoint;
 mod control_flow;
 mod graph_ops;
 mod math;
-mod nn;
+pub(crate) mod nn;
 pub(crate) mod opdef;
 mod parse_example;
 mod spec;

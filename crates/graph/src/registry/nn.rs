@@ -39,7 +39,7 @@ fn nhwc(op: &'static str, a: &Attrs, message: impl FnOnce(&str) -> String) -> Re
     }))
 }
 
-fn conv_format(op: &'static str, a: &Attrs) -> Result<()> {
+pub(crate) fn conv_format(op: &'static str, a: &Attrs) -> Result<()> {
     nhwc(op, a, |f| {
         format!("The {op} op currently only supports the NHWC tensor format on the CPU. The op was given the format: {f}")
     })
@@ -75,7 +75,7 @@ macro_rules! two_inputs {
 }
 
 /// A convolution's window attrs: strides, padding, explicit paddings, dilations.
-fn conv_attrs(a: &Attrs) -> (&[i64], Padding, &[i64], &[i64]) {
+pub(crate) fn conv_attrs(a: &Attrs) -> (&[i64], Padding, &[i64], &[i64]) {
     (
         ints(a, "strides"),
         padding(a),

@@ -28,6 +28,11 @@ const BLOCK: usize = 1024;
 const PARALLEL_MIN: usize = 1 << 16;
 const PIECE: usize = 1 << 15;
 
+thread_local! {
+    /// [`FusedChain::apply_in_place`]'s step buffers, kept between calls.
+    static REGS: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// An operand of a fused step.
 #[derive(Debug, Clone)]
 pub enum FusedArg {
@@ -127,30 +132,72 @@ impl FusedChain {
     /// # Errors
     /// An allocation failure.
     pub fn run(&self, x: &Tensor) -> Option<Result<Tensor>> {
-        if x.dtype() != DataType::FLOAT {
+        let dims = x.shape().dim_sizes();
+        if x.dtype() != DataType::FLOAT || !self.fits(dims) {
             return None;
         }
-        let dims = x.shape().dim_sizes();
+        let data = match x.as_slice::<f32>() {
+            Ok(d) => d,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.compute(x, data, Self::channels(dims)))
+    }
+
+    /// Whether the chain applies as one pass to a `float` tensor of shape `dims`: every
+    /// vector operand's length is the last dimension (and `BiasAdd`'s input has at least two).
+    pub fn fits(&self, dims: &[i64]) -> bool {
         let last = dims.last().copied();
-        for s in &self.steps {
+        self.steps.iter().all(|s| {
             let fits = |v: &[f32]| last == Some(v.len() as i64);
-            let ok = match s {
+            match s {
                 FusedStep::Unary(..) => true,
                 FusedStep::BiasAdd(_, b) => dims.len() >= 2 && fits(b),
                 FusedStep::Binary(_, a, b) => [a, b].iter().all(|a| match a {
                     FusedArg::Channel(v) => fits(v),
                     _ => true,
                 }),
-            };
-            if !ok {
-                return None;
             }
+        })
+    }
+
+    /// The last dimension of `dims` (1 for a scalar), at least 1.
+    fn channels(dims: &[i64]) -> usize {
+        dims.last().copied().unwrap_or(1).max(1) as usize
+    }
+
+    /// The chain applied in place to `data`: elements of a tensor of shape `dims` (which the
+    /// chain [`FusedChain::fits`]) from one whose index is a multiple of the last dimension,
+    /// such as whole pixels of a convolution's output (its epilogue,
+    /// [`crate::nn::Epilogue`]). Each element ends as [`FusedChain::run`] makes it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tensorcast_kernels::elementwise::fused::{FusedArg, FusedChain, FusedStep};
+    /// use tensorcast_kernels::elementwise::BinaryOp;
+    /// // x * [2, 3] (per channel), then + 1.
+    /// let chain = FusedChain::new(vec![
+    ///     FusedStep::Binary(BinaryOp::Mul, FusedArg::Value(0), FusedArg::Channel(Arc::from([2.0f32, 3.0]))),
+    ///     FusedStep::Binary(BinaryOp::AddV2, FusedArg::Value(1), FusedArg::Scalar(1.0)),
+    /// ])
+    /// .unwrap();
+    /// let mut data = [1.0f32, 1.0, 2.0, 2.0];
+    /// chain.apply_in_place(&mut data, &[2, 2]);
+    /// assert_eq!(data, [3.0, 4.0, 5.0, 7.0]);
+    /// ```
+    pub fn apply_in_place(&self, data: &mut [f32], dims: &[i64]) {
+        let channels = Self::channels(dims);
+        let block = data.len().min(BLOCK);
+        if block == 0 {
+            return;
         }
-        let data = match x.as_slice::<f32>() {
-            Ok(d) => d,
-            Err(e) => return Some(Err(e)),
-        };
-        Some(self.compute(x, data, last.unwrap_or(1).max(1) as usize))
+        REGS.with_borrow_mut(|regs| {
+            regs.resize(self.steps.len() * block, 0.0);
+            let last = (self.steps.len() - 1) * block;
+            for (k, c) in data.chunks_mut(BLOCK).enumerate() {
+                self.block(c, (k * BLOCK) % channels, &self.tiles, regs, block);
+                c.copy_from_slice(&regs[last..last + c.len()]);
+            }
+        });
     }
 
     fn compute(&self, x: &Tensor, data: &[f32], channels: usize) -> Result<Tensor> {

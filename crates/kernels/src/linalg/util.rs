@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use tensorcast_buffer::cpu_allocator_ref;
 use tensorcast_core::{Code, DataType, Element, Error, Result, Tensor, TensorShape};
 
 /// Whether TensorFlow's CPU build runs `dtype` through its oneDNN kernels (`_MklMatMul`,
@@ -41,12 +42,14 @@ pub(crate) fn data<T: Element + Clone>(t: &Tensor) -> Result<Cow<'_, [T]>> {
     }
 }
 
-/// A zero-filled output tensor of `dtype` and `shape` (from the default CPU allocator) and
-/// `f` run over its elements. An output over the data-movement ops' limit (1 TiB) is refused
+/// An output tensor of `dtype` and `shape` (from the default CPU allocator) that `f` fills:
+/// `f` must write every element, as they start zeroed or, in a block the allocator kept from
+/// an earlier tensor, with that tensor's stale values (no zero fill first, the cost
+/// TensorFlow's kernels do not pay either). An output over the data-movement ops' limit (1 TiB) is refused
 /// before the allocator is asked, and one the allocator cannot give is TensorFlow's
 /// `RESOURCE_EXHAUSTED` text (`OOM when allocating tensor with shape[...] and type float on
 /// ... by allocator mklcpu`), never an abort.
-pub(crate) fn output<T: Element>(
+pub(crate) fn output<T: Element + bytemuck::Pod>(
     dtype: DataType,
     shape: TensorShape,
     f: impl FnOnce(&mut [T]) -> Result<()>,
@@ -55,14 +58,18 @@ pub(crate) fn output<T: Element>(
     const OP: &str = "allocate_output";
     crate::array::check_output(OP, dtype, shape.dim_sizes())?;
     let dims = shape.dim_sizes().to_vec();
-    let mut out = Tensor::new(dtype, shape).map_err(|e| match e {
+    let n = shape.num_elements_usize();
+    let mut done = Ok(());
+    let out = Tensor::from_writer(cpu_allocator_ref(), dtype, &shape, |w| {
+        if n > 0 {
+            done = w.put_in_place::<T, _>(n, f);
+        }
+    })
+    .map_err(|e| match e {
         Error::Alloc(_) | Error::OutOfMemory { .. } => crate::array::oom(OP, dtype, &dims),
         e => e,
     })?;
-    if out.num_elements() > 0 {
-        f(out.as_mut_slice::<T>()?)?;
-    }
-    Ok(out)
+    done.map(|()| out)
 }
 
 /// A vector of `n` copies of `v`, its memory reserved fallibly.

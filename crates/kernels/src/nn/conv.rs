@@ -271,6 +271,48 @@ pub fn conv2d(
     explicit_paddings: &[i64],
     dilations: &[i64],
 ) -> Result<Tensor> {
+    conv2d_with(
+        input,
+        filter,
+        (strides, padding, explicit_paddings, dilations),
+        None,
+    )
+}
+
+/// Work run on each block of a `float` convolution's output as soon as the block is computed,
+/// while it is still in cache: `f(block)`, where `block` is whole output pixels (a multiple of
+/// the output depth, starting at a pixel's first channel). The session runs the element-wise
+/// chain that follows a convolution (batch norm's scale and shift, an activation) this way
+/// ([`crate::elementwise::fused::FusedChain::apply_in_place`]) instead of as a second pass
+/// over memory.
+pub type Epilogue<'a> = &'a (dyn Fn(&mut [f32]) + Sync);
+
+/// A convolution's attrs: `strides`, `padding`, `explicit_paddings`, `dilations`.
+pub type ConvAttrs<'a> = (&'a [i64], Padding, &'a [i64], &'a [i64]);
+
+/// [`conv2d`], then `epilogue` on each block of the output (see [`Epilogue`]): the same bits as
+/// running the epilogue over [`conv2d`]'s result.
+///
+/// # Errors
+/// [`conv2d`]'s; an internal error for an epilogue on an input that is not `float`.
+///
+/// ```
+/// use tensorcast_core::Tensor;
+/// use tensorcast_kernels::nn::{conv2d_with, Padding};
+/// let x = Tensor::from_vec(vec![1.0f32, -2.0, 3.0, -4.0], [1i64, 2, 2, 1].as_slice())?;
+/// let w = Tensor::from_vec(vec![2.0f32], [1i64, 1, 1, 1].as_slice())?;
+/// let relu = |b: &mut [f32]| b.iter_mut().for_each(|v| *v = v.max(0.0));
+/// let ones = [1i64, 1, 1, 1];
+/// let y = conv2d_with(&x, &w, (&ones, Padding::Valid, &[], &ones), Some(&relu))?;
+/// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 0.0, 6.0, 0.0]);
+/// # Ok::<(), tensorcast_core::Error>(())
+/// ```
+pub fn conv2d_with(
+    input: &Tensor,
+    filter: &Tensor,
+    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
+    epilogue: Option<Epilogue<'_>>,
+) -> Result<Tensor> {
     const OP: &str = "Conv2D";
     let dtype = input.dtype();
     let (p, x, f) = check_conv(
@@ -328,17 +370,59 @@ pub fn conv2d(
         groups: groups as usize,
     };
     let ops = (input, filter);
+    let e = float_epilogue(OP, dtype, epilogue)?;
     match dtype {
-        DataType::FLOAT if g.few_taps() => g.run(ops, shape, Conv::compute_direct::<f32>),
-        DataType::DOUBLE if g.few_taps() => g.run(ops, shape, Conv::compute_direct::<f64>),
-        DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f32>),
-        DataType::DOUBLE if g.taps_in_place() => g.run(ops, shape, Conv::compute_in_place::<f64>),
-        DataType::FLOAT => g.run(ops, shape, Conv::compute::<f32>),
-        DataType::DOUBLE => g.run(ops, shape, Conv::compute::<f64>),
-        DataType::HALF => g.run(ops, shape, Conv::compute::<f16>),
-        DataType::BFLOAT16 => g.run(ops, shape, Conv::compute::<bf16>),
-        DataType::INT32 => g.run(ops, shape, Conv::compute::<i32>),
+        DataType::FLOAT if g.few_taps() => {
+            g.run(ops, shape, |g, x, f, o| g.compute_direct::<f32>(x, f, o, e))
+        }
+        DataType::DOUBLE if g.few_taps() => g.run(ops, shape, |g, x, f, o| {
+            g.compute_direct::<f64>(x, f, o, None)
+        }),
+        DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, |g, x, f, o| {
+            g.compute_in_place::<f32>(x, f, o, e)
+        }),
+        DataType::DOUBLE if g.taps_in_place() => g.run(ops, shape, |g, x, f, o| {
+            g.compute_in_place::<f64>(x, f, o, None)
+        }),
+        DataType::FLOAT => g.run(ops, shape, |g, x, f, o| g.compute::<f32>(x, f, o, e)),
+        DataType::DOUBLE => g.run(ops, shape, |g, x, f, o| g.compute::<f64>(x, f, o, None)),
+        DataType::HALF => g.run(ops, shape, |g, x, f, o| g.compute::<f16>(x, f, o, None)),
+        DataType::BFLOAT16 => g.run(ops, shape, |g, x, f, o| g.compute::<bf16>(x, f, o, None)),
+        DataType::INT32 => g.run(ops, shape, |g, x, f, o| g.compute::<i32>(x, f, o, None)),
         other => Err(Error::Internal(format!("conv2d on {}", other.name()))),
+    }
+}
+
+/// An output block's epilogue, typed for the kernel's element (`None` for no epilogue).
+type BlockFn<'a, T> = Option<&'a (dyn Fn(&mut [T]) + Sync)>;
+
+/// `epilogue` for a kernel on `dtype`: only `float` outputs take one.
+fn float_epilogue<'a>(
+    op: &str,
+    dtype: DataType,
+    epilogue: Option<Epilogue<'a>>,
+) -> Result<BlockFn<'a, f32>> {
+    if epilogue.is_some() && dtype != DataType::FLOAT {
+        return Err(Error::Internal(format!(
+            "{op}: an epilogue on a {} output",
+            dtype.name()
+        )));
+    }
+    Ok(epilogue)
+}
+
+/// Output pixels per task when an epilogue runs over a block computed as one piece.
+const EPILOGUE_PIXELS: usize = 256;
+
+/// `e` on `out` (whole pixels of `depth` channels), split across the rayon pool when large.
+fn run_epilogue<T: Send>(e: BlockFn<'_, T>, out: &mut [T], depth: usize) {
+    if let Some(e) = e {
+        let piece = (EPILOGUE_PIXELS * depth).max(1);
+        if out.len() > piece {
+            out.par_chunks_mut(piece).for_each(e);
+        } else {
+            e(out);
+        }
     }
 }
 
@@ -372,13 +456,17 @@ struct Block {
     rows: usize,
 }
 
+/// Bytes of output rows per block of a 1x1 convolution (in the core's L2 cache while its
+/// epilogue runs).
+const POINTWISE_BLOCK_BYTES: usize = 128 << 10;
+
 /// Bytes of im2col patches gathered per block (a few MiB: large enough for `gemm` to split
 /// across the cores, small enough to stay in the last-level cache).
 const PATCH_BLOCK_BYTES: usize = 8 << 20;
 
 impl Conv {
     /// `compute(self, input, filter, output)` on the tensors' elements, into a new output.
-    fn run<T: Element + Default + Clone>(
+    fn run<T: Element + bytemuck::Pod + Default>(
         &self,
         (input, filter): (&Tensor, &Tensor),
         shape: TensorShape,
@@ -388,7 +476,13 @@ impl Conv {
         output::<T>(T::DTYPE, shape, |out| compute(self, &x, &f, out))
     }
 
-    fn compute<T: GemmElement + Default>(&self, x: &[T], f: &[T], out: &mut [T]) -> Result<()> {
+    fn compute<T: GemmElement + Default>(
+        &self,
+        x: &[T],
+        f: &[T],
+        out: &mut [T],
+        epi: BlockFn<'_, T>,
+    ) -> Result<()> {
         let (h, w) = (&self.h, &self.w);
         let cin_g = self.cin / self.groups;
         let cout_g = self.cout / self.groups;
@@ -407,8 +501,8 @@ impl Conv {
             && h.output == h.input
             && w.output == w.input;
         if direct {
-            // A 1x1 convolution is one product of the input, as [pixels, in], and the filter.
-            return T::batched(x, f, out, &Geometry::plain(pixels, self.cout, k), &[(0, 0)]);
+            // A 1x1 convolution is a product of the input, as [pixels, in], and the filter.
+            return self.pointwise(x, f, out, epi);
         }
         let rows = (PATCH_BLOCK_BYTES / (k * std::mem::size_of::<T>()).max(1)).clamp(1, pixels);
         let mut patches = try_vec(rows * k, T::default(), T::DTYPE)?;
@@ -451,9 +545,41 @@ impl Conv {
                     }
                 }
             }
+            run_epilogue(
+                epi,
+                &mut out[start * self.cout..(start + n) * self.cout],
+                self.cout,
+            );
             start += n;
         }
         Ok(())
+    }
+
+    /// A 1x1, stride-1, unpadded convolution: the product of the input, as `[pixels, in]`, and
+    /// the filter, in blocks of [`POINTWISE_BLOCK_BYTES`] of output rows, split across the
+    /// rayon pool (`gemm` splits a block further where it pays), each block's epilogue run as
+    /// soon as its product is made. Every output element is one dot product over `in`, whose
+    /// order does not depend on the blocking.
+    fn pointwise<T: GemmElement>(
+        &self,
+        x: &[T],
+        f: &[T],
+        out: &mut [T],
+        epi: BlockFn<'_, T>,
+    ) -> Result<()> {
+        let (k, cout) = (self.cin, self.cout);
+        let rows = (POINTWISE_BLOCK_BYTES / (cout * std::mem::size_of::<T>()).max(1)).max(1);
+        out.par_chunks_mut(rows * cout)
+            .enumerate()
+            .try_for_each(|(i, o)| {
+                let n = o.len() / cout;
+                let a = &x[i * rows * k..][..n * k];
+                T::batched(a, f, o, &Geometry::plain(n, cout, k), &[(0, 0)])?;
+                if let Some(e) = epi {
+                    e(o);
+                }
+                Ok(())
+            })
     }
 
     /// Whether the direct path applies: one group, a window of more than one pixel, and
@@ -470,7 +596,7 @@ impl Conv {
     /// channels are summed in vector registers over every tap (compiled for the CPU's widest
     /// vectors); rows are split across the rayon pool. Each sum takes its taps in
     /// `(ky, kx, in)` order.
-    fn compute_direct<T>(&self, x: &[T], f: &[T], out: &mut [T]) -> Result<()>
+    fn compute_direct<T>(&self, x: &[T], f: &[T], out: &mut [T], epi: BlockFn<'_, T>) -> Result<()>
     where
         T: Element + Default + Copy + Send + Sync,
         T: std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
@@ -504,6 +630,9 @@ impl Conv {
                     #[inline(always)]
                     || direct_row(rows, &fp, geo, w, row),
                 );
+                if let Some(e) = epi {
+                    e(row);
+                }
             },
         );
         Ok(())
@@ -555,6 +684,7 @@ impl Conv {
         x: &[T],
         f: &[T],
         out: &mut [T],
+        epi: BlockFn<'_, T>,
     ) -> Result<()> {
         let (h, w) = (&self.h, &self.w);
         let cout = self.cout;
@@ -616,16 +746,23 @@ impl Conv {
         if blocks.len() < threads {
             // Too few blocks to share out: `gemm` splits each product instead.
             let (mut slab, mut acc) = scratch_for()?;
-            return parts
-                .into_iter()
-                .try_for_each(|(b, o)| self.block_in_place(x, f, b, &mut slab, &mut acc, o, true));
+            return parts.into_iter().try_for_each(|(b, o)| {
+                self.block_in_place(x, f, b, &mut slab, &mut acc, o, true)?;
+                run_epilogue(epi, o, cout);
+                Ok(())
+            });
         }
         // One run of consecutive blocks per thread, each with its own scratch, allocated once.
         let per = parts.len().div_ceil(threads);
         parts.par_chunks_mut(per).try_for_each(|run| {
             let (mut slab, mut acc) = scratch_for()?;
-            run.iter_mut()
-                .try_for_each(|(b, o)| self.block_in_place(x, f, b, &mut slab, &mut acc, o, false))
+            run.iter_mut().try_for_each(|(b, o)| {
+                self.block_in_place(x, f, b, &mut slab, &mut acc, o, false)?;
+                if let Some(e) = epi {
+                    e(o);
+                }
+                Ok(())
+            })
         })
     }
 
@@ -730,7 +867,7 @@ impl Conv {
 
 /// Multiply-add in the accumulation type of a depthwise convolution (`float` for the half
 /// types, as TensorFlow's kernels widen them).
-trait Accumulate: Element + Copy + Send + Sync {
+trait Accumulate: Element + bytemuck::Pod + Send + Sync {
     type Acc: Copy
         + Default
         + Send
@@ -827,6 +964,26 @@ pub fn depthwise_conv2d_native(
     explicit_paddings: &[i64],
     dilations: &[i64],
 ) -> Result<Tensor> {
+    depthwise_conv2d_native_with(
+        input,
+        filter,
+        (strides, padding, explicit_paddings, dilations),
+        None,
+    )
+}
+
+/// [`depthwise_conv2d_native`], then `epilogue` on each block of the output (see
+/// [`Epilogue`]): the same bits as running the epilogue over its result.
+///
+/// # Errors
+/// [`depthwise_conv2d_native`]'s; an internal error for an epilogue on an input that is not
+/// `float`.
+pub fn depthwise_conv2d_native_with(
+    input: &Tensor,
+    filter: &Tensor,
+    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
+    epilogue: Option<Epilogue<'_>>,
+) -> Result<Tensor> {
     const OP: &str = "DepthwiseConv2dNative";
     let dtype = input.dtype();
     let (p, x, f) = check_conv(
@@ -866,6 +1023,11 @@ pub fn depthwise_conv2d_native(
         .ok_or_else(|| Error::invalid_argument(OP, "output depth overflows"))?;
     let shape = TensorShape::new(&[x[0], h.output as i64, w.output as i64, out_c])?;
     let (cin, mult) = (x[3] as usize, f[3] as usize);
+    let e = float_epilogue(OP, dtype, epilogue)?;
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one convolution's operands and geometry"
+    )]
     fn go<T: Accumulate>(
         input: &Tensor,
         filter: &Tensor,
@@ -874,6 +1036,7 @@ pub fn depthwise_conv2d_native(
         w: Axis,
         cin: usize,
         mult: usize,
+        epi: BlockFn<'_, T>,
     ) -> Result<Tensor> {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
         let fw: Vec<T::Acc> = f.iter().map(|v| v.widen()).collect();
@@ -893,16 +1056,19 @@ pub fn depthwise_conv2d_native(
                         #[inline(always)]
                         || depthwise_row(&x, &fw, &h, &w, (cin, mult), (n, oy), acc, row),
                     );
+                    if let Some(e) = epi {
+                        e(row);
+                    }
                 },
             );
             Ok(())
         })
     }
     match dtype {
-        DataType::FLOAT => go::<f32>(input, filter, shape, h, w, cin, mult),
-        DataType::DOUBLE => go::<f64>(input, filter, shape, h, w, cin, mult),
-        DataType::HALF => go::<f16>(input, filter, shape, h, w, cin, mult),
-        DataType::BFLOAT16 => go::<bf16>(input, filter, shape, h, w, cin, mult),
+        DataType::FLOAT => go::<f32>(input, filter, shape, h, w, cin, mult, e),
+        DataType::DOUBLE => go::<f64>(input, filter, shape, h, w, cin, mult, None),
+        DataType::HALF => go::<f16>(input, filter, shape, h, w, cin, mult, None),
+        DataType::BFLOAT16 => go::<bf16>(input, filter, shape, h, w, cin, mult, None),
         other => Err(Error::Internal(format!("depthwise on {}", other.name()))),
     }
 }
