@@ -160,11 +160,16 @@ pub(super) fn run(
         return super::dataflow::run(d, &fed, res, &mut stats.nodes_run);
     }
     match (parallel, profile) {
-        (_, Some(times)) => run_in_order(plan, &mut slots, res, stats, Some(times))?,
+        // On a worker of the rayon pool (`in_worker`), so that each kernel's parallel loops
+        // start there: called from outside the pool, every loop would hand its work to the
+        // pool and sleep until it is done, a round trip through the scheduler per kernel.
+        (_, Some(times)) => in_worker(plan, || {
+            run_in_order(plan, &mut slots, res, stats, Some(times))
+        })?,
         (Some(p), None) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
             super::parallel::run(plan, &mut slots, res, p, stats)?
         }
-        _ => run_in_order(plan, &mut slots, res, stats, None)?,
+        _ => in_worker(plan, || run_in_order(plan, &mut slots, res, stats, None))?,
     }
     let mut out = Vec::with_capacity(plan.fetches.len());
     for f in &plan.fetches {
@@ -173,6 +178,20 @@ pub(super) fn run(
         out.push(v.materialize().map_err(|e| e.at_node(&f.node))?);
     }
     Ok(out)
+}
+
+/// `f` on a worker thread of the rayon pool when `plan` may use the pool (on this thread when
+/// it is a worker already, when the pool has a single thread, or when no value of the plan is
+/// large enough to be split: the hand-off would cost more than it saves).
+fn in_worker<R: Send>(plan: &Plan, f: impl FnOnce() -> R + Send) -> R {
+    if !plan.may_use_pool
+        || rayon::current_thread_index().is_some()
+        || rayon::current_num_threads() < 2
+    {
+        f()
+    } else {
+        rayon::scope(|_| f())
+    }
 }
 
 /// The value in `r`'s slot: moved out at its last read, shared (an `Arc` clone) before.

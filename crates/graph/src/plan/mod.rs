@@ -106,6 +106,9 @@ pub(crate) struct Plan {
     /// Two steps that are not `Const`s or placeholders can be ready at the same time: running
     /// ready steps concurrently may pay.
     pub(crate) has_parallel_branches: bool,
+    /// A step makes a value that may be large enough for its kernel to split it across the
+    /// rayon pool (see [`may_use_pool`]): the run then starts on a worker of the pool.
+    pub(crate) may_use_pool: bool,
     /// The run needs TF1 control flow: the dataflow executor runs it (`steps` and `fetches`
     /// are empty; `feeds` still checks the fed tensors).
     pub(crate) dynamic: Option<Box<DynPlan>>,
@@ -209,6 +212,7 @@ impl Plan {
                 num_slots,
                 reads: vec![0; num_slots],
                 has_parallel_branches: false,
+                may_use_pool: true,
                 dynamic: Some(Box::new(dynamic)),
             });
         }
@@ -346,6 +350,7 @@ impl Plan {
             }
         }
         let has_parallel_branches = has_parallel_branches(&steps);
+        let may_use_pool = may_use_pool(&steps);
         Ok(Plan {
             feeds: plan_feeds,
             steps,
@@ -353,6 +358,7 @@ impl Plan {
             num_slots,
             reads,
             has_parallel_branches,
+            may_use_pool,
             dynamic: None,
         })
     }
@@ -430,6 +436,26 @@ fn edges(
         }
     }
     (pending, consumers)
+}
+
+/// Elements of a value below which no kernel splits its work across the rayon pool.
+const POOL_MIN_ELEMENTS: u64 = 1 << 14;
+
+/// True when a step's output is not known to be small: its shape is not fully known at graph
+/// time, or it has [`POOL_MIN_ELEMENTS`] elements or more. A graph of small values (a chain
+/// of scalar ops) then runs on the calling thread, without a hand-off to the pool per run.
+fn may_use_pool(steps: &[Step]) -> bool {
+    steps.iter().any(|s| {
+        s.node.output_shapes.iter().any(|shape| {
+            shape
+                .dims()
+                .and_then(|d| {
+                    d.iter()
+                        .try_fold(1u64, |n, &x| n.checked_mul(u64::try_from(x).ok()?))
+                })
+                .is_none_or(|n| n >= POOL_MIN_ELEMENTS)
+        })
+    })
 }
 
 /// True when two steps with inputs can be ready at once (simulating the run in waves of every
