@@ -168,6 +168,42 @@ impl Tensor {
         )
     }
 
+    /// A tensor of `dtype` and `shape` for a kernel that writes every element: its numbers are
+    /// zeros or, in a block the default CPU allocator kept from an earlier buffer, that
+    /// buffer's stale values, so no zero fill is paid for a reused block (as TensorFlow's
+    /// allocators hand out memory). String, resource and variant elements are default, as in
+    /// [`Tensor::new`].
+    ///
+    /// # Errors
+    /// As [`Tensor::new`].
+    ///
+    /// ```
+    /// use tensorcast_core::{DataType, Tensor};
+    /// let mut t = Tensor::for_overwrite(DataType::FLOAT, [3i64].as_slice())?;
+    /// t.as_mut_slice::<f32>()?.copy_from_slice(&[1.0, 2.0, 3.0]);
+    /// assert_eq!(t.to_vec::<f32>()?, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), tensorcast_core::Error>(())
+    /// ```
+    pub fn for_overwrite<S>(dtype: DataType, shape: S) -> Result<Self>
+    where
+        S: TryInto<TensorShape>,
+        Error: From<S::Error>,
+    {
+        let shape = to_shape(shape)?;
+        if !dtype.can_use_memcpy() {
+            return Self::new_in(
+                cpu_allocator_ref(),
+                dtype,
+                &shape,
+                &AllocationAttributes::default(),
+            );
+        }
+        let n = shape.num_elements_usize();
+        Self::from_writer(cpu_allocator_ref(), dtype, &shape, |w| {
+            w.put_in_place::<u8, _>(byte_len(dtype, n).unwrap_or(0), |_| ());
+        })
+    }
+
     /// `Tensor(allocator, dtype, shape, attrs)`: as [`Tensor::new`] with a given allocator.
     /// String, resource and variant elements are placed in a block from the allocator too (as
     /// TensorFlow places them), so a failing allocator fails for them as for numbers; the bytes

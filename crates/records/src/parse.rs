@@ -662,8 +662,9 @@ fn parse_dense_fast(
             Kind::Float => DataType::FLOAT,
             _ => DataType::INT64,
         };
+        // Every element is written below (or the outputs are dropped): no zero fill first.
         outputs.push(
-            Tensor::new(dtype, dims.as_slice())
+            Tensor::for_overwrite(dtype, dims.as_slice())
                 .map_err(|e| RecordsError::invalid(e.to_string()))?,
         );
     }

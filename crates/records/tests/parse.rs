@@ -540,3 +540,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn dense_outputs_in_reused_blocks_hold_only_what_the_batch_parsed() {
+    // Outputs of 300 x 128 floats (150 KiB) come from the allocator's cache of freed blocks,
+    // which hands back the previous batch's values unless every element is written again.
+    let n = 300usize;
+    let full: Vec<Bytes> = (0..n)
+        .map(|_| ex(vec![("x", floats(&[7.0; 128]))]))
+        .collect();
+    // A third of the examples lack `x` (the default), the rest hold their index (example 4
+    // holds ones).
+    let mixed: Vec<Bytes> = (0..n)
+        .map(|i| match i % 3 {
+            0 => ex(vec![]),
+            _ if i == 4 => ex(vec![("x", floats(&[1.0; 128]))]),
+            _ => ex(vec![("x", floats(&[i as f32; 128]))]),
+        })
+        .collect();
+    let default = Tensor::from_vec(vec![-2.0f32; 128], [128i64].as_slice()).unwrap();
+    let specs = spec("x", fixed(&[128], DataType::FLOAT, Some(default)));
+    for _ in 0..3 {
+        let out = parse_example(&full, None, &specs).unwrap();
+        drop(out);
+        let out = parse_example(&mixed, None, &specs).unwrap();
+        let Parsed::Dense(t) = &out[0].1 else {
+            panic!("dense")
+        };
+        let v = t.as_slice::<f32>().unwrap();
+        for (i, row) in v.chunks(128).enumerate() {
+            let want = match i % 3 {
+                0 => -2.0,
+                _ if i == 4 => 1.0,
+                _ => i as f32,
+            };
+            assert!(row.iter().all(|&x| x == want), "example {i}: {row:?}");
+        }
+    }
+}
