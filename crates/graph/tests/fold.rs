@@ -239,6 +239,16 @@ fn a_fetched_or_shared_inner_value_ends_the_chain() {
     assert_eq!(stats.nodes_run, 2);
 }
 
+/// The error of fetching `y` with `feeds`, which the optimized session must give as the
+/// unoptimized one does; asserted to name `node`.
+fn same_error_at(gd: &GraphDef, feeds: &[(&str, Tensor)], node: &str) {
+    let want = session(gd, false).run(feeds, &["y"], &[]).unwrap_err();
+    let got = session(gd, true).run(feeds, &["y"], &[]).unwrap_err();
+    let m = got.full_message();
+    assert_eq!(m, want.full_message());
+    assert!(m.contains(&format!("{{{{node {node}}}}}")), "{m}");
+}
+
 #[test]
 fn an_input_the_chain_does_not_fit_runs_node_by_node_with_each_nodes_errors() {
     // x of unknown shape: fed with a last dimension of 1, the [4] constants broadcast it, so
@@ -252,15 +262,7 @@ fn an_input_the_chain_does_not_fit_runs_node_by_node_with_each_nodes_errors() {
     assert_eq!(bits(&got), bits(&want));
     // A last dimension of 3: `bn/mul` fails, named as it is when nothing is fused.
     let x = Tensor::from_vec(vec![1.0f32; 6], [2i64, 3].as_slice()).unwrap();
-    let feeds = [("x", x)];
-    let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
-    let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
-    assert_eq!(got.full_message(), want.full_message());
-    assert!(
-        got.full_message().contains("{{node bn/mul}}"),
-        "{}",
-        got.full_message()
-    );
+    same_error_at(&gd, &[("x", x)], "bn/mul");
 }
 
 fn const_i32(name: &str, dims: &[i64], values: &[i32]) -> NodeDef {
@@ -531,16 +533,9 @@ fn a_fused_convolution_fails_as_the_unfused_one_and_an_unfitting_chain_runs_apar
     // The placeholder's shape unknown, so the plan fuses whatever is fed.
     let unknown: ConvCase = ("Conv2D", [-1, -1, -1, -1], [2, 2, 3, 4], 1, "VALID");
     let gd = conv_chain_graph(unknown);
-    let errors = |x: Tensor| {
-        let feeds = [("x", x)];
-        let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
-        let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
-        assert_eq!(got.full_message(), want.full_message());
-        got.full_message()
-    };
     // An input of the wrong depth: the convolution's error, naming it.
-    let m = errors(Tensor::from_vec(vec![1.0f32; 18], [1i64, 3, 3, 2].as_slice()).unwrap());
-    assert!(m.contains("{{node conv}}"), "{m}");
+    let x = Tensor::from_vec(vec![1.0f32; 18], [1i64, 3, 3, 2].as_slice()).unwrap();
+    same_error_at(&gd, &[("x", x)], "conv");
     // A filter (fed) of 5 outputs against the chain's 4 channels: the chain runs apart (and
     // fails at `bn/mul`, as unfused).
     let mut gd = conv_chain_graph(unknown);
@@ -559,12 +554,5 @@ fn a_fused_convolution_fails_as_the_unfused_one_and_an_unfitting_chain_runs_apar
             Tensor::from_vec(vec![0.5f32; 15], [1i64, 1, 3, 5].as_slice()).unwrap(),
         ),
     ];
-    let want = session(&gd, false).run(&feeds, &["y"], &[]).unwrap_err();
-    let got = session(&gd, true).run(&feeds, &["y"], &[]).unwrap_err();
-    assert_eq!(got.full_message(), want.full_message());
-    assert!(
-        got.full_message().contains("{{node bn/mul}}"),
-        "{}",
-        got.full_message()
-    );
+    same_error_at(&gd, &feeds, "bn/mul");
 }
