@@ -488,7 +488,7 @@ impl<'a> Plan<'a> {
     /// every key of every example), the hash map past that.
     pub(crate) fn find(&self, key: &[u8]) -> Option<usize> {
         if self.keys.len() <= 8 {
-            self.keys.iter().position(|k| k.as_bytes() == key)
+            self.keys.iter().position(|k| same_key(k.as_bytes(), key))
         } else {
             self.index.get(key).copied()
         }
@@ -497,6 +497,23 @@ impl<'a> Plan<'a> {
     fn slot(&self, key: &str) -> usize {
         self.index[key.as_bytes()]
     }
+}
+
+/// `a == b`, byte by byte for short keys: a feature name is a few bytes, and a call to
+/// `memcmp` per feature of every example cost 3% of parsing a batch (perf).
+#[inline]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    if a.len() > 16 {
+        return a == b;
+    }
+    let mut diff = 0u8;
+    for (x, y) in a.iter().zip(b) {
+        diff |= x ^ y;
+    }
+    diff == 0
 }
 
 pub(crate) fn unparsable(serialized: &[u8]) -> RecordsError {
