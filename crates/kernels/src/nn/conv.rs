@@ -1295,10 +1295,16 @@ fn depthwise_block<T: Accumulate, const P: usize>(
             ) else {
                 continue;
             };
+            // The block's pixels read this tap at one stride apart: one slice for them all,
+            // so that each pixel's vector is an offset into it (no index arithmetic and bounds
+            // check of its own, which cost as much as the multiply-adds).
+            let step = w.stride * cin;
+            let start = base + (ox * w.stride + kx * w.dilation - w.pad_before) * cin + c0;
+            let Some(span) = x.get(start..start + (P - 1) * step + DIRECT_LANES) else {
+                continue;
+            };
             for (p, a) in acc.iter_mut().enumerate() {
-                let ix = (ox + p) * w.stride + kx * w.dilation - w.pad_before;
-                let Ok(xs) =
-                    <&[T; DIRECT_LANES]>::try_from(&x[base + ix * cin + c0..][..DIRECT_LANES])
+                let Ok(xs) = <&[T; DIRECT_LANES]>::try_from(&span[p * step..][..DIRECT_LANES])
                 else {
                     continue;
                 };
