@@ -242,25 +242,20 @@ pub(super) fn missing(step: &Step) -> Error {
 
 /// Runs one step on `inputs` (drained), with errors attributed to its node.
 pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) -> Result<Outputs> {
-    if let (Kernel::Fused(f), 1) = (&step.kernel, inputs.len()) {
-        // Its errors name the fused node that failed.
-        let x = match inputs.pop() {
-            Some(Value::Dense(t)) => t,
-            Some(lazy) => lazy.materialize().map_err(|e| e.at_node(&step.node))?,
-            None => return Err(missing(step)),
-        };
-        return f.run(x).map(|t| Outputs::One(Value::Dense(t)));
-    }
-    if let (Kernel::ConvChain(c), 2) = (&step.kernel, inputs.len()) {
-        // Its errors name the convolution or the chain's node that failed.
-        let mut dense = inputs.drain(..).map(|v| match v {
-            Value::Dense(t) => Ok(t),
-            lazy => lazy.materialize().map_err(|e| e.at_node(&step.node)),
-        });
-        let (Some(x), Some(filter)) = (dense.next(), dense.next()) else {
-            return Err(missing(step));
-        };
-        return c.run(&x?, &filter?).map(|t| Outputs::One(Value::Dense(t)));
+    if matches!(
+        (&step.kernel, inputs.len()),
+        (Kernel::Fused(_), 1) | (Kernel::ConvChain(_), 2)
+    ) {
+        // A fused kernel's errors name the node of it that failed (the convolution or a node
+        // of the chain), not the step's.
+        let dense: Result<Vec<Tensor>> = inputs
+            .drain(..)
+            .map(|v| v.materialize().map_err(|e| e.at_node(&step.node)))
+            .collect();
+        return step
+            .kernel
+            .compute(&dense?)
+            .map(|t| Outputs::One(Value::Dense(t)));
     }
     if step.kernel.multi() {
         let dense: Result<Vec<Tensor>> = inputs

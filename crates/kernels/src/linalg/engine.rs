@@ -50,7 +50,7 @@ impl Geometry {
 const PARALLEL_MIN_FLOPS: usize = 1 << 18;
 
 /// An element type with a batched matrix product.
-pub(crate) trait GemmElement: Element + bytemuck::Pod + Send + Sync {
+pub(crate) trait GemmElement: Element + Copy + Send + Sync {
     /// `out[i*m*n..][..m*n] = op(a[p*m*k..]) x op(b[q*k*n..])` for each `(p, q) = pairs[i]`.
     fn batched(
         a: &[Self],

@@ -4,7 +4,6 @@
 
 use std::borrow::Cow;
 
-use tensorcast_buffer::cpu_allocator_ref;
 use tensorcast_core::{Code, DataType, Element, Error, Result, Tensor, TensorShape};
 
 /// Whether TensorFlow's CPU build runs `dtype` through its oneDNN kernels (`_MklMatMul`,
@@ -42,14 +41,14 @@ pub(crate) fn data<T: Element + Clone>(t: &Tensor) -> Result<Cow<'_, [T]>> {
     }
 }
 
-/// An output tensor of `dtype` and `shape` (from the default CPU allocator) that `f` fills:
-/// `f` must write every element, as they start zeroed or, in a block the allocator kept from
-/// an earlier tensor, with that tensor's stale values (no zero fill first, the cost
-/// TensorFlow's kernels do not pay either). An output over the data-movement ops' limit (1 TiB) is refused
+/// An output tensor of `dtype` and `shape` that `f` fills: `f` must write every element, as
+/// they start zeroed or with an earlier tensor's stale values ([`Tensor::for_overwrite`]: no
+/// zero fill first, the cost TensorFlow's kernels do not pay either). An output over the
+/// data-movement ops' limit (1 TiB) is refused
 /// before the allocator is asked, and one the allocator cannot give is TensorFlow's
 /// `RESOURCE_EXHAUSTED` text (`OOM when allocating tensor with shape[...] and type float on
 /// ... by allocator mklcpu`), never an abort.
-pub(crate) fn output<T: Element + bytemuck::Pod>(
+pub(crate) fn output<T: Element>(
     dtype: DataType,
     shape: TensorShape,
     f: impl FnOnce(&mut [T]) -> Result<()>,
@@ -58,18 +57,14 @@ pub(crate) fn output<T: Element + bytemuck::Pod>(
     const OP: &str = "allocate_output";
     crate::array::check_output(OP, dtype, shape.dim_sizes())?;
     let dims = shape.dim_sizes().to_vec();
-    let n = shape.num_elements_usize();
-    let mut done = Ok(());
-    let out = Tensor::from_writer(cpu_allocator_ref(), dtype, &shape, |w| {
-        if n > 0 {
-            done = w.put_in_place::<T, _>(n, f);
-        }
-    })
-    .map_err(|e| match e {
+    let mut out = Tensor::for_overwrite(dtype, shape).map_err(|e| match e {
         Error::Alloc(_) | Error::OutOfMemory { .. } => crate::array::oom(OP, dtype, &dims),
         e => e,
     })?;
-    done.map(|()| out)
+    if out.num_elements() > 0 {
+        f(out.as_mut_slice::<T>()?)?;
+    }
+    Ok(out)
 }
 
 /// A vector of `n` copies of `v`, its memory reserved fallibly.

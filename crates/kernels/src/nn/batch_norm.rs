@@ -128,7 +128,7 @@ pub fn fused_batch_norm_v3(
         .zip(&s)
         .map(|((&b, &m), &s)| b - m * s)
         .collect();
-    fn go<T: Element + bytemuck::Pod + Send + Sync>(
+    fn go<T: Element + Copy + Send + Sync>(
         x: &Tensor,
         s: &[f32],
         o: &[f32],

@@ -11,7 +11,7 @@ const TYPES: &[DataType] = crate::type_lists::NUMBER_TYPES;
 
 /// Addition as TensorFlow's `BiasAdd` kernels do it: wrapping for integers, in `float` then
 /// rounded for the half types.
-trait BiasElement: Element + bytemuck::Pod + Send + Sync {
+trait BiasElement: Element + Copy + Send + Sync {
     fn add(self, b: Self) -> Self;
 }
 macro_rules! bias_int {

@@ -466,7 +466,7 @@ const PATCH_BLOCK_BYTES: usize = 8 << 20;
 
 impl Conv {
     /// `compute(self, input, filter, output)` on the tensors' elements, into a new output.
-    fn run<T: Element + bytemuck::Pod + Default>(
+    fn run<T: Element + Default + Clone>(
         &self,
         (input, filter): (&Tensor, &Tensor),
         shape: TensorShape,
@@ -867,7 +867,7 @@ impl Conv {
 
 /// Multiply-add in the accumulation type of a depthwise convolution (`float` for the half
 /// types, as TensorFlow's kernels widen them).
-trait Accumulate: Element + bytemuck::Pod + Send + Sync {
+trait Accumulate: Element + Copy + Send + Sync {
     type Acc: Copy
         + Default
         + Send

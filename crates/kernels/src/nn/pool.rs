@@ -36,7 +36,7 @@ struct Pooling {
 impl Pooling {
     /// The pooled output of `input`: `f(taps, count, out)` writes one output pixel's depth
     /// row from the window's taps (`count` of them inside the input).
-    fn run<T: Element + bytemuck::Pod + Send + Sync>(
+    fn run<T: Element + Copy + Send + Sync>(
         self,
         input: &Tensor,
         f: impl Fn(&mut dyn Iterator<Item = &[T]>, usize, &mut [T]) + Sync,
@@ -260,7 +260,7 @@ fn pool<T: Element + Copy + Send + Sync>(
 
 /// Maximum with TensorFlow's pooling rule: the running maximum starts at the type's lowest
 /// value and a tap replaces it when larger, so NaN taps are skipped (oneDNN's rule, measured).
-trait PoolMax: Element + bytemuck::Pod + Send + Sync {
+trait PoolMax: Element + Copy + Send + Sync {
     fn lowest() -> Self;
     fn take(self, v: Self) -> Self;
 }
