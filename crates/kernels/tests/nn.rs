@@ -301,13 +301,14 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
             .collect()
     };
     // (input, filter, stride, padding): few taps, taps in place, im2col, 1x1 of several blocks,
-    // grouped.
-    let cases: [([i64; 4], [i64; 4], i64, Padding); 5] = [
+    // grouped, Winograd.
+    let cases: [([i64; 4], [i64; 4], i64, Padding); 6] = [
         ([2, 17, 15, 3], [3, 3, 3, 5], 2, Padding::Same),
         ([2, 9, 11, 8], [3, 3, 8, 6], 1, Padding::Same),
         ([2, 9, 11, 8], [3, 3, 8, 6], 2, Padding::Valid),
         ([3, 90, 80, 5], [1, 1, 5, 7], 1, Padding::Valid),
         ([1, 9, 8, 8], [3, 3, 4, 6], 1, Padding::Valid),
+        ([2, 25, 23, 17], [3, 3, 17, 18], 1, Padding::Same),
     ];
     for (xd, fd, s, pad) in cases {
         let (x, f) = (data(xd), data(fd));
@@ -344,4 +345,149 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
         Some(&epilogue(1)),
     );
     assert!(err.unwrap_err().to_string().contains("epilogue"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// 3x3 stride-1 `float` convolutions with 16 channels or more in and out and 1,024 output
+    /// pixels or more take the Winograd path (F(2x2, 3x3)); on small integers its transforms'
+    /// halves and sums are exact, so it gives the direct sums' values: over every padding, odd
+    /// output sizes (tiles past the edge) and channel counts past the 16-lane blocks.
+    #[test]
+    fn winograd_conv2d_matches_naive_reference_on_small_integers(
+        n in 1usize..3, h in 22usize..40, w in 22usize..40, cin in 16usize..23,
+        cout in 16usize..21, kind in 0usize..3, pads in proptest::array::uniform4(0usize..3),
+        seed in 0u64..1000,
+    ) {
+        let xd = [n, h, w, cin];
+        let fd = [3, 3, cin, cout];
+        let case = padding_case(kind, pads, (h, w), (3, 3), (1, 1));
+        prop_assume!(case.is_some());
+        let Some((padding, explicit, (ph, pw), (oh, ow))) = case else { unreachable!() };
+        prop_assume!(n * oh * ow >= 1024);
+        let (x, f) = small_ints(seed, xd, fd);
+        let want = naive(&x, xd, &f, fd, (1, 1), (1, 1), (ph, pw), (oh, ow));
+        let case = Case { x: &x, xd, f: &f, fd, want: &want };
+        let ones = [1i64; 4];
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &ones, padding, &explicit, &ones);
+        case.check::<f32>(conv)?;
+    }
+}
+
+/// `f64` sums of a 3x3 stride-1 SAME convolution, and per output `S = sum |x| |w|` over its
+/// taps and `T = sum over channels of (largest |x| of the channel in the output's 4x4 input
+/// tile) * (sum of the channel's 9 |w|)`, the Winograd bound's scale.
+fn reference_3x3(x: &[f32], xd: [usize; 4], f: &[f32], cout: usize) -> Vec<(f64, f64, f64)> {
+    let [n, h, w, cin] = xd;
+    let mut res = Vec::with_capacity(n * h * w * cout);
+    let at = |b: usize, iy: isize, ix: isize, c: usize| -> Option<f64> {
+        (iy >= 0 && ix >= 0 && (iy as usize) < h && (ix as usize) < w)
+            .then(|| f64::from(x[((b * h + iy as usize) * w + ix as usize) * cin + c]))
+    };
+    for b in 0..n {
+        for oy in 0..h {
+            for ox in 0..w {
+                // The tile's first padded pixel (SAME pads one before).
+                let (ty, tx) = ((oy / 2 * 2) as isize - 1, (ox / 2 * 2) as isize - 1);
+                for k in 0..cout {
+                    let (mut y, mut s, mut t) = (0.0, 0.0, 0.0);
+                    for c in 0..cin {
+                        let mut wsum = 0.0;
+                        for ky in 0..3 {
+                            for kx in 0..3 {
+                                let wv = f64::from(f[((ky * 3 + kx) * cin + c) * cout + k]);
+                                wsum += wv.abs();
+                                let xv = at(b, (oy + ky) as isize - 1, (ox + kx) as isize - 1, c);
+                                if let Some(xv) = xv {
+                                    y += xv * wv;
+                                    s += (xv * wv).abs();
+                                }
+                            }
+                        }
+                        let tile_max = (0..16)
+                            .filter_map(|q| at(b, ty + q / 4, tx + q % 4, c))
+                            .fold(0.0f64, |m, v| m.max(v.abs()));
+                        t += tile_max * wsum;
+                    }
+                    res.push((y, s, t));
+                }
+            }
+        }
+    }
+    res
+}
+
+/// The Winograd path on floating-point data, against `f64` sums: within the direct sums' own
+/// bound (`2 K eps S`) on inputs of one magnitude, within the bound its docs state
+/// (`2 (K + 360) eps T`) when a tile mixes magnitudes; a NaN or an infinity reaches only the
+/// outputs whose taps read it, as in TensorFlow's direct sums, and so does one in the filter.
+#[test]
+fn winograd_conv2d_stays_within_its_stated_bound_and_keeps_nan_and_infinity_where_they_belong() {
+    let (xd, cout) = ([2usize, 25, 23, 20], 18usize);
+    let [_, h, w, cin] = xd;
+    let mut state = 7u64;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let mut x: Vec<f32> = (0..xd.iter().product::<usize>())
+        .map(|_| uniform())
+        .collect();
+    let mut f: Vec<f32> = (0..9 * cin * cout).map(|_| uniform()).collect();
+    let k = (9 * cin) as f64;
+    let eps = f64::from(f32::EPSILON);
+    let run = |x: &[f32], f: &[f32]| {
+        let xt = Tensor::from_vec(x.to_vec(), xd.map(|d| d as i64).as_slice()).unwrap();
+        let ft = Tensor::from_vec(f.to_vec(), [3i64, 3, cin as i64, cout as i64].as_slice());
+        let ones = [1i64; 4];
+        let y = conv2d(&xt, &ft.unwrap(), &ones, Padding::Same, &[], &ones).unwrap();
+        y.to_vec::<f32>().unwrap()
+    };
+    // One magnitude: the direct sums' bound, with room to spare.
+    let got = run(&x, &f);
+    let mut worst = 0.0f64;
+    for (g, (y, s, _)) in got.iter().zip(reference_3x3(&x, xd, &f, cout)) {
+        worst = worst.max((f64::from(*g) - y).abs() / (2.0 * k * eps * s));
+    }
+    assert!(worst <= 1.0, "{worst} of the direct sums' bound");
+    // Mixed magnitudes in a tile: the stated bound.
+    for i in (0..x.len()).step_by(97) {
+        x[i] *= 1e6;
+    }
+    let got = run(&x, &f);
+    for (i, (g, (y, _, t))) in got.iter().zip(reference_3x3(&x, xd, &f, cout)).enumerate() {
+        let d = (f64::from(*g) - y).abs();
+        assert!(d <= 2.0 * (k + 360.0) * eps * t, "output {i}: {g} vs {y}");
+    }
+    // A NaN and an infinity in the input, far apart: the outputs whose taps read them are
+    // NaN or infinite as the f64 sums are; the others stay within the bound.
+    x[(3 * w + 4) * cin + 2] = f32::NAN;
+    x[((h + 20) * w + 17) * cin + 9] = f32::INFINITY;
+    let check = |got: &[f32], x: &[f32], f: &[f32]| {
+        let mut special = 0;
+        for (i, (g, (y, _, t))) in got.iter().zip(reference_3x3(x, xd, f, cout)).enumerate() {
+            if y.is_nan() {
+                special += 1;
+                assert!(g.is_nan(), "output {i}: {g} vs NaN");
+            } else if y.is_infinite() {
+                special += 1;
+                assert_eq!(f64::from(*g), y, "output {i}");
+            } else {
+                let d = (f64::from(*g) - y).abs();
+                assert!(d <= 2.0 * (k + 360.0) * eps * t, "output {i}: {g} vs {y}");
+            }
+        }
+        assert!(special > 0);
+    };
+    check(&run(&x, &f), &x, &f);
+    // An infinity in the filter's centre tap (which never reads the padding): every output
+    // of that channel.
+    let x: Vec<f32> = x
+        .iter()
+        .map(|v| if v.is_finite() { *v } else { 0.5 })
+        .collect();
+    f[(4 * cin + 3) * cout + 5] = f32::NEG_INFINITY;
+    check(&run(&x, &f), &x, &f);
 }

@@ -1,7 +1,8 @@
 //! Convolution, pooling and normalisation, NHWC: `Conv2D`, `DepthwiseConv2dNative`,
 //! `MaxPool`, `AvgPool`, `BiasAdd`, `FusedBatchNormV3`.
 //!
-//! `Conv2D` is im2col + the `gemm` crate (the linear-algebra engine), depthwise convolution
+//! `Conv2D` runs on the `gemm` crate (the linear-algebra engine): taps read in place, im2col,
+//! or Winograd's F(2x2, 3x3) for `float` 3x3 windows (see [`conv2d`]); depthwise convolution
 //! and the pools are direct loops over output rows split across the rayon pool. TensorFlow's
 //! CPU build runs `float` and `bfloat16` on oneDNN and the other types on Eigen, whose
 //! argument checks and texts differ in places; each function reproduces the one that applies.
