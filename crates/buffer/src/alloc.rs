@@ -726,47 +726,74 @@ mod tests {
         }
     }
 
+    /// A block of a [`CpuAllocator`]'s, given back when dropped: the tests' safe handle on
+    /// `allocate` and `deallocate`.
+    struct Block<'a> {
+        allocator: &'a CpuAllocator,
+        ptr: NonNull<u8>,
+        size_bytes: usize,
+        alignment: usize,
+    }
+
+    impl<'a> Block<'a> {
+        fn new(allocator: &'a CpuAllocator, size_bytes: usize, alignment: usize) -> Self {
+            let attrs = AllocationAttributes::default();
+            let ptr = allocator.allocate(size_bytes, alignment, &attrs).unwrap();
+            Self {
+                allocator,
+                ptr,
+                size_bytes,
+                alignment,
+            }
+        }
+    }
+
+    impl Drop for Block<'_> {
+        fn drop(&mut self) {
+            // SAFETY: `ptr` came from `allocator` with this size and alignment (`Block::new`),
+            // and the block, its only owner, gives it back once.
+            unsafe {
+                self.allocator
+                    .deallocate(self.ptr, self.size_bytes, self.alignment)
+            };
+        }
+    }
+
     #[test]
     fn small_aligned_blocks_are_aligned_writable_and_freed() {
         let a = CpuAllocator::new();
-        let attrs = AllocationAttributes::default();
         let mut live = Vec::new();
         for size in [
             1usize, 12, 15, 16, 17, 63, 64, 65, 200, 959, 960, 961, 1000, 4096,
         ] {
             for align in [1usize, 8, 16, 32, 64, 128, 256] {
-                let p = a.allocate(size, align, &attrs).unwrap();
-                assert_eq!(p.as_ptr().addr() % align, 0, "{size} {align}");
-                // SAFETY: `p` is valid for `size` bytes of writes.
-                unsafe { std::ptr::write_bytes(p.as_ptr(), 0xa5, size) };
-                live.push((p, size, align));
+                let b = Block::new(&a, size, align);
+                assert_eq!(b.ptr.as_ptr().addr() % align, 0, "{size} {align}");
+                // SAFETY: `b.ptr` is valid for `size` bytes of writes.
+                unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0xa5, size) };
+                live.push(b);
             }
         }
         assert_eq!(a.stats().unwrap().largest_alloc_size, 4096);
         assert_eq!(
             a.stats().unwrap().bytes_in_use as usize,
-            live.iter().map(|l| l.1).sum::<usize>()
+            live.iter().map(|b| b.size_bytes).sum::<usize>()
         );
-        for (p, size, align) in live {
-            // SAFETY: each block was allocated above with this size and alignment, once.
-            unsafe { a.deallocate(p, size, align) };
-        }
+        drop(live);
         assert_eq!(a.stats().unwrap().bytes_in_use, 0);
     }
 
     #[test]
     fn pooled_block_is_reused_and_release_empties_cache() {
         let a = CpuAllocator::with_cache_limit(1 << 24);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1 << 20, 64) };
+        let p = Block::new(&a, 1 << 20, 64);
+        let first = p.ptr;
+        drop(p);
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
-        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        assert_eq!(p, q);
+        let q = Block::new(&a, 1 << 20, 64);
+        assert_eq!(q.ptr, first);
         assert_eq!(a.stats().unwrap().cache_hits, 1);
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(q, 1 << 20, 64) };
+        drop(q);
         assert_eq!(a.release_cached_memory(), 1 << 20);
         assert_eq!(a.stats().unwrap().bytes_cached, 0);
     }
@@ -774,13 +801,7 @@ mod tests {
     #[test]
     fn cache_limit_bounds_memory_kept() {
         let a = CpuAllocator::with_cache_limit(1 << 20);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
-        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1 << 20, 64) };
-        // SAFETY: as for `p`.
-        unsafe { a.deallocate(q, 1 << 20, 64) };
+        drop([Block::new(&a, 1 << 20, 64), Block::new(&a, 1 << 20, 64)]);
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
     }
 
@@ -803,18 +824,13 @@ mod tests {
     #[test]
     fn stats_track_use_and_peak() {
         let a = CpuAllocator::with_cache_limit(0);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1000, 64, &attrs).unwrap();
-        let q = a.allocate(3000, 64, &attrs).unwrap();
+        let blocks = [Block::new(&a, 1000, 64), Block::new(&a, 3000, 64)];
         let s = a.stats().unwrap();
         assert_eq!(
             (s.num_allocs, s.bytes_in_use, s.largest_alloc_size),
             (2, 4000, 3000)
         );
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1000, 64) };
-        // SAFETY: as for `p`.
-        unsafe { a.deallocate(q, 3000, 64) };
+        drop(blocks);
         let s = a.stats().unwrap();
         assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (0, 4000));
     }
