@@ -1491,7 +1491,16 @@ fn conv_shape(
     } else {
         ((0, 0), (0, 0))
     };
-    let rows = axis_shape(x[1], f[0], dilations[1], strides[1], padding, ph)?;
-    let cols = axis_shape(x[2], f[1], dilations[2], strides[2], padding, pw)?;
-    PartialTensorShape::new(&[x[0], rows, cols, out_depth])
+    // Rows and columns: dims 1 and 2 of the input, 0 and 1 of the filter.
+    let dim = |d: usize, explicit| {
+        let attrs = super::window::AxisAttrs {
+            window: f[d - 1],
+            dilation: dilations[d],
+            stride: strides[d],
+            padding,
+            explicit,
+        };
+        axis_shape(x[d], attrs)
+    };
+    PartialTensorShape::new(&[x[0], dim(1, ph)?, dim(2, pw)?, out_depth])
 }
