@@ -230,32 +230,15 @@ pub(crate) fn run(
     g: &Geometry,
     pairs: &[(usize, usize)],
 ) -> Result<Tensor> {
-    fn go<T: GemmElement>(
-        a: &Tensor,
-        b: &Tensor,
-        shape: TensorShape,
-        g: &Geometry,
-        pairs: &[(usize, usize)],
-    ) -> Result<Tensor> {
-        let (da, db) = (data::<T>(a)?, data::<T>(b)?);
-        output::<T>(T::DTYPE, shape, |o| T::batched(&da, &db, o, g, pairs))
-    }
-    use tensorcast_core::{bf16, f16, Complex32, Complex64};
-    match a.dtype() {
-        DataType::FLOAT => go::<f32>(a, b, shape, g, pairs),
-        DataType::DOUBLE => go::<f64>(a, b, shape, g, pairs),
-        DataType::HALF => go::<f16>(a, b, shape, g, pairs),
-        DataType::BFLOAT16 => go::<bf16>(a, b, shape, g, pairs),
-        DataType::COMPLEX64 => go::<Complex32>(a, b, shape, g, pairs),
-        DataType::COMPLEX128 => go::<Complex64>(a, b, shape, g, pairs),
-        DataType::INT16 => go::<i16>(a, b, shape, g, pairs),
-        DataType::INT32 => go::<i32>(a, b, shape, g, pairs),
-        DataType::INT64 => go::<i64>(a, b, shape, g, pairs),
-        other => Err(Error::Internal(format!(
-            "matmul engine on {}",
-            other.name()
-        ))),
-    }
+    let dtype = a.dtype();
+    tensorcast_core::dispatch!(
+        dtype,
+        {FLOAT, DOUBLE, HALF, BFLOAT16, COMPLEX64, COMPLEX128, INT16, INT32, INT64} T => {
+            let (da, db) = (data::<T>(a)?, data::<T>(b)?);
+            output::<T>(dtype, shape, |o| T::batched(&da, &db, o, g, pairs))
+        },
+        _ => Err(Error::Internal(format!("matmul engine on {}", dtype.name())))
+    )
 }
 
 /// The broadcast batch dims and the (x, y) batch item each output item reads.
