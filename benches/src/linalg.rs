@@ -73,10 +73,10 @@ pub fn run(r: &mut Runner) {
         let out = (8 * 56 * 56 * 64 * 4) as u64;
         let ones = [1i64, 1, 1, 1];
         r.measure("conv2d_f32_8x56x56x64_3x3", out, || {
-            conv2d(&x, &w, &ones, Padding::Same, &[], &ones)
+            conv2d(&x, &w, (&ones, Padding::Same, &[], &ones))
         });
         r.measure("depthwise_f32_8x56x56x64_3x3", out, || {
-            depthwise_conv2d_native(&x, &dw, &ones, Padding::Same, &[], &ones)
+            depthwise_conv2d_native(&x, &dw, (&ones, Padding::Same, &[], &ones))
         });
         r.measure("maxpool_f32_8x56x56x64_3x3s2", out / 4, || {
             max_pool(&x, &[1, 3, 3, 1], &[1, 2, 2, 1], Padding::Same)
@@ -112,10 +112,7 @@ pub fn run(r: &mut Runner) {
             conv2d(
                 &x,
                 &w,
-                &[1, stride, stride, 1],
-                Padding::Same,
-                &[],
-                &[1, 1, 1, 1],
+                (&[1, stride, stride, 1], Padding::Same, &[], &[1, 1, 1, 1]),
             )
         });
     }

@@ -43,6 +43,34 @@ fn dilations(rec: &Value) -> Vec<i64> {
     }
 }
 
+/// A record's convolution attrs; [`ConvAttrLists::get`] lends them as the kernels take them.
+struct ConvAttrLists {
+    strides: Vec<i64>,
+    padding: Padding,
+    explicit_paddings: Vec<i64>,
+    dilations: Vec<i64>,
+}
+
+impl ConvAttrLists {
+    fn of(rec: &Value) -> Self {
+        Self {
+            strides: ints(rec, "strides"),
+            padding: padding(rec),
+            explicit_paddings: ints(rec, "explicit_paddings"),
+            dilations: dilations(rec),
+        }
+    }
+
+    fn get(&self) -> nn::ConvAttrs<'_> {
+        (
+            &self.strides,
+            self.padding,
+            &self.explicit_paddings,
+            &self.dilations,
+        )
+    }
+}
+
 /// TensorFlow's window geometry along one axis (output size, padding before), for the
 /// reference sums.
 fn geometry(
@@ -155,24 +183,14 @@ fn eager(rec: &Value) -> Result<(), String> {
             rec["attrs"]["data_format"].as_str().unwrap_or("NHWC"),
         )
         .map(|t| vec![t]),
-        "Conv2D" => nn::conv2d(
-            t(0),
-            t(1),
-            &ints(rec, "strides"),
-            padding(rec),
-            &ints(rec, "explicit_paddings"),
-            &dilations(rec),
-        )
-        .map(|t| vec![t]),
-        "DepthwiseConv2dNative" => nn::depthwise_conv2d_native(
-            t(0),
-            t(1),
-            &ints(rec, "strides"),
-            padding(rec),
-            &ints(rec, "explicit_paddings"),
-            &dilations(rec),
-        )
-        .map(|t| vec![t]),
+        "Conv2D" => {
+            let attrs = ConvAttrLists::of(rec);
+            nn::conv2d(t(0), t(1), attrs.get()).map(|t| vec![t])
+        }
+        "DepthwiseConv2dNative" => {
+            let attrs = ConvAttrLists::of(rec);
+            nn::depthwise_conv2d_native(t(0), t(1), attrs.get()).map(|t| vec![t])
+        }
         "MaxPool" => nn::max_pool(
             t(0),
             &ints(rec, "ksize"),
@@ -283,22 +301,10 @@ fn shape(rec: &Value) -> Result<(), String> {
     let p = |i: usize| partial(&ins[i][2]);
     let op = rec["op"].as_str().unwrap_or_default();
     let got: Result<PartialTensorShape, tensorcast_core::Error> = match op {
-        "Conv2D" => nn::conv2d_shape(
-            &p(0)?,
-            &p(1)?,
-            &ints(rec, "strides"),
-            padding(rec),
-            &ints(rec, "explicit_paddings"),
-            &dilations(rec),
-        ),
-        "DepthwiseConv2dNative" => nn::depthwise_conv2d_native_shape(
-            &p(0)?,
-            &p(1)?,
-            &ints(rec, "strides"),
-            padding(rec),
-            &ints(rec, "explicit_paddings"),
-            &dilations(rec),
-        ),
+        "Conv2D" => nn::conv2d_shape(&p(0)?, &p(1)?, ConvAttrLists::of(rec).get()),
+        "DepthwiseConv2dNative" => {
+            nn::depthwise_conv2d_native_shape(&p(0)?, &p(1)?, ConvAttrLists::of(rec).get())
+        }
         "MaxPool" | "AvgPool" => nn::pool_shape(
             &p(0)?,
             &ints(rec, "ksize"),

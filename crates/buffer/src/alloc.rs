@@ -87,56 +87,65 @@ pub struct AllocatorStats {
 
 /// A source of aligned memory, as TensorFlow's `tensorflow::Allocator`.
 ///
+/// Implementations provide [`Allocator::allocate_reporting_init`] and [`Allocator::deallocate`];
+/// [`Allocator::allocate`] calls the first and drops its report.
+///
 /// # Safety
-/// Implementations promise that a successful [`Allocator::allocate`] returns a pointer to
+/// Implementations promise that a successful [`Allocator::allocate_reporting_init`] (and
+/// [`Allocator::allocate`], where an implementation overrides it) returns a pointer to
 /// `size_bytes` bytes of memory, valid for reads and writes and used by nobody else until it is
-/// passed back to [`Allocator::deallocate`]. [`crate::Buffer`] relies on this to hand out slices
-/// over the memory from safe code. The `alignment` is a request that well-behaved allocators
-/// meet; nothing relies on it for soundness (typed views check the real address), which is how
-/// `testing::OffsetAllocator` (feature `testing`) can hand out odd addresses in tests. An
-/// implementation that overrides [`Allocator::allocate_reporting_init`] also promises that it
-/// reports a block as initialised only when every one of its first `size_bytes` bytes is: the
-/// buffer crate then hands those bytes out as typed slices without writing them first.
+/// passed back to [`Allocator::deallocate`] or [`Allocator::deallocate_initialized`], and that
+/// it reports a block as initialised only when every one of its first `size_bytes` bytes is:
+/// [`crate::Buffer`] relies on this to hand out slices over the memory from safe code (over a
+/// block reported initialised, without writing it first). The `alignment` is a request
+/// that well-behaved allocators meet; nothing relies on it for soundness (typed views check
+/// the real address), which is how `testing::OffsetAllocator` (feature `testing`) can hand out
+/// odd addresses in tests.
 pub unsafe trait Allocator: Send + Sync + fmt::Debug {
     /// The allocator's name (TensorFlow's `Name()`), reported in descriptions.
     fn name(&self) -> &str;
 
-    /// Allocates `size_bytes > 0` bytes aligned to `alignment` (a power of two). The contents
-    /// are unspecified (they may be stale bytes of an earlier block): [`crate::Buffer`] never
-    /// exposes them before they are written.
+    /// Allocates `size_bytes > 0` bytes aligned to `alignment` (a power of two), and tells
+    /// whether the block's first `size_bytes` bytes are all initialised (stale bytes of an
+    /// earlier block, given back through [`Allocator::deallocate_initialized`]): then a kernel
+    /// that writes every byte of its output need not zero it first. `false` is always allowed,
+    /// and what an allocator that does not keep freed blocks says. Either way the contents are
+    /// unspecified: [`crate::Buffer`] never exposes bytes not reported initialised before they
+    /// are written.
     ///
     /// # Errors
     /// [`AllocError::InvalidLayout`] for a size of 0 or one no layout can hold with that
     /// alignment; [`AllocError::OutOfMemory`] when the memory is not available.
-    fn allocate(
-        &self,
-        size_bytes: usize,
-        alignment: usize,
-        attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError>;
-
-    /// Returns memory obtained from [`Allocator::allocate`].
-    ///
-    /// # Safety
-    /// `ptr` must have come from `allocate` on this same allocator with this `size_bytes` and
-    /// `alignment`, and must not be used after this call.
-    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize);
-
-    /// [`Allocator::allocate`], also telling whether the block's first `size_bytes` bytes are
-    /// all initialised (stale bytes of an earlier block, given back through
-    /// [`Allocator::deallocate_initialized`]): then a kernel that writes every byte of its
-    /// output need not zero it first. The default says `false`.
-    ///
-    /// # Errors
-    /// As [`Allocator::allocate`].
     fn allocate_reporting_init(
         &self,
         size_bytes: usize,
         alignment: usize,
         attrs: &AllocationAttributes,
-    ) -> Result<(NonNull<u8>, bool), AllocError> {
-        Ok((self.allocate(size_bytes, alignment, attrs)?, false))
+    ) -> Result<(NonNull<u8>, bool), AllocError>;
+
+    /// [`Allocator::allocate_reporting_init`] without the report: `size_bytes > 0` bytes
+    /// aligned to `alignment`, their contents unspecified.
+    ///
+    /// # Errors
+    /// As [`Allocator::allocate_reporting_init`].
+    fn allocate(
+        &self,
+        size_bytes: usize,
+        alignment: usize,
+        attrs: &AllocationAttributes,
+    ) -> Result<NonNull<u8>, AllocError> {
+        Ok(self
+            .allocate_reporting_init(size_bytes, alignment, attrs)?
+            .0)
     }
+
+    /// Returns memory obtained from [`Allocator::allocate_reporting_init`] or
+    /// [`Allocator::allocate`].
+    ///
+    /// # Safety
+    /// `ptr` must have come from an allocation on this same allocator with this `size_bytes`
+    /// and `alignment`, and must not be used after this call.
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize);
 
     /// [`Allocator::deallocate`] of a block whose first `size_bytes` bytes are all
     /// initialised, so that an allocator that keeps freed blocks may report them as such
@@ -256,8 +265,9 @@ pub(crate) fn system_alloc_block(layout: Layout) -> Option<NonNull<u8>> {
     if let Some(outer) = padded(layout) {
         return padded_alloc(layout, outer);
     }
-    // SAFETY: `layout` has a non-zero size (no caller asks for 0 bytes: `allocate` refuses it
-    // and the small classes start at 64) and was built by `Layout::from_size_align`.
+    // SAFETY: `layout` has a non-zero size (no caller asks for 0 bytes: `CpuAllocator`'s
+    // `allocate_reporting_init` refuses it and the small classes start at 64) and was built by
+    // `Layout::from_size_align`.
     NonNull::new(unsafe { std::alloc::alloc(layout) })
 }
 
@@ -468,9 +478,9 @@ impl CpuAllocator {
         self.counters.freed(size_bytes);
         if self.shelves_small_blocks() {
             if let Some(class) = small::class_of(size_bytes, alignment) {
-                // SAFETY: `allocate` served this (size, alignment) from the shelf's class
-                // (the same test, on a limit that never changes), and the caller no longer
-                // uses the block.
+                // SAFETY: `allocate_reporting_init` served this (size, alignment) from the
+                // shelf's class (the same test, on a limit that never changes), and the caller
+                // no longer uses the block.
                 unsafe { small::give_back(class, ptr) };
                 return;
             }
@@ -488,12 +498,13 @@ impl CpuAllocator {
             }
         }
         // The caller guarantees (size, alignment) are those of the allocation, so this layout
-        // is the one `allocate` built and validated.
+        // is the one `allocate_reporting_init` built and validated.
         let Ok(layout) = layout_for(class, alignment) else {
             return;
         };
-        // SAFETY: `allocate` took `ptr` from `system_alloc_block(layout)` (same size class and
-        // alignment), per this function's contract, and it is not used after this.
+        // SAFETY: `allocate_reporting_init` took `ptr` from `system_alloc_block(layout)` (same
+        // size class and alignment), per this function's contract, and it is not used after
+        // this.
         unsafe { system_free_block(ptr, layout) };
     }
 
@@ -514,17 +525,6 @@ impl CpuAllocator {
 unsafe impl Allocator for CpuAllocator {
     fn name(&self) -> &str {
         &self.name
-    }
-
-    fn allocate(
-        &self,
-        size_bytes: usize,
-        alignment: usize,
-        attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError> {
-        Ok(self
-            .allocate_reporting_init(size_bytes, alignment, attrs)?
-            .0)
     }
 
     fn allocate_reporting_init(
@@ -726,47 +726,74 @@ mod tests {
         }
     }
 
+    /// A block of a [`CpuAllocator`]'s, given back when dropped: the tests' safe handle on
+    /// `allocate` and `deallocate`.
+    struct Block<'a> {
+        allocator: &'a CpuAllocator,
+        ptr: NonNull<u8>,
+        size_bytes: usize,
+        alignment: usize,
+    }
+
+    impl<'a> Block<'a> {
+        fn new(allocator: &'a CpuAllocator, size_bytes: usize, alignment: usize) -> Self {
+            let attrs = AllocationAttributes::default();
+            let ptr = allocator.allocate(size_bytes, alignment, &attrs).unwrap();
+            Self {
+                allocator,
+                ptr,
+                size_bytes,
+                alignment,
+            }
+        }
+    }
+
+    impl Drop for Block<'_> {
+        fn drop(&mut self) {
+            // SAFETY: `ptr` came from `allocator` with this size and alignment (`Block::new`),
+            // and the block, its only owner, gives it back once.
+            unsafe {
+                self.allocator
+                    .deallocate(self.ptr, self.size_bytes, self.alignment)
+            };
+        }
+    }
+
     #[test]
     fn small_aligned_blocks_are_aligned_writable_and_freed() {
         let a = CpuAllocator::new();
-        let attrs = AllocationAttributes::default();
         let mut live = Vec::new();
         for size in [
             1usize, 12, 15, 16, 17, 63, 64, 65, 200, 959, 960, 961, 1000, 4096,
         ] {
             for align in [1usize, 8, 16, 32, 64, 128, 256] {
-                let p = a.allocate(size, align, &attrs).unwrap();
-                assert_eq!(p.as_ptr().addr() % align, 0, "{size} {align}");
-                // SAFETY: `p` is valid for `size` bytes of writes.
-                unsafe { std::ptr::write_bytes(p.as_ptr(), 0xa5, size) };
-                live.push((p, size, align));
+                let b = Block::new(&a, size, align);
+                assert_eq!(b.ptr.as_ptr().addr() % align, 0, "{size} {align}");
+                // SAFETY: `b.ptr` is valid for `size` bytes of writes.
+                unsafe { std::ptr::write_bytes(b.ptr.as_ptr(), 0xa5, size) };
+                live.push(b);
             }
         }
         assert_eq!(a.stats().unwrap().largest_alloc_size, 4096);
         assert_eq!(
             a.stats().unwrap().bytes_in_use as usize,
-            live.iter().map(|l| l.1).sum::<usize>()
+            live.iter().map(|b| b.size_bytes).sum::<usize>()
         );
-        for (p, size, align) in live {
-            // SAFETY: each block was allocated above with this size and alignment, once.
-            unsafe { a.deallocate(p, size, align) };
-        }
+        drop(live);
         assert_eq!(a.stats().unwrap().bytes_in_use, 0);
     }
 
     #[test]
     fn pooled_block_is_reused_and_release_empties_cache() {
         let a = CpuAllocator::with_cache_limit(1 << 24);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1 << 20, 64) };
+        let p = Block::new(&a, 1 << 20, 64);
+        let first = p.ptr;
+        drop(p);
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
-        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        assert_eq!(p, q);
+        let q = Block::new(&a, 1 << 20, 64);
+        assert_eq!(q.ptr, first);
         assert_eq!(a.stats().unwrap().cache_hits, 1);
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(q, 1 << 20, 64) };
+        drop(q);
         assert_eq!(a.release_cached_memory(), 1 << 20);
         assert_eq!(a.stats().unwrap().bytes_cached, 0);
     }
@@ -774,13 +801,7 @@ mod tests {
     #[test]
     fn cache_limit_bounds_memory_kept() {
         let a = CpuAllocator::with_cache_limit(1 << 20);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1 << 20, 64, &attrs).unwrap();
-        let q = a.allocate(1 << 20, 64, &attrs).unwrap();
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1 << 20, 64) };
-        // SAFETY: as for `p`.
-        unsafe { a.deallocate(q, 1 << 20, 64) };
+        drop([Block::new(&a, 1 << 20, 64), Block::new(&a, 1 << 20, 64)]);
         assert_eq!(a.stats().unwrap().bytes_cached, 1 << 20);
     }
 
@@ -803,18 +824,13 @@ mod tests {
     #[test]
     fn stats_track_use_and_peak() {
         let a = CpuAllocator::with_cache_limit(0);
-        let attrs = AllocationAttributes::default();
-        let p = a.allocate(1000, 64, &attrs).unwrap();
-        let q = a.allocate(3000, 64, &attrs).unwrap();
+        let blocks = [Block::new(&a, 1000, 64), Block::new(&a, 3000, 64)];
         let s = a.stats().unwrap();
         assert_eq!(
             (s.num_allocs, s.bytes_in_use, s.largest_alloc_size),
             (2, 4000, 3000)
         );
-        // SAFETY: allocated just above with this size and alignment.
-        unsafe { a.deallocate(p, 1000, 64) };
-        // SAFETY: as for `p`.
-        unsafe { a.deallocate(q, 3000, 64) };
+        drop(blocks);
         let s = a.stats().unwrap();
         assert_eq!((s.bytes_in_use, s.peak_bytes_in_use), (0, 4000));
     }

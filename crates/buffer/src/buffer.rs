@@ -249,9 +249,10 @@ impl Drop for Root {
                 alignment,
                 initialized,
             } => {
-                // `ptr` was returned by `allocator.allocate(self.len, *alignment, ..)` when this
-                // root was built or last reused (roots of length 0 are `Owner::Empty`), and the
-                // root is the only owner of the memory, so it is returned exactly once, here.
+                // `ptr` was returned by `allocator.allocate_reporting_init(self.len, *alignment,
+                // ..)` when this root was built or last reused (roots of length 0 are
+                // `Owner::Empty`), and the root is the only owner of the memory, so it is
+                // returned exactly once, here.
                 let a = allocator.get();
                 if *initialized {
                     // SAFETY: as said above; and `initialized` is set only after a writer

@@ -35,12 +35,12 @@ unsafe impl Allocator for FailingAllocator {
         "failing"
     }
 
-    fn allocate(
+    fn allocate_reporting_init(
         &self,
         size_bytes: usize,
         alignment: usize,
         _attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError> {
+    ) -> Result<(NonNull<u8>, bool), AllocError> {
         let fail = || AllocError::OutOfMemory {
             allocator: "failing".into(),
             size_bytes,
@@ -54,15 +54,16 @@ unsafe impl Allocator for FailingAllocator {
         }
         let layout = layout_for(size_bytes, alignment)?;
         // SAFETY: `layout` has a non-zero size (checked above).
-        NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(fail)
+        let p = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(fail)?;
+        Ok((p, false))
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, alignment: usize) {
         let Ok(layout) = layout_for(size_bytes, alignment) else {
             return;
         };
-        // SAFETY: per the caller's contract `ptr` came from `allocate` above, which allocated it
-        // with exactly this layout.
+        // SAFETY: per the caller's contract `ptr` came from `allocate_reporting_init` above,
+        // which allocated it with exactly this layout.
         unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) };
     }
 }
@@ -91,12 +92,12 @@ unsafe impl Allocator for OffsetAllocator {
         "offset"
     }
 
-    fn allocate(
+    fn allocate_reporting_init(
         &self,
         size_bytes: usize,
         _alignment: usize,
         _attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError> {
+    ) -> Result<(NonNull<u8>, bool), AllocError> {
         let fail = || AllocError::OutOfMemory {
             allocator: "offset".into(),
             size_bytes,
@@ -109,7 +110,7 @@ unsafe impl Allocator for OffsetAllocator {
         // SAFETY: `layout` has a non-zero size (checked above).
         let base = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or_else(fail)?;
         // SAFETY: `offset < total`-or-equal, so the result stays inside (or one past) the block.
-        Ok(unsafe { base.add(self.offset) })
+        Ok((unsafe { base.add(self.offset) }, false))
     }
 
     unsafe fn deallocate(&self, ptr: NonNull<u8>, size_bytes: usize, _alignment: usize) {

@@ -59,22 +59,12 @@ impl TrackingAllocator {
     }
 }
 
-// SAFETY: memory comes unchanged from the wrapped allocator, which upholds the contract; this
-// wrapper only records addresses and forwards deallocation with the same size and alignment.
+// SAFETY: memory and its initialisation report come unchanged from the wrapped allocator, which
+// upholds the contract; this wrapper only records addresses and forwards deallocation with the
+// same size and alignment.
 unsafe impl Allocator for TrackingAllocator {
     fn name(&self) -> &str {
         &self.name
-    }
-
-    fn allocate(
-        &self,
-        size_bytes: usize,
-        alignment: usize,
-        attrs: &AllocationAttributes,
-    ) -> Result<NonNull<u8>, AllocError> {
-        Ok(self
-            .allocate_reporting_init(size_bytes, alignment, attrs)?
-            .0)
     }
 
     fn allocate_reporting_init(
@@ -104,7 +94,7 @@ unsafe impl Allocator for TrackingAllocator {
         self.state().live.remove(&(ptr.as_ptr() as usize));
         self.counters.freed(size_bytes);
         // SAFETY: the caller's guarantee for this call is exactly the one the inner allocator
-        // needs: `ptr` came from `self.inner.allocate(size_bytes, alignment, ..)`.
+        // needs: `ptr` came from `self.inner.allocate_reporting_init(size_bytes, alignment, ..)`.
         unsafe { self.inner.deallocate(ptr, size_bytes, alignment) }
     }
 

@@ -29,15 +29,8 @@ fn conv2d_of_a_terabyte_output_is_tensorflows_oom_text() {
     let x = Tensor::from_vec(vec![1.0f32], [1i64, 1, 1, 1].as_slice()).unwrap();
     let w = Tensor::from_vec(vec![1.0f32; 64], [1i64, 1, 1, 64].as_slice()).unwrap();
     let pads = [0, 0, 1_000_000, 1_000_000, 1_000_000, 1_000_000, 0, 0];
-    let e = conv2d(
-        &x,
-        &w,
-        &[1, 1, 1, 1],
-        Padding::Explicit,
-        &pads,
-        &[1, 1, 1, 1],
-    )
-    .unwrap_err();
+    let ones = [1i64; 4];
+    let e = conv2d(&x, &w, (&ones, Padding::Explicit, &pads, &ones)).unwrap_err();
     assert_eq!(e.code(), Code::ResourceExhausted);
     assert_eq!(e.to_string(), oom("[1,2000001,2000001,64]", "float"));
 }

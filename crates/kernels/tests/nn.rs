@@ -184,7 +184,7 @@ proptest! {
         let dil = [1, d as i64, d as i64, 1];
         // int32 (wrapping integer engine) and float/double (gemm): exact on small integers.
         let case = Case { x: &x, xd, f: &f, fd, want: &want };
-        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &strides, Padding::Same, &[], &dil);
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, (&strides, Padding::Same, &[], &dil));
         case.check::<i32>(conv)?;
         case.check::<f32>(conv)?;
     }
@@ -212,7 +212,7 @@ proptest! {
         let want = naive(&x, xd, &f, fd, (1, 1), (dh, 1), (ph, pw), (oh, ow));
         let dil = [1, dh as i64, 1, 1];
         let case = Case { x: &x, xd, f: &f, fd, want: &want };
-        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &[1, 1, 1, 1], padding, &explicit, &dil);
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, (&[1, 1, 1, 1], padding, &explicit, &dil));
         let got = case.check::<f32>(conv)?;
         prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, cout as i64][..]);
         case.check::<f64>(conv)?;
@@ -223,7 +223,8 @@ proptest! {
 fn conv2d_mismatched_depths_give_tensorflow_text() {
     let x = Tensor::from_vec(vec![0.0f32; 3], [1i64, 1, 1, 3].as_slice()).unwrap();
     let w = Tensor::from_vec(vec![0.0f32; 8], [1i64, 1, 2, 4].as_slice()).unwrap();
-    let e = conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).unwrap_err();
+    let ones = [1i64; 4];
+    let e = conv2d(&x, &w, (&ones, Padding::Valid, &[], &ones)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "input depth must be evenly divisible by filter depth: 3 vs 2"
@@ -235,7 +236,8 @@ fn conv2d_input_of_depth_zero_is_an_error_not_a_division_by_zero() {
     // Found by the ops_nn fuzz body on random inputs.
     let x = Tensor::new(tensorcast_core::DataType::FLOAT, [1i64, 2, 2, 0].as_slice()).unwrap();
     let w = Tensor::from_vec(vec![0.0f32; 2], [1i64, 1, 1, 2].as_slice()).unwrap();
-    assert!(conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1]).is_err());
+    let ones = [1i64; 4];
+    assert!(conv2d(&x, &w, (&ones, Padding::Valid, &[], &ones)).is_err());
 }
 
 proptest! {
@@ -262,7 +264,7 @@ proptest! {
         let strides = [1, s as i64, s as i64, 1];
         let dil = [1, d as i64, d as i64, 1];
         let case = Case { x: &x, xd, f: &f, fd, want: &want };
-        let conv = |x: &Tensor, f: &Tensor| depthwise_conv2d_native(x, f, &strides, padding, &explicit, &dil);
+        let conv = |x: &Tensor, f: &Tensor| depthwise_conv2d_native(x, f, (&strides, padding, &explicit, &dil));
         let got = case.check::<f32>(conv)?;
         prop_assert_eq!(got.shape().dim_sizes(), &[n as i64, oh as i64, ow as i64, (cin * mult) as i64][..]);
         // TensorFlow's `double` kernel has no dilations (its error, checked elsewhere).
@@ -314,7 +316,7 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
         let (x, f) = (data(xd), data(fd));
         let st = [1, s, s, 1];
         let ones = [1i64; 4];
-        let plain = conv2d(&x, &f, &st, pad, &[], &ones).unwrap();
+        let plain = conv2d(&x, &f, (&st, pad, &[], &ones)).unwrap();
         let cout = fd[3] as usize;
         let e = epilogue(cout);
         let mut want = plain.to_vec::<f32>().unwrap();
@@ -325,7 +327,7 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
     }
     let (x, f) = (data([2, 13, 12, 4]), data([3, 3, 4, 2]));
     let (st, ones) = ([1i64, 2, 2, 1], [1i64; 4]);
-    let plain = depthwise_conv2d_native(&x, &f, &st, Padding::Same, &[], &ones).unwrap();
+    let plain = depthwise_conv2d_native(&x, &f, (&st, Padding::Same, &[], &ones)).unwrap();
     let e = epilogue(8);
     let mut want = plain.to_vec::<f32>().unwrap();
     e(&mut want);

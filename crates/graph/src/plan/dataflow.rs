@@ -87,6 +87,22 @@ pub(crate) struct StaticFrame {
     pub(crate) starts: Vec<u32>,
 }
 
+impl StaticFrame {
+    /// A frame without nodes yet.
+    fn new(name: String, parent: u32) -> Self {
+        Self {
+            name,
+            parent,
+            num_nodes: 0,
+            num_slots: 0,
+            pending: Vec::new(),
+            enters: 0,
+            fed: Vec::new(),
+            starts: Vec::new(),
+        }
+    }
+}
+
 /// The plan of a run with control flow.
 #[derive(Debug)]
 pub(crate) struct DynPlan {
@@ -152,16 +168,7 @@ impl DynPlan {
         }
         let flow: Vec<Option<Flow>> = ids.iter().map(|&id| Flow::of(nodes[id].kind)).collect();
         // Static frames, breadth first from the input-less nodes (TensorFlow's order).
-        let mut frames = vec![StaticFrame {
-            name: String::new(),
-            parent: ROOT,
-            num_nodes: 0,
-            num_slots: 0,
-            pending: Vec::new(),
-            enters: 0,
-            fed: Vec::new(),
-            starts: Vec::new(),
-        }];
+        let mut frames = vec![StaticFrame::new(String::new(), ROOT)];
         let mut frame_by_name: HashMap<String, u32> = HashMap::new();
         let mut frame_of = vec![u32::MAX; n];
         let mut assigned_by = vec![u32::MAX; n];
@@ -200,16 +207,7 @@ impl DynPlan {
                         }
                         None => {
                             let f = frames.len() as u32;
-                            frames.push(StaticFrame {
-                                name: fname.clone(),
-                                parent: frame_of[s],
-                                num_nodes: 0,
-                                num_slots: 0,
-                                pending: Vec::new(),
-                                enters: 0,
-                                fed: Vec::new(),
-                                starts: Vec::new(),
-                            });
+                            frames.push(StaticFrame::new(fname.clone(), frame_of[s]));
                             frame_by_name.insert(fname, f);
                             f
                         }

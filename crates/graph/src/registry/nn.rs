@@ -56,17 +56,20 @@ fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
 }
 
 /// The entry of an op whose shape function and kernel both take inputs 0 and 1 and the same
-/// values read from the node's attrs (`$args`, a tuple); the kernel first runs `$check`.
+/// values read from the node's attrs (`$args` gives them, bound to `$v`s: a tuple, or one
+/// value); the kernel first runs `$check`.
 macro_rules! two_inputs {
     ($op:literal, $shape:path, $kernel:path, $args:ident => ($($v:ident),*) $(, $check:ident)?) => {
         entry(
             op_def($op),
             |c| {
+                #[allow(unused_parens, reason = "one value is bound as `(v)`")]
                 let ($($v),*) = $args(c.attrs);
                 one($shape(&c.shape(0), &c.shape(1), $($v),*))
             },
             |c, x| {
                 $($check($op, c.attrs)?;)?
+                #[allow(unused_parens, reason = "one value is bound as `(v)`")]
                 let ($($v),*) = $args(c.attrs);
                 out($kernel(&x[0], &x[1], $($v),*))
             },
@@ -75,7 +78,7 @@ macro_rules! two_inputs {
 }
 
 /// A convolution's window attrs: strides, padding, explicit paddings, dilations.
-pub(crate) fn conv_attrs(a: &Attrs) -> (&[i64], Padding, &[i64], &[i64]) {
+pub(crate) fn conv_attrs(a: &Attrs) -> nn::ConvAttrs<'_> {
     (
         ints(a, "strides"),
         padding(a),
@@ -137,12 +140,12 @@ pub(super) fn entries() -> Vec<Entry> {
             |c| one(nn::bias_add_shape(&c.shape(0), &c.shape(1))),
             |c, x| out(nn::bias_add(&x[0], &x[1], &string(c.attrs, "data_format"))),
         ),
-        two_inputs!("Conv2D", nn::conv2d_shape, nn::conv2d, conv_attrs => (st, pad, explicit, dil), conv_format),
+        two_inputs!("Conv2D", nn::conv2d_shape, nn::conv2d, conv_attrs => (attrs), conv_format),
         two_inputs!(
             "DepthwiseConv2dNative",
             nn::depthwise_conv2d_native_shape,
             nn::depthwise_conv2d_native,
-            conv_attrs => (st, pad, explicit, dil),
+            conv_attrs => (attrs),
             conv_format
         ),
         entry(op_def("MaxPool"), pool_shape, |c, x| {

@@ -9,75 +9,111 @@ use super::util::{
     try_vec,
 };
 
-/// `MatMul`'s type list, in its `OpDef`'s order.
-const MATMUL_TYPES: &[DataType] = dtypes!(
-    "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, \
-     complex128"
-);
+/// An op's type check and the pieces of TensorFlow's texts for its failures: the type list
+/// (in its `OpDef`'s order) and the `OpDef` text around it, the oneDNN op a second input of
+/// another type is reported against, and, for the `NotFound` text, the node's bool attrs
+/// (the two flags the caller sets, the two `grad_` ones always false) and the CPU kernels
+/// TensorFlow 2.21 registers.
+struct TypeCheck {
+    op: &'static str,
+    mkl_op: &'static str,
+    allowed: &'static [DataType],
+    signature: &'static str,
+    before: &'static str,
+    after: &'static str,
+    flags: [&'static str; 2],
+    grads: [&'static str; 2],
+    kernels: &'static str,
+}
 
-/// `BatchMatMulV2`'s type list (`MatMul`'s and `int16`).
-const BMM_TYPES: &[DataType] = dtypes!(
-    "bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, \
-     complex128"
-);
-
-/// The CPU kernels TensorFlow 2.21 registers for `MatMul`, as its `NotFound` text lists them.
-const MATMUL_KERNELS: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
+/// `MatMul`'s.
+const MAT_MUL: TypeCheck = TypeCheck {
+    op: "MatMul",
+    mkl_op: "_MklMatMul",
+    allowed: dtypes!(
+        "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, \
+         complex128"
+    ),
+    signature: "a:T, b:T -> product:T",
+    before: "attr=transpose_a:bool,default=false; attr=transpose_b:bool,default=false; ",
+    after: "; attr=grad_a:bool,default=false; attr=grad_b:bool,default=false",
+    flags: ["transpose_a", "transpose_b"],
+    grads: ["grad_a", "grad_b"],
+    kernels: "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
 DT_COMPLEX64, DT_INT64, DT_BFLOAT16, DT_COMPLEX128, DT_HALF]\n  device='CPU'; T in [DT_INT64]\n  \
 device='CPU'; T in [DT_INT32]\n  device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_DOUBLE]\n  \
 device='CPU'; T in [DT_FLOAT]\n  device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_HALF]\n  \
-device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n";
+device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n",
+};
 
-/// The same for `BatchMatMulV2`.
-const BMM_KERNELS: &str = "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
+/// `BatchMatMulV2`'s: `MatMul`'s types and `int16`.
+const BATCH_MAT_MUL_V2: TypeCheck = TypeCheck {
+    op: "BatchMatMulV2",
+    mkl_op: "_MklBatchMatMulV2",
+    allowed: dtypes!(
+        "bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, \
+         complex128"
+    ),
+    signature: "x:T, y:T -> output:T",
+    before: "",
+    after: "; attr=adj_x:bool,default=false; attr=adj_y:bool,default=false; \
+            attr=grad_x:bool,default=false; attr=grad_y:bool,default=false",
+    flags: ["adj_x", "adj_y"],
+    grads: ["grad_x", "grad_y"],
+    kernels: "  device='XLA_CPU_JIT'; T in [DT_FLOAT, DT_DOUBLE, DT_INT32, \
 DT_UINT8, DT_INT16, DT_COMPLEX64, DT_INT64, DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, \
 DT_UINT32, DT_UINT64]\n  device='CPU'; T in [DT_INT64]\n  device='CPU'; T in [DT_INT32]\n  \
 device='CPU'; T in [DT_INT16]\n  device='CPU'; T in [DT_DOUBLE]\n  device='CPU'; T in [DT_FLOAT]\n  \
 device='CPU'; T in [DT_BFLOAT16]\n  device='CPU'; T in [DT_HALF]\n  \
-device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n";
+device='CPU'; T in [DT_COMPLEX128]\n  device='CPU'; T in [DT_COMPLEX64]\n",
+};
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the op, both dtypes, its type list and the OpDef text pieces of its errors"
-)]
-fn check_types(
-    op: &'static str,
-    a: DataType,
-    b: DataType,
-    allowed: &'static [DataType],
-    signature: &str,
-    before: &str,
-    after: &str,
-    attrs: impl FnOnce() -> String,
-    kernels: &str,
-) -> Result<()> {
-    if !allowed.contains(&a) {
-        return Err(not_in_type_list(op, a, allowed, signature, before, after));
+impl TypeCheck {
+    /// Checks the first input's type `a` against the list, the second's `b` against `a`, and
+    /// that `a` has a kernel; `flags` are the values of the op's two flags.
+    fn check(&self, a: DataType, b: DataType, flags: [bool; 2]) -> Result<()> {
+        let op = self.op;
+        if !self.allowed.contains(&a) {
+            return Err(not_in_type_list(
+                op,
+                a,
+                self.allowed,
+                self.signature,
+                self.before,
+                self.after,
+            ));
+        }
+        if b != a {
+            return Err(second_input_mismatch(op, self.mkl_op, a, b));
+        }
+        let has_kernel = matches!(
+            a,
+            DataType::BFLOAT16
+                | DataType::HALF
+                | DataType::FLOAT
+                | DataType::DOUBLE
+                | DataType::INT16
+                | DataType::INT32
+                | DataType::INT64
+                | DataType::COMPLEX64
+                | DataType::COMPLEX128
+        );
+        if !has_kernel {
+            return Err(no_kernel(op, &self.attrs_text(a, flags), self.kernels));
+        }
+        Ok(())
     }
-    if b != a {
-        let mkl = if op == "MatMul" {
-            "_MklMatMul"
-        } else {
-            "_MklBatchMatMulV2"
-        };
-        return Err(second_input_mismatch(op, mkl, a, b));
+
+    /// The node's attrs as the `NotFound` text lists them: sorted by name, as TensorFlow's
+    /// `SummarizeAttrs` does (`T=DT_UINT8, adj_x=false, adj_y=true, grad_x=false, ...`).
+    fn attrs_text(&self, t: DataType, flags: [bool; 2]) -> String {
+        let mut attrs = vec![("T", enum_name(t))];
+        attrs.extend(self.flags.into_iter().zip(flags.map(|f| f.to_string())));
+        attrs.extend(self.grads.map(|g| (g, false.to_string())));
+        attrs.sort();
+        let attrs: Vec<String> = attrs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        attrs.join(", ")
     }
-    let has_kernel = matches!(
-        a,
-        DataType::BFLOAT16
-            | DataType::HALF
-            | DataType::FLOAT
-            | DataType::DOUBLE
-            | DataType::INT16
-            | DataType::INT32
-            | DataType::INT64
-            | DataType::COMPLEX64
-            | DataType::COMPLEX128
-    );
-    if !has_kernel {
-        return Err(no_kernel(op, &attrs(), kernels));
-    }
-    Ok(())
 }
 
 fn dim(t: &TensorShape, d: usize) -> usize {
@@ -137,24 +173,9 @@ fn size_incompatible(op: &'static str, a: &TensorShape, b: &TensorShape, flags: 
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn mat_mul(a: &Tensor, b: &Tensor, transpose_a: bool, transpose_b: bool) -> Result<Tensor> {
-    const OP: &str = "MatMul";
+    const OP: &str = MAT_MUL.op;
     let dtype = a.dtype();
-    check_types(
-        OP,
-        dtype,
-        b.dtype(),
-        MATMUL_TYPES,
-        "a:T, b:T -> product:T",
-        "attr=transpose_a:bool,default=false; attr=transpose_b:bool,default=false; ",
-        "; attr=grad_a:bool,default=false; attr=grad_b:bool,default=false",
-        || {
-            format!(
-                "T={}, grad_a=false, grad_b=false, transpose_a={transpose_a}, transpose_b={transpose_b}",
-                enum_name(dtype)
-            )
-        },
-        MATMUL_KERNELS,
-    )?;
+    MAT_MUL.check(dtype, b.dtype(), [transpose_a, transpose_b])?;
     let (sa, sb) = (a.shape(), b.shape());
     if onednn(dtype) {
         for (i, s) in [sa, sb].into_iter().enumerate() {
@@ -209,32 +230,15 @@ pub(crate) fn run(
     g: &Geometry,
     pairs: &[(usize, usize)],
 ) -> Result<Tensor> {
-    fn go<T: GemmElement>(
-        a: &Tensor,
-        b: &Tensor,
-        shape: TensorShape,
-        g: &Geometry,
-        pairs: &[(usize, usize)],
-    ) -> Result<Tensor> {
-        let (da, db) = (data::<T>(a)?, data::<T>(b)?);
-        output::<T>(T::DTYPE, shape, |o| T::batched(&da, &db, o, g, pairs))
-    }
-    use tensorcast_core::{bf16, f16, Complex32, Complex64};
-    match a.dtype() {
-        DataType::FLOAT => go::<f32>(a, b, shape, g, pairs),
-        DataType::DOUBLE => go::<f64>(a, b, shape, g, pairs),
-        DataType::HALF => go::<f16>(a, b, shape, g, pairs),
-        DataType::BFLOAT16 => go::<bf16>(a, b, shape, g, pairs),
-        DataType::COMPLEX64 => go::<Complex32>(a, b, shape, g, pairs),
-        DataType::COMPLEX128 => go::<Complex64>(a, b, shape, g, pairs),
-        DataType::INT16 => go::<i16>(a, b, shape, g, pairs),
-        DataType::INT32 => go::<i32>(a, b, shape, g, pairs),
-        DataType::INT64 => go::<i64>(a, b, shape, g, pairs),
-        other => Err(Error::Internal(format!(
-            "matmul engine on {}",
-            other.name()
-        ))),
-    }
+    let dtype = a.dtype();
+    tensorcast_core::dispatch!(
+        dtype,
+        {FLOAT, DOUBLE, HALF, BFLOAT16, COMPLEX64, COMPLEX128, INT16, INT32, INT64} T => {
+            let (da, db) = (data::<T>(a)?, data::<T>(b)?);
+            output::<T>(dtype, shape, |o| T::batched(&da, &db, o, g, pairs))
+        },
+        _ => Err(Error::Internal(format!("matmul engine on {}", dtype.name())))
+    )
 }
 
 /// The broadcast batch dims and the (x, y) batch item each output item reads.
@@ -329,25 +333,9 @@ pub(crate) fn broadcast_batch(
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn batch_mat_mul_v2(x: &Tensor, y: &Tensor, adj_x: bool, adj_y: bool) -> Result<Tensor> {
-    const OP: &str = "BatchMatMulV2";
+    const OP: &str = BATCH_MAT_MUL_V2.op;
     let dtype = x.dtype();
-    check_types(
-        OP,
-        dtype,
-        y.dtype(),
-        BMM_TYPES,
-        "x:T, y:T -> output:T",
-        "",
-        "; attr=adj_x:bool,default=false; attr=adj_y:bool,default=false; \
-         attr=grad_x:bool,default=false; attr=grad_y:bool,default=false",
-        || {
-            format!(
-                "T={}, adj_x={adj_x}, adj_y={adj_y}, grad_x=false, grad_y=false",
-                enum_name(dtype)
-            )
-        },
-        BMM_KERNELS,
-    )?;
+    BATCH_MAT_MUL_V2.check(dtype, y.dtype(), [adj_x, adj_y])?;
     let (sx, sy) = (x.shape(), y.shape());
     for (i, s) in [sx, sy].into_iter().enumerate() {
         if s.rank() < 2 {

@@ -272,24 +272,13 @@ fn check_types(
 /// use tensorcast_kernels::nn::{conv2d, Padding};
 /// let x = Tensor::from_vec((1..=9).map(|v| v as f32).collect(), [1i64, 3, 3, 1].as_slice())?;
 /// let w = Tensor::from_vec(vec![1.0f32; 4], [2i64, 2, 1, 1].as_slice())?;
-/// let y = conv2d(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// let ones = [1i64, 1, 1, 1];
+/// let y = conv2d(&x, &w, (&ones, Padding::Valid, &[], &ones))?;
 /// assert_eq!(y.to_vec::<f32>()?, vec![12.0, 16.0, 24.0, 28.0]);
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
-pub fn conv2d(
-    input: &Tensor,
-    filter: &Tensor,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
-) -> Result<Tensor> {
-    conv2d_with(
-        input,
-        filter,
-        (strides, padding, explicit_paddings, dilations),
-        None,
-    )
+pub fn conv2d(input: &Tensor, filter: &Tensor, attrs: ConvAttrs<'_>) -> Result<Tensor> {
+    conv2d_with(input, filter, attrs, None)
 }
 
 /// Work run on each block of a `float` convolution's output as soon as the block is computed,
@@ -300,7 +289,10 @@ pub fn conv2d(
 /// over memory.
 pub type Epilogue<'a> = &'a (dyn Fn(&mut [f32]) + Sync);
 
-/// A convolution's attrs: `strides`, `padding`, `explicit_paddings`, `dilations`.
+/// A convolution's attrs, as its node holds them: `(strides, padding, explicit_paddings,
+/// dilations)`. TensorFlow wants 4 strides and dilations (NHWC), and 8 explicit paddings
+/// (before and after each dim) for [`Padding::Explicit`], none otherwise; the kernels and
+/// shape functions check them with its texts.
 pub type ConvAttrs<'a> = (&'a [i64], Padding, &'a [i64], &'a [i64]);
 
 /// [`conv2d`], then `epilogue` on each block of the output (see [`Epilogue`]): the same bits as
@@ -968,24 +960,17 @@ impl Accumulate for bf16 {
 /// // Two channels, a 1x1 filter scaling them by 2 and 3.
 /// let x = Tensor::from_vec(vec![1.0f32, 10.0, 2.0, 20.0], [1i64, 1, 2, 2].as_slice())?;
 /// let w = Tensor::from_vec(vec![2.0f32, 3.0], [1i64, 1, 2, 1].as_slice())?;
-/// let y = depthwise_conv2d_native(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// let ones = [1i64, 1, 1, 1];
+/// let y = depthwise_conv2d_native(&x, &w, (&ones, Padding::Valid, &[], &ones))?;
 /// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 30.0, 4.0, 60.0]);
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn depthwise_conv2d_native(
     input: &Tensor,
     filter: &Tensor,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
+    attrs: ConvAttrs<'_>,
 ) -> Result<Tensor> {
-    depthwise_conv2d_native_with(
-        input,
-        filter,
-        (strides, padding, explicit_paddings, dilations),
-        None,
-    )
+    depthwise_conv2d_native_with(input, filter, attrs, None)
 }
 
 /// [`depthwise_conv2d_native`], then `epilogue` on each block of the output (see
@@ -1413,24 +1398,15 @@ fn rank4(s: &PartialTensorShape) -> Result<[i64; 4]> {
 /// use tensorcast_kernels::nn::{conv2d_shape, Padding};
 /// let x = PartialTensorShape::new(&[-1, 7, 7, 3])?;
 /// let w = PartialTensorShape::new(&[3, 3, 3, 4])?;
-/// let y = conv2d_shape(&x, &w, &[1, 2, 2, 1], Padding::Same, &[], &[1, 1, 1, 1])?;
+/// let y = conv2d_shape(&x, &w, (&[1, 2, 2, 1], Padding::Same, &[], &[1, 1, 1, 1]))?;
 /// assert_eq!(y.dims(), Some(&[-1i64, 4, 4, 4][..]));
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn conv2d_shape(
     input: &PartialTensorShape,
     filter: &PartialTensorShape,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
+    attrs: ConvAttrs<'_>,
 ) -> Result<PartialTensorShape> {
-    let attrs = Attrs {
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
-    };
     conv_shape("Conv2D", input, filter, attrs, false)
 }
 
@@ -1446,24 +1422,16 @@ pub fn conv2d_shape(
 /// use tensorcast_kernels::nn::{depthwise_conv2d_native_shape, Padding};
 /// let x = PartialTensorShape::new(&[1, 5, 5, 2])?;
 /// let w = PartialTensorShape::new(&[3, 3, 2, 2])?;
-/// let y = depthwise_conv2d_native_shape(&x, &w, &[1, 1, 1, 1], Padding::Valid, &[], &[1, 1, 1, 1])?;
+/// let ones = [1i64, 1, 1, 1];
+/// let y = depthwise_conv2d_native_shape(&x, &w, (&ones, Padding::Valid, &[], &ones))?;
 /// assert_eq!(y.dims(), Some(&[1i64, 3, 3, 4][..]));
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn depthwise_conv2d_native_shape(
     input: &PartialTensorShape,
     filter: &PartialTensorShape,
-    strides: &[i64],
-    padding: Padding,
-    explicit_paddings: &[i64],
-    dilations: &[i64],
+    attrs: ConvAttrs<'_>,
 ) -> Result<PartialTensorShape> {
-    let attrs = Attrs {
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
-    };
     conv_shape("DepthwiseConv2D", input, filter, attrs, true)
 }
 
@@ -1471,15 +1439,9 @@ fn conv_shape(
     name: &str,
     input: &PartialTensorShape,
     filter: &PartialTensorShape,
-    attrs: Attrs<'_>,
+    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
     depthwise: bool,
 ) -> Result<PartialTensorShape> {
-    let Attrs {
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
-    } = attrs;
     let err = |m: String| Error::invalid_argument("shape", m);
     let x = rank4(input)?;
     let f = rank4(filter)?;
@@ -1545,7 +1507,16 @@ fn conv_shape(
     } else {
         ((0, 0), (0, 0))
     };
-    let rows = axis_shape(x[1], f[0], dilations[1], strides[1], padding, ph)?;
-    let cols = axis_shape(x[2], f[1], dilations[2], strides[2], padding, pw)?;
-    PartialTensorShape::new(&[x[0], rows, cols, out_depth])
+    // Rows and columns: dims 1 and 2 of the input, 0 and 1 of the filter.
+    let dim = |d: usize, explicit| {
+        let attrs = super::window::AxisAttrs {
+            window: f[d - 1],
+            dilation: dilations[d],
+            stride: strides[d],
+            padding,
+            explicit,
+        };
+        axis_shape(x[d], attrs)
+    };
+    PartialTensorShape::new(&[x[0], dim(1, ph)?, dim(2, pw)?, out_depth])
 }

@@ -6,7 +6,7 @@ use tensorcast_core::{
     bf16, f16, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
 
-use super::window::{axis, axis_shape, Axis, Padding};
+use super::window::{axis, axis_shape, Axis, AxisAttrs, Padding};
 use crate::linalg::util::{data, not_in_type_list, onednn, output};
 
 const MAX_TYPES: &[DataType] =
@@ -426,13 +426,9 @@ pub fn pool_shape(
             ),
         ));
     }
-    let rows = axis_shape(x[1], ksize[1], 1, strides[1], padding, (0, 0))?;
-    let cols = axis_shape(x[2], ksize[2], 1, strides[2], padding, (0, 0))?;
+    let dim = |d: usize| axis_shape(x[d], AxisAttrs::pool(ksize[d], strides[d], padding));
+    let (rows, cols) = (dim(1)?, dim(2)?);
     // The depth stride is ignored when the window's depth is 1, as the eager kernels do.
-    let depth = if ksize[3] == 1 {
-        x[3]
-    } else {
-        axis_shape(x[3], ksize[3], 1, strides[3], padding, (0, 0))?
-    };
+    let depth = if ksize[3] == 1 { x[3] } else { dim(3)? };
     PartialTensorShape::new(&[x[0], rows, cols, depth])
 }

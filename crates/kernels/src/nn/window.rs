@@ -37,7 +37,49 @@ pub(crate) struct Axis {
     pub(crate) pad_before: usize,
 }
 
-/// TensorFlow's `GetWindowedOutputSizeVerbose`.
+/// One spatial axis of a sliding window as its op's attrs give it, unchecked: the window's
+/// size, its dilation and stride, the padding, and for [`Padding::Explicit`] the amounts
+/// before and after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AxisAttrs {
+    pub(crate) window: i64,
+    pub(crate) dilation: i64,
+    pub(crate) stride: i64,
+    pub(crate) padding: Padding,
+    pub(crate) explicit: (i64, i64),
+}
+
+impl AxisAttrs {
+    /// A pool's: no dilation, no explicit padding.
+    pub(crate) fn pool(window: i64, stride: i64, padding: Padding) -> Self {
+        Self {
+            window,
+            dilation: 1,
+            stride,
+            padding,
+            explicit: (0, 0),
+        }
+    }
+
+    /// The span of input elements the window covers, dilation included.
+    fn effective_window(self) -> i64 {
+        (self.window - 1) * self.dilation + 1
+    }
+
+    /// The output size along an axis of `input` elements: TensorFlow's formula for each
+    /// padding.
+    fn output_size(self, input: i64) -> i64 {
+        let (eff, stride, explicit) = (self.effective_window(), self.stride, self.explicit);
+        match self.padding {
+            Padding::Valid => (input - eff + stride) / stride,
+            Padding::Same => (input + stride - 1) / stride,
+            Padding::Explicit => (input + explicit.0 + explicit.1 - eff + stride) / stride,
+        }
+    }
+}
+
+/// TensorFlow's `GetWindowedOutputSizeVerbose`, of an axis of `input` elements and the
+/// [`AxisAttrs`] given one by one.
 pub(crate) fn axis(
     op: &'static str,
     input: i64,
@@ -47,8 +89,15 @@ pub(crate) fn axis(
     padding: Padding,
     explicit: (i64, i64),
 ) -> Result<Axis> {
-    let eff = (window - 1) * dilation + 1;
-    let out = output_size(input, eff, stride, padding, explicit);
+    let attrs = AxisAttrs {
+        window,
+        dilation,
+        stride,
+        padding,
+        explicit,
+    };
+    let eff = attrs.effective_window();
+    let out = attrs.output_size(input);
     let before = match padding {
         Padding::Valid => 0,
         Padding::Same => ((out - 1) * stride + eff - input).max(0) / 2,
@@ -83,26 +132,16 @@ impl Axis {
     }
 }
 
-/// The output size along an axis of `input` elements, for a window spanning `eff` of them
-/// (dilation included): TensorFlow's formula for each padding.
-fn output_size(input: i64, eff: i64, stride: i64, padding: Padding, explicit: (i64, i64)) -> i64 {
-    match padding {
-        Padding::Valid => (input - eff + stride) / stride,
-        Padding::Same => (input + stride - 1) / stride,
-        Padding::Explicit => (input + explicit.0 + explicit.1 - eff + stride) / stride,
-    }
-}
-
-/// A shape function's output dim along one axis (`GetWindowedOutputSizeFromDimsV2`): unknown
-/// input gives unknown output.
-pub(crate) fn axis_shape(
-    input: i64,
-    window: i64,
-    dilation: i64,
-    stride: i64,
-    padding: Padding,
-    explicit: (i64, i64),
-) -> Result<i64> {
+/// A shape function's output dim along an axis of `input` elements
+/// (`GetWindowedOutputSizeFromDimsV2`): unknown input gives unknown output.
+pub(crate) fn axis_shape(input: i64, attrs: AxisAttrs) -> Result<i64> {
+    let AxisAttrs {
+        window,
+        dilation,
+        stride,
+        padding,
+        explicit,
+    } = attrs;
     if stride <= 0 {
         return Err(Error::invalid_argument(
             "shape",
@@ -118,7 +157,7 @@ pub(crate) fn axis_shape(
     if input < 0 || window < 0 {
         return Ok(-1);
     }
-    let eff = (window - 1) * dilation + 1;
+    let eff = attrs.effective_window();
     // SAME never runs short; the others do when the (padded) input is shorter than the window.
     let padded = match padding {
         Padding::Valid => Some(input),
@@ -131,5 +170,5 @@ pub(crate) fn axis_shape(
             format!("Negative dimension size caused by subtracting {eff} from {padded}"),
         ));
     }
-    Ok(output_size(input, eff, stride, padding, explicit))
+    Ok(attrs.output_size(input))
 }

@@ -75,6 +75,8 @@ pub fn run(data: &[u8]) {
             ]
         }
     };
+    let (strides, dilations) = (four(&l1), four(&l3));
+    let conv_attrs = (&strides[..], padding, &l2[..], &dilations[..]);
     let (eager, inferred): (Result<Tensor, _>, Result<PartialTensorShape, _>) = match op {
         0 => (
             linalg::mat_mul(&x, &y, f0, f1),
@@ -89,12 +91,12 @@ pub fn run(data: &[u8]) {
             nn::bias_add_shape(&px, &py),
         ),
         3 => (
-            nn::conv2d(&x, &y, &four(&l1), padding, &l2, &four(&l3)),
-            nn::conv2d_shape(&px, &py, &four(&l1), padding, &l2, &four(&l3)),
+            nn::conv2d(&x, &y, conv_attrs),
+            nn::conv2d_shape(&px, &py, conv_attrs),
         ),
         4 => (
-            nn::depthwise_conv2d_native(&x, &y, &four(&l1), padding, &l2, &four(&l3)),
-            nn::depthwise_conv2d_native_shape(&px, &py, &four(&l1), padding, &l2, &four(&l3)),
+            nn::depthwise_conv2d_native(&x, &y, conv_attrs),
+            nn::depthwise_conv2d_native_shape(&px, &py, conv_attrs),
         ),
         5 => (
             nn::max_pool(&x, &four(&l1), &four(&l2), padding),
