@@ -371,7 +371,7 @@ proptest! {
         let want = naive(&x, xd, &f, fd, (1, 1), (1, 1), (ph, pw), (oh, ow));
         let case = Case { x: &x, xd, f: &f, fd, want: &want };
         let ones = [1i64; 4];
-        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, &ones, padding, &explicit, &ones);
+        let conv = |x: &Tensor, f: &Tensor| conv2d(x, f, (&ones, padding, &explicit, &ones));
         case.check::<f32>(conv)?;
     }
 }
@@ -444,7 +444,7 @@ fn winograd_conv2d_stays_within_its_stated_bound_and_keeps_nan_and_infinity_wher
         let xt = Tensor::from_vec(x.to_vec(), xd.map(|d| d as i64).as_slice()).unwrap();
         let ft = Tensor::from_vec(f.to_vec(), [3i64, 3, cin as i64, cout as i64].as_slice());
         let ones = [1i64; 4];
-        let y = conv2d(&xt, &ft.unwrap(), &ones, Padding::Same, &[], &ones).unwrap();
+        let y = conv2d(&xt, &ft.unwrap(), (&ones, Padding::Same, &[], &ones)).unwrap();
         y.to_vec::<f32>().unwrap()
     };
     // One magnitude: the direct sums' bound, with room to spare.
