@@ -23,32 +23,43 @@ const DEPTHWISE_TYPES: &[DataType] = crate::type_lists::FLOATING_POINT_TYPES;
 
 /// The attrs of a 2-D convolution, checked: spatial strides and dilations, paddings.
 struct Params {
+    padding: Padding,
     stride: (i64, i64),
     dilation: (i64, i64),
     pads: ((i64, i64), (i64, i64)),
 }
 
-/// A 2-D convolution's attrs as the caller gives them, unchecked.
-#[derive(Clone, Copy)]
-struct Attrs<'a> {
-    strides: &'a [i64],
-    padding: Padding,
-    explicit_paddings: &'a [i64],
-    dilations: &'a [i64],
+impl Params {
+    /// The output rows' and columns' windows over input `x` (NHWC dims) for filter `f`.
+    fn axes(&self, op: &'static str, x: &[i64], f: &[i64]) -> Result<(Axis, Axis)> {
+        let h = axis(
+            op,
+            x[1],
+            f[0],
+            self.dilation.0,
+            self.stride.0,
+            self.padding,
+            self.pads.0,
+        )?;
+        let w = axis(
+            op,
+            x[2],
+            f[1],
+            self.dilation.1,
+            self.stride.1,
+            self.padding,
+            self.pads.1,
+        )?;
+        Ok((h, w))
+    }
 }
 
 fn check_params(
     op: &'static str,
     dtype: DataType,
-    attrs: Attrs<'_>,
+    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
     depthwise: bool,
 ) -> Result<Params> {
-    let Attrs {
-        strides,
-        padding,
-        explicit_paddings,
-        dilations,
-    } = attrs;
     let mkl = onednn(dtype);
     let err = |m: &str| Error::invalid_argument(op, m.to_string());
     let unimplemented = |m: &str| Error::Op {
@@ -131,6 +142,7 @@ fn check_params(
         }
     }
     Ok(Params {
+        padding,
         stride: (strides[1], strides[2]),
         dilation: (dilations[1], dilations[2]),
         pads,
@@ -176,7 +188,7 @@ fn check_conv<'t>(
     (input, filter): (&'t Tensor, &'t Tensor),
     allowed: &'static [DataType],
     after: &str,
-    attrs: Attrs<'_>,
+    attrs: ConvAttrs<'_>,
     depthwise: bool,
 ) -> Result<(Params, &'t [i64], &'t [i64])> {
     let dtype = input.dtype();
@@ -315,7 +327,7 @@ pub type ConvAttrs<'a> = (&'a [i64], Padding, &'a [i64], &'a [i64]);
 pub fn conv2d_with(
     input: &Tensor,
     filter: &Tensor,
-    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
+    attrs: ConvAttrs<'_>,
     epilogue: Option<Epilogue<'_>>,
 ) -> Result<Tensor> {
     const OP: &str = "Conv2D";
@@ -329,12 +341,7 @@ pub fn conv2d_with(
          attr=explicit_paddings:list(int),default=[]; \
          attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
          attr=dilations:list(int),default=[1, 1, 1, 1]",
-        Attrs {
-            strides,
-            padding,
-            explicit_paddings,
-            dilations,
-        },
+        attrs,
         false,
     )?;
     if filter.shape().num_elements() == 0 {
@@ -363,8 +370,7 @@ pub fn conv2d_with(
             ),
         ));
     }
-    let h = axis(OP, x[1], f[0], p.dilation.0, p.stride.0, padding, p.pads.0)?;
-    let w = axis(OP, x[2], f[1], p.dilation.1, p.stride.1, padding, p.pads.1)?;
+    let (h, w) = p.axes(OP, x, f)?;
     let shape = TensorShape::new(&[x[0], h.output as i64, w.output as i64, f[3]])?;
     let g = Conv {
         batch: x[0] as usize,
@@ -982,7 +988,7 @@ pub fn depthwise_conv2d_native(
 pub fn depthwise_conv2d_native_with(
     input: &Tensor,
     filter: &Tensor,
-    (strides, padding, explicit_paddings, dilations): ConvAttrs<'_>,
+    attrs: ConvAttrs<'_>,
     epilogue: Option<Epilogue<'_>>,
 ) -> Result<Tensor> {
     const OP: &str = "DepthwiseConv2dNative";
@@ -995,12 +1001,7 @@ pub fn depthwise_conv2d_native_with(
          attr=explicit_paddings:list(int),default=[]; \
          attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
          attr=dilations:list(int),default=[1, 1, 1, 1]",
-        Attrs {
-            strides,
-            padding,
-            explicit_paddings,
-            dilations,
-        },
+        attrs,
         true,
     )?;
     if x[3] != f[2] {
@@ -1017,8 +1018,7 @@ pub fn depthwise_conv2d_native_with(
         };
         return Err(Error::invalid_argument(OP, m));
     }
-    let h = axis(OP, x[1], f[0], p.dilation.0, p.stride.0, padding, p.pads.0)?;
-    let w = axis(OP, x[2], f[1], p.dilation.1, p.stride.1, padding, p.pads.1)?;
+    let (h, w) = p.axes(OP, x, f)?;
     let out_c = x[3]
         .checked_mul(f[3])
         .ok_or_else(|| Error::invalid_argument(OP, "output depth overflows"))?;
