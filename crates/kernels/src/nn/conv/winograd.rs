@@ -248,7 +248,8 @@ fn input_lanes<const L: usize>(slab: &[f32], at: usize, row: usize, cin: usize, 
     let d = |i: usize, j: usize| -> [f32; L] { lanes(&slab[at + i * row + j * cin..]) };
     // Bᵀ d, a column at a time (`cols[j][i]` is its element (i, j)), then (Bᵀ d) B, a row at a
     // time: Bᵀ applied to the row.
-    let cols: [_; 4] = std::array::from_fn(|j| by_bt([d(0, j), d(1, j), d(2, j), d(3, j)]));
+    let col = |j: usize| by_bt([d(0, j), d(1, j), d(2, j), d(3, j)]);
+    let cols = [col(0), col(1), col(2), col(3)];
     for i in 0..4 {
         let row = by_bt([cols[0][i], cols[1][i], cols[2][i], cols[3][i]]);
         for (j, o) in row.into_iter().enumerate() {
@@ -322,7 +323,8 @@ fn output_lanes<const L: usize>(m: &[f32], stride: usize, at: usize) -> [[f32; L
     let p = |s: usize| -> [f32; L] { lanes(&m[s * stride + at..]) };
     // Aᵀ M a column at a time (`cols[j][r]` is its element (r, j)), then (Aᵀ M) A a row at a
     // time.
-    let cols: [_; 4] = std::array::from_fn(|j| by_at([p(j), p(4 + j), p(8 + j), p(12 + j)]));
+    let col = |j: usize| by_at([p(j), p(4 + j), p(8 + j), p(12 + j)]);
+    let cols = [col(0), col(1), col(2), col(3)];
     let [y0, y1] = by_at([cols[0][0], cols[1][0], cols[2][0], cols[3][0]]);
     let [y2, y3] = by_at([cols[0][1], cols[1][1], cols[2][1], cols[3][1]]);
     [y0, y1, y2, y3]
@@ -339,15 +341,21 @@ fn by_at<const L: usize>([m0, m1, m2, m3]: [[f32; L]; 4]) -> [[f32; L]; 2] {
     ]
 }
 
+// `std::array::from_fn` is not always inlined into the vectorised callers; these loops are.
 #[inline(always)]
 fn lanes<const L: usize>(s: &[f32]) -> [f32; L] {
-    let s = &s[..L];
-    std::array::from_fn(|l| s[l])
+    let mut a = [0f32; L];
+    a.copy_from_slice(&s[..L]);
+    a
 }
 
 #[inline(always)]
 fn zip<const L: usize>(a: [f32; L], b: [f32; L], f: impl Fn(f32, f32) -> f32) -> [f32; L] {
-    std::array::from_fn(|l| f(a[l], b[l]))
+    let mut out = [0f32; L];
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+    out
 }
 
 #[cfg(test)]
