@@ -1052,7 +1052,8 @@ fn softmax_f32(
     pre: impl Fn(f32) -> f32 + Sync,
 ) -> Result<Tensor> {
     let width = x.shape().dim_sizes().last().copied().unwrap_or(1) as usize;
-    let mut out = Tensor::new(DataType::FLOAT, x.shape().clone())?;
+    // Every element is written below: a reused block need not be zeroed first.
+    let mut out = Tensor::for_overwrite(DataType::FLOAT, x.shape().clone())?;
     if out.num_elements() > 0 {
         softmax_rows_f32(
             x.as_slice::<f32>()?,
