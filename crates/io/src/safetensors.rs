@@ -831,71 +831,22 @@ mod tests {
 
     #[test]
     fn validation_names_each_problem() {
-        let cases = [
-            (
-                r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}}"#,
-                4,
-                "needs 8 bytes",
-            ),
-            (
-                r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,
-                8,
-                "starts at 4, expected 0",
-            ),
-            (
-                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"b":{"dtype":"U8","shape":[2],"data_offsets":[1,3]}}"#,
-                3,
-                "starts at 1, expected 2",
-            ),
-            (
-                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#,
-                3,
-                "1 bytes after the last tensor",
-            ),
-            (
-                r#"{"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}}"#,
-                2,
-                "truncated data",
-            ),
-            (
-                r#"{"a":{"dtype":"U8","shape":[2],"data_offsets":[2,0]}}"#,
-                0,
-                "end before they begin",
-            ),
-            (
-                r#"{"a":{"dtype":"X9","shape":[],"data_offsets":[0,1]}}"#,
-                1,
-                "unsupported dtype 'X9'",
-            ),
-            (
-                r#"{"a":{"dtype":"F8_E8M0","shape":[],"data_offsets":[0,1]}}"#,
-                1,
-                "no such dtype",
-            ),
-            (
-                r#"{"a":{"dtype":"U8","shape":[-1],"data_offsets":[0,1]}}"#,
-                1,
-                "shape holds -1",
-            ),
-            (
-                r#"{"a":{"dtype":"F4","shape":[3],"data_offsets":[0,1]}}"#,
-                1,
-                "whole bytes",
-            ),
-            (r#"{"a":{"dtype":"U8","shape":[1]}}"#, 1, "no data_offsets"),
-            (r#"{"__metadata__":{"k":1}}"#, 0, "is not a string"),
-            (r#"{"a":1}"#, 0, "entry is not an object"),
-            (r#"{"a":"#, 0, "bad JSON"),
-            (
-                r#"{"a":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}"#,
-                8,
-                "overflow",
-            ),
-        ];
-        for (h, n, want) in cases {
-            let err = read_err(h, &vec![0u8; n]);
+        let table = include_str!("../tests/data/safetensors_bad_headers.tsv");
+        let cases = table
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty());
+        let mut n_cases = 0;
+        for line in cases {
+            let mut cols = line.splitn(3, '\t');
+            let (n, want, h) = (cols.next(), cols.next(), cols.next());
+            let (Some(n), Some(want), Some(h)) = (n, want, h) else {
+                panic!("a row of three columns: {line}");
+            };
+            let err = read_err(h, &vec![0u8; n.parse().unwrap()]);
             assert!(err.contains(want), "{h}: {err}");
+            n_cases += 1;
         }
+        assert_eq!(n_cases, 15);
     }
 
     #[test]

@@ -278,9 +278,7 @@ proptest! {
 /// convolution's output, every block whole pixels.
 #[test]
 fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
-    use tensorcast_kernels::nn::{
-        conv2d_with, depthwise_conv2d_native, depthwise_conv2d_native_with,
-    };
+    use tensorcast_kernels::nn::{conv_with, depthwise_conv2d_native, ConvOp};
     // A per-channel step, so that a block starting mid-pixel would show.
     let epilogue = |cout: usize| {
         move |b: &mut [f32]| {
@@ -321,7 +319,7 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
         let e = epilogue(cout);
         let mut want = plain.to_vec::<f32>().unwrap();
         e(&mut want);
-        let got = conv2d_with(&x, &f, (&st, pad, &[], &ones), Some(&e)).unwrap();
+        let got = conv_with(ConvOp::Conv2D, &x, &f, (&st, pad, &[], &ones), Some(&e)).unwrap();
         let want_bits: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
         assert_eq!(bits(&got), want_bits, "{xd:?} {fd:?}");
     }
@@ -331,8 +329,8 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
     let e = epilogue(8);
     let mut want = plain.to_vec::<f32>().unwrap();
     e(&mut want);
-    let got =
-        depthwise_conv2d_native_with(&x, &f, (&st, Padding::Same, &[], &ones), Some(&e)).unwrap();
+    let dw = ConvOp::DepthwiseConv2dNative;
+    let got = conv_with(dw, &x, &f, (&st, Padding::Same, &[], &ones), Some(&e)).unwrap();
     assert_eq!(
         bits(&got),
         want.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
@@ -340,7 +338,8 @@ fn an_epilogue_sees_whole_pixels_and_gives_the_bits_of_running_it_after() {
     // Only `float` outputs take an epilogue.
     let xd = Tensor::from_vec(vec![1.0f64; 4], [1i64, 2, 2, 1].as_slice()).unwrap();
     let fd = Tensor::from_vec(vec![1.0f64], [1i64, 1, 1, 1].as_slice()).unwrap();
-    let err = conv2d_with(
+    let err = conv_with(
+        ConvOp::Conv2D,
         &xd,
         &fd,
         (&ones, Padding::Valid, &[], &ones),

@@ -1,7 +1,7 @@
 //! A fused element-wise chain ([`Kernel::Fused`]) whose input is a `float` `Conv2D` or
 //! `DepthwiseConv2dNative` read by that chain alone becomes one kernel,
 //! [`Kernel::ConvChain`]: the convolution runs the chain on each block of its output as soon as
-//! the block is made (`tensorcast_kernels::nn::conv2d_with`), while it is in cache, instead of
+//! the block is made (`tensorcast_kernels::nn::conv_with`), while it is in cache, instead of
 //! storing the whole output and reading it back. This is what a model computes after each
 //! convolution (batch norm's scale and shift, an activation such as hard-swish), and what
 //! TensorFlow's grappler remapper and oneDNN do with their fused convolutions.
@@ -41,30 +41,26 @@ impl ConvChain {
                 "a fused convolution without its kernel".into(),
             ));
         };
-        let depthwise = self.conv.op == "DepthwiseConv2dNative";
+        let Some(op) = nn::ConvOp::from_name(&self.conv.op) else {
+            return Err(Error::Internal(format!(
+                "a fused chain after {}, which is not a convolution",
+                self.conv.op
+            )));
+        };
         let f = filter.shape().dim_sizes();
         let depth = match f {
-            [_, _, c, m] if depthwise => c.saturating_mul(*m),
+            [_, _, c, m] if op == nn::ConvOp::DepthwiseConv2dNative => c.saturating_mul(*m),
             [_, _, _, c] => *c,
             _ => 0,
         };
         let dims = [1, 1, 1, depth];
         let at_conv = |e: Error| e.at_node(&self.conv);
         if x.dtype() == DataType::FLOAT && self.chain.chain.fits(&dims) {
-            let op = if depthwise {
-                "DepthwiseConv2dNative"
-            } else {
-                "Conv2D"
-            };
-            crate::registry::nn::conv_format(op, attrs).map_err(at_conv)?;
+            crate::registry::nn::conv_format(op.name(), attrs).map_err(at_conv)?;
             let chain = &self.chain.chain;
             let epilogue = |b: &mut [f32]| chain.apply_in_place(b, &dims);
             let args = crate::registry::nn::conv_attrs(attrs);
-            let y = if depthwise {
-                nn::depthwise_conv2d_native_with(x, filter, args, Some(&epilogue))
-            } else {
-                nn::conv2d_with(x, filter, args, Some(&epilogue))
-            };
+            let y = nn::conv_with(op, x, filter, args, Some(&epilogue));
             return kernel(y).map_err(at_conv);
         }
         let y = self
@@ -97,7 +93,7 @@ pub(crate) fn fold_conv_chains(
             .iter()
             .all(|r| f.parts.iter().any(|p| p.node.id == *r));
         if x.index != 0
-            || !matches!(conv.op.as_str(), "Conv2D" | "DepthwiseConv2dNative")
+            || nn::ConvOp::from_name(&conv.op).is_none()
             || !g.needed[conv.id]
             || g.folded[conv.id]
             || g.pinned[conv.id]

@@ -68,7 +68,7 @@ pub(crate) fn fold_pads(
         let conv = &nodes[id];
         if !g.needed[id]
             || folded[id]
-            || !matches!(conv.op.as_str(), "Conv2D" | "DepthwiseConv2dNative")
+            || tensorcast_kernels::nn::ConvOp::from_name(&conv.op).is_none()
             || conv.inputs.len() != 2
             || !conv.control_inputs.is_empty()
         {

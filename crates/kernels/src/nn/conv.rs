@@ -290,7 +290,7 @@ fn check_types(
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
 pub fn conv2d(input: &Tensor, filter: &Tensor, attrs: ConvAttrs<'_>) -> Result<Tensor> {
-    conv2d_with(input, filter, attrs, None)
+    conv_with(ConvOp::Conv2D, input, filter, attrs, None)
 }
 
 /// Work run on each block of a `float` convolution's output as soon as the block is computed,
@@ -307,43 +307,100 @@ pub type Epilogue<'a> = &'a (dyn Fn(&mut [f32]) + Sync);
 /// shape functions check them with its texts.
 pub type ConvAttrs<'a> = (&'a [i64], Padding, &'a [i64], &'a [i64]);
 
-/// [`conv2d`], then `epilogue` on each block of the output (see [`Epilogue`]): the same bits as
-/// running the epilogue over [`conv2d`]'s result.
+/// The two NHWC convolutions [`conv_with`] runs, as a convolution node names its op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvOp {
+    /// `Conv2D` ([`conv2d`]).
+    Conv2D,
+    /// `DepthwiseConv2dNative` ([`depthwise_conv2d_native`]).
+    DepthwiseConv2dNative,
+}
+
+impl ConvOp {
+    /// The op's TensorFlow name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ConvOp::Conv2D => "Conv2D",
+            ConvOp::DepthwiseConv2dNative => "DepthwiseConv2dNative",
+        }
+    }
+
+    /// The convolution whose TensorFlow name is `op`, if it is one of the two.
+    pub fn from_name(op: &str) -> Option<ConvOp> {
+        [ConvOp::Conv2D, ConvOp::DepthwiseConv2dNative]
+            .into_iter()
+            .find(|c| c.name() == op)
+    }
+}
+
+/// A convolution's operands once [`check_conv`] has passed them: the checked attrs, the
+/// input's and filter's dims, and the output blocks' epilogue.
+struct Checked<'t, 'e> {
+    p: Params,
+    x: &'t [i64],
+    f: &'t [i64],
+    e: BlockFn<'e, f32>,
+}
+
+/// [`conv2d`] or [`depthwise_conv2d_native`] (as `op` says), then `epilogue` on each block of
+/// the output (see [`Epilogue`]): the same bits as running the epilogue over the
+/// convolution's result.
 ///
 /// # Errors
-/// [`conv2d`]'s; an internal error for an epilogue on an input that is not `float`.
+/// The convolution's; an internal error for an epilogue on an input that is not `float`.
 ///
 /// ```
 /// use tensorcast_core::Tensor;
-/// use tensorcast_kernels::nn::{conv2d_with, Padding};
+/// use tensorcast_kernels::nn::{conv_with, ConvOp, Padding};
 /// let x = Tensor::from_vec(vec![1.0f32, -2.0, 3.0, -4.0], [1i64, 2, 2, 1].as_slice())?;
 /// let w = Tensor::from_vec(vec![2.0f32], [1i64, 1, 1, 1].as_slice())?;
 /// let relu = |b: &mut [f32]| b.iter_mut().for_each(|v| *v = v.max(0.0));
 /// let ones = [1i64, 1, 1, 1];
-/// let y = conv2d_with(&x, &w, (&ones, Padding::Valid, &[], &ones), Some(&relu))?;
+/// let y = conv_with(ConvOp::Conv2D, &x, &w, (&ones, Padding::Valid, &[], &ones), Some(&relu))?;
 /// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 0.0, 6.0, 0.0]);
 /// # Ok::<(), tensorcast_core::Error>(())
 /// ```
-pub fn conv2d_with(
+pub fn conv_with(
+    op: ConvOp,
     input: &Tensor,
     filter: &Tensor,
     attrs: ConvAttrs<'_>,
     epilogue: Option<Epilogue<'_>>,
 ) -> Result<Tensor> {
+    let name = op.name();
+    let (types, after, depthwise) = match op {
+        ConvOp::Conv2D => (
+            CONV_TYPES,
+            "; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; \
+             attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
+             attr=explicit_paddings:list(int),default=[]; \
+             attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
+             attr=dilations:list(int),default=[1, 1, 1, 1]",
+            false,
+        ),
+        ConvOp::DepthwiseConv2dNative => (
+            DEPTHWISE_TYPES,
+            "; attr=strides:list(int); attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
+             attr=explicit_paddings:list(int),default=[]; \
+             attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
+             attr=dilations:list(int),default=[1, 1, 1, 1]",
+            true,
+        ),
+    };
+    let (p, x, f) = check_conv(name, (input, filter), types, after, attrs, depthwise)?;
+    let e = float_epilogue(name, input.dtype(), epilogue)?;
+    let c = Checked { p, x, f, e };
+    match op {
+        ConvOp::Conv2D => conv2d_checked((input, filter), c),
+        ConvOp::DepthwiseConv2dNative => depthwise_checked((input, filter), c),
+    }
+}
+
+/// [`conv2d`] on operands [`check_conv`] passed.
+fn conv2d_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) -> Result<Tensor> {
     const OP: &str = "Conv2D";
     let dtype = input.dtype();
-    let (p, x, f) = check_conv(
-        OP,
-        (input, filter),
-        CONV_TYPES,
-        "; attr=strides:list(int); attr=use_cudnn_on_gpu:bool,default=true; \
-         attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
-         attr=explicit_paddings:list(int),default=[]; \
-         attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
-         attr=dilations:list(int),default=[1, 1, 1, 1]",
-        attrs,
-        false,
-    )?;
+    let Checked { p, x, f, e } = c;
     if filter.shape().num_elements() == 0 {
         return Err(Error::invalid_argument(
             OP,
@@ -381,34 +438,34 @@ pub fn conv2d_with(
         groups: groups as usize,
     };
     let ops = (input, filter);
-    let e = float_epilogue(OP, dtype, epilogue)?;
     match dtype {
-        DataType::FLOAT if g.few_taps() => {
-            g.run(ops, shape, |g, x, f, o| g.compute_direct::<f32>(x, f, o, e))
+        DataType::FLOAT if g.few_taps() => g.run(ops, shape, e, Conv::compute_direct::<f32>),
+        DataType::DOUBLE if g.few_taps() => g.run(ops, shape, None, Conv::compute_direct::<f64>),
+        DataType::FLOAT if g.winograd() => g.run(ops, shape, e, Conv::compute_winograd),
+        DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, e, Conv::compute_in_place::<f32>),
+        DataType::DOUBLE if g.taps_in_place() => {
+            g.run(ops, shape, None, Conv::compute_in_place::<f64>)
         }
-        DataType::DOUBLE if g.few_taps() => g.run(ops, shape, |g, x, f, o| {
-            g.compute_direct::<f64>(x, f, o, None)
-        }),
-        DataType::FLOAT if g.winograd() => {
-            g.run(ops, shape, |g, x, f, o| g.compute_winograd(x, f, o, e))
-        }
-        DataType::FLOAT if g.taps_in_place() => g.run(ops, shape, |g, x, f, o| {
-            g.compute_in_place::<f32>(x, f, o, e)
-        }),
-        DataType::DOUBLE if g.taps_in_place() => g.run(ops, shape, |g, x, f, o| {
-            g.compute_in_place::<f64>(x, f, o, None)
-        }),
-        DataType::FLOAT => g.run(ops, shape, |g, x, f, o| g.compute::<f32>(x, f, o, e)),
-        DataType::DOUBLE => g.run(ops, shape, |g, x, f, o| g.compute::<f64>(x, f, o, None)),
-        DataType::HALF => g.run(ops, shape, |g, x, f, o| g.compute::<f16>(x, f, o, None)),
-        DataType::BFLOAT16 => g.run(ops, shape, |g, x, f, o| g.compute::<bf16>(x, f, o, None)),
-        DataType::INT32 => g.run(ops, shape, |g, x, f, o| g.compute::<i32>(x, f, o, None)),
+        DataType::FLOAT => g.run(ops, shape, e, Conv::compute::<f32>),
+        DataType::DOUBLE => g.run(ops, shape, None, Conv::compute::<f64>),
+        DataType::HALF => g.run(ops, shape, None, Conv::compute::<f16>),
+        DataType::BFLOAT16 => g.run(ops, shape, None, Conv::compute::<bf16>),
+        DataType::INT32 => g.run(ops, shape, None, Conv::compute::<i32>),
         other => Err(Error::Internal(format!("conv2d on {}", other.name()))),
     }
 }
 
 /// An output block's epilogue, typed for the kernel's element (`None` for no epilogue).
 type BlockFn<'a, T> = Option<&'a (dyn Fn(&mut [T]) + Sync)>;
+
+/// What a convolution path works on: the input's and the filter's elements, the output, and
+/// the epilogue for the output's blocks.
+struct Job<'a, T> {
+    x: &'a [T],
+    f: &'a [T],
+    out: &'a mut [T],
+    epi: BlockFn<'a, T>,
+}
 
 /// `epilogue` for a kernel on `dtype`: only `float` outputs take one.
 fn float_epilogue<'a>(
@@ -479,24 +536,31 @@ const POINTWISE_BLOCK_BYTES: usize = 128 << 10;
 const PATCH_BLOCK_BYTES: usize = 8 << 20;
 
 impl Conv {
-    /// `compute(self, input, filter, output)` on the tensors' elements, into a new output.
+    /// `compute(self, job)` on the tensors' elements, into a new output whose blocks take
+    /// `epi`.
     fn run<T: Element + Default + Clone>(
         &self,
         (input, filter): (&Tensor, &Tensor),
         shape: TensorShape,
-        compute: impl FnOnce(&Self, &[T], &[T], &mut [T]) -> Result<()>,
+        epi: BlockFn<'_, T>,
+        compute: impl FnOnce(&Self, Job<'_, T>) -> Result<()>,
     ) -> Result<Tensor> {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
-        output::<T>(T::DTYPE, shape, |out| compute(self, &x, &f, out))
+        output::<T>(T::DTYPE, shape, |out| {
+            compute(
+                self,
+                Job {
+                    x: &x,
+                    f: &f,
+                    out,
+                    epi,
+                },
+            )
+        })
     }
 
-    fn compute<T: GemmElement + Default>(
-        &self,
-        x: &[T],
-        f: &[T],
-        out: &mut [T],
-        epi: BlockFn<'_, T>,
-    ) -> Result<()> {
+    fn compute<T: GemmElement + Default>(&self, job: Job<'_, T>) -> Result<()> {
+        let Job { x, f, out, epi } = job;
         let (h, w) = (&self.h, &self.w);
         let cin_g = self.cin / self.groups;
         let cout_g = self.cout / self.groups;
@@ -516,7 +580,7 @@ impl Conv {
             && w.output == w.input;
         if direct {
             // A 1x1 convolution is a product of the input, as [pixels, in], and the filter.
-            return self.pointwise(x, f, out, epi);
+            return self.pointwise(Job { x, f, out, epi });
         }
         let rows = (PATCH_BLOCK_BYTES / (k * std::mem::size_of::<T>()).max(1)).clamp(1, pixels);
         let mut patches = try_vec(rows * k, T::default(), T::DTYPE)?;
@@ -574,13 +638,8 @@ impl Conv {
     /// rayon pool (`gemm` splits a block further where it pays), each block's epilogue run as
     /// soon as its product is made. Every output element is one dot product over `in`, whose
     /// order does not depend on the blocking.
-    fn pointwise<T: GemmElement>(
-        &self,
-        x: &[T],
-        f: &[T],
-        out: &mut [T],
-        epi: BlockFn<'_, T>,
-    ) -> Result<()> {
+    fn pointwise<T: GemmElement>(&self, job: Job<'_, T>) -> Result<()> {
+        let Job { x, f, out, epi } = job;
         let (k, cout) = (self.cin, self.cout);
         let rows = (POINTWISE_BLOCK_BYTES / (cout * std::mem::size_of::<T>()).max(1)).max(1);
         out.par_chunks_mut(rows * cout)
@@ -610,11 +669,12 @@ impl Conv {
     /// channels are summed in vector registers over every tap (compiled for the CPU's widest
     /// vectors); rows are split across the rayon pool. Each sum takes its taps in
     /// `(ky, kx, in)` order.
-    fn compute_direct<T>(&self, x: &[T], f: &[T], out: &mut [T], epi: BlockFn<'_, T>) -> Result<()>
+    fn compute_direct<T>(&self, job: Job<'_, T>) -> Result<()>
     where
         T: Element + Default + Copy + Send + Sync,
         T: std::ops::Add<Output = T> + std::ops::Mul<Output = T>,
     {
+        let Job { x, f, out, epi } = job;
         let (h, w) = (&self.h, &self.w);
         let (cin, cout) = (self.cin, self.cout);
         let row_len = w.output * cout;
@@ -693,13 +753,8 @@ impl Conv {
     /// place, and the `kh` products are summed into one output of `Wp` pixels a row, whose
     /// first `out_w` pixels are the result. Blocks of whole images (or of output rows of one
     /// image) keep the copies in the last-level cache.
-    fn compute_in_place<T: Scalar + Element + Default>(
-        &self,
-        x: &[T],
-        f: &[T],
-        out: &mut [T],
-        epi: BlockFn<'_, T>,
-    ) -> Result<()> {
+    fn compute_in_place<T: Scalar + Element + Default>(&self, job: Job<'_, T>) -> Result<()> {
+        let Job { x, f, out, epi } = job;
         let (h, w) = (&self.h, &self.w);
         let cout = self.cout;
         if self.batch * h.output * w.output == 0 || cout == 0 {
@@ -976,34 +1031,14 @@ pub fn depthwise_conv2d_native(
     filter: &Tensor,
     attrs: ConvAttrs<'_>,
 ) -> Result<Tensor> {
-    depthwise_conv2d_native_with(input, filter, attrs, None)
+    conv_with(ConvOp::DepthwiseConv2dNative, input, filter, attrs, None)
 }
 
-/// [`depthwise_conv2d_native`], then `epilogue` on each block of the output (see
-/// [`Epilogue`]): the same bits as running the epilogue over its result.
-///
-/// # Errors
-/// [`depthwise_conv2d_native`]'s; an internal error for an epilogue on an input that is not
-/// `float`.
-pub fn depthwise_conv2d_native_with(
-    input: &Tensor,
-    filter: &Tensor,
-    attrs: ConvAttrs<'_>,
-    epilogue: Option<Epilogue<'_>>,
-) -> Result<Tensor> {
+/// [`depthwise_conv2d_native`] on operands [`check_conv`] passed.
+fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) -> Result<Tensor> {
     const OP: &str = "DepthwiseConv2dNative";
     let dtype = input.dtype();
-    let (p, x, f) = check_conv(
-        OP,
-        (input, filter),
-        DEPTHWISE_TYPES,
-        "; attr=strides:list(int); attr=padding:string,allowed=[\"SAME\", \"VALID\", \"EXPLICIT\"]; \
-         attr=explicit_paddings:list(int),default=[]; \
-         attr=data_format:string,default=\"NHWC\",allowed=[\"NHWC\", \"NCHW\"]; \
-         attr=dilations:list(int),default=[1, 1, 1, 1]",
-        attrs,
-        true,
-    )?;
+    let Checked { p, x, f, e } = c;
     if x[3] != f[2] {
         let m = if onednn(dtype) {
             format!(
@@ -1024,7 +1059,6 @@ pub fn depthwise_conv2d_native_with(
         .ok_or_else(|| Error::invalid_argument(OP, "output depth overflows"))?;
     let shape = TensorShape::new(&[x[0], h.output as i64, w.output as i64, out_c])?;
     let (cin, mult) = (x[3] as usize, f[3] as usize);
-    let e = float_epilogue(OP, dtype, epilogue)?;
     #[allow(
         clippy::too_many_arguments,
         reason = "one convolution's operands and geometry"
@@ -1041,13 +1075,21 @@ pub fn depthwise_conv2d_native_with(
     ) -> Result<Tensor> {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
         let fw: Vec<T::Acc> = f.iter().map(|v| v.widen()).collect();
+        let d = Depthwise {
+            x: &x,
+            fw: &fw,
+            h,
+            w,
+            cin,
+            mult,
+        };
         output::<T>(T::DTYPE, shape, |out| {
             let oc = cin * mult;
             let row_len = w.output * oc;
             if row_len == 0 {
                 return Ok(());
             }
-            // One output row at a time (`depthwise_row`), compiled for the CPU's widest
+            // One output row at a time (`Depthwise::row`), compiled for the CPU's widest
             // vectors.
             out.par_chunks_mut(row_len).enumerate().for_each_init(
                 || vec![T::Acc::default(); row_len],
@@ -1055,7 +1097,7 @@ pub fn depthwise_conv2d_native_with(
                     let (n, oy) = (r / h.output, r % h.output);
                     vectorized_wide(
                         #[inline(always)]
-                        || depthwise_row(&x, &fw, &h, &w, (cin, mult), (n, oy), acc, row),
+                        || d.row((n, oy), acc, row),
                     );
                     if let Some(e) = epi {
                         e(row);
@@ -1184,94 +1226,154 @@ where
     }
 }
 
-/// One output row of a depthwise convolution. Each sum takes its taps in `(ky, kx)` order,
-/// skipping the padded ones. With one filter per channel (the usual case) and at least
-/// [`DIRECT_LANES`] channels, pixels whose taps all lie inside the input row go in blocks of
-/// [`DEPTHWISE_PIXELS`] (or [`DIRECT_PIXELS`]) pixels by [`DIRECT_LANES`] channels whose sums
-/// stay in registers
-/// ([`depthwise_block`]); the other pixels and channels run through `acc` (a few KiB, in L1),
-/// the taps outermost ([`depthwise_pixels`]). `#[inline(always)]` so that it is compiled inside
-/// `vectorized_wide`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "one row's operands and geometry")]
-fn depthwise_row<T: Accumulate>(
-    x: &[T],
-    fw: &[T::Acc],
-    h: &Axis,
-    w: &Axis,
-    (cin, mult): (usize, usize),
-    (n, oy): (usize, usize),
-    acc: &mut [T::Acc],
-    row: &mut [T],
-) {
-    // The filter rows with an input row, and where that row starts in `x`.
-    let mut rows = [(0usize, 0usize); 16];
-    let mut nrows = 0;
-    for ky in 0..h.window {
-        let Some(iy) = h.source(oy, ky) else { continue };
-        if nrows == rows.len() {
-            // A window taller than 16: the general loop alone.
-            return depthwise_pixels(x, fw, h, w, (cin, mult), (n, oy), 0..w.output, acc, row);
-        }
-        rows[nrows] = (ky, (n * h.input + iy) * w.input * cin);
-        nrows += 1;
+/// A depthwise convolution's operands and geometry: the input, the filter widened to the
+/// accumulator's type, the two spatial axes, the input depth and the channel multiplier.
+struct Depthwise<'a, T: Accumulate> {
+    x: &'a [T],
+    fw: &'a [T::Acc],
+    h: Axis,
+    w: Axis,
+    cin: usize,
+    mult: usize,
+}
+
+impl<T: Accumulate> Clone for Depthwise<'_, T> {
+    fn clone(&self) -> Self {
+        *self
     }
-    let rows = &rows[..nrows];
-    if mult != 1 || cin < DIRECT_LANES || w.window == 0 {
-        return depthwise_pixels(x, fw, h, w, (cin, mult), (n, oy), 0..w.output, acc, row);
-    }
-    let inside = |ox: usize| w.source(ox, 0).is_some() && w.source(ox, w.window - 1).is_some();
-    let full = cin / DIRECT_LANES * DIRECT_LANES;
-    let mut ox = 0;
-    while ox < w.output {
-        if !inside(ox) {
-            depthwise_pixels(x, fw, h, w, (cin, 1), (n, oy), ox..ox + 1, acc, row);
-            ox += 1;
-            continue;
-        }
-        let fits = |p: usize| ox + p <= w.output && inside(ox + p - 1);
-        let p = if fits(DEPTHWISE_PIXELS) {
-            DEPTHWISE_PIXELS
-        } else if fits(DIRECT_PIXELS) {
-            DIRECT_PIXELS
-        } else {
-            1
-        };
-        for c0 in (0..full).step_by(DIRECT_LANES) {
-            match p {
-                DEPTHWISE_PIXELS => {
-                    depthwise_block::<T, DEPTHWISE_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
-                }
-                DIRECT_PIXELS => {
-                    depthwise_block::<T, DIRECT_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
-                }
-                _ => depthwise_block::<T, 1>(x, fw, rows, w, cin, (ox, c0), row),
+}
+impl<T: Accumulate> Copy for Depthwise<'_, T> {}
+
+impl<T: Accumulate> Depthwise<'_, T> {
+    /// One output row of a depthwise convolution. Each sum takes its taps in `(ky, kx)`
+    /// order, skipping the padded ones. With one filter per channel (the usual case) and at
+    /// least [`DIRECT_LANES`] channels, pixels whose taps all lie inside the input row go in
+    /// blocks of [`DEPTHWISE_PIXELS`] (or [`DIRECT_PIXELS`]) pixels by [`DIRECT_LANES`]
+    /// channels whose sums stay in registers ([`depthwise_block`]); the other pixels and
+    /// channels run through `acc` (a few KiB, in L1), the taps outermost
+    /// ([`Depthwise::pixels`]). `#[inline(always)]` so that it is compiled inside
+    /// `vectorized_wide`.
+    #[inline(always)]
+    fn row(&self, (n, oy): (usize, usize), acc: &mut [T::Acc], row: &mut [T]) {
+        let (x, fw, h, w) = (self.x, self.fw, &self.h, &self.w);
+        let (cin, mult) = (self.cin, self.mult);
+        // The filter rows with an input row, and where that row starts in `x`.
+        let mut rows = [(0usize, 0usize); 16];
+        let mut nrows = 0;
+        for ky in 0..h.window {
+            let Some(iy) = h.source(oy, ky) else { continue };
+            if nrows == rows.len() {
+                // A window taller than 16: the general loop alone.
+                return self.pixels((n, oy), 0..w.output, acc, row);
             }
+            rows[nrows] = (ky, (n * h.input + iy) * w.input * cin);
+            nrows += 1;
         }
-        if full < cin {
-            // The channels past the last whole block, through `acc`.
-            for px in ox..ox + p {
-                let a = &mut acc[..cin - full];
-                a.fill(T::Acc::default());
-                for &(ky, base) in rows {
-                    for kx in 0..w.window {
-                        let ix = px * w.stride + kx * w.dilation - w.pad_before;
-                        let ft = &fw[(ky * w.window + kx) * cin + full..][..cin - full];
-                        let xin = &x[base + ix * cin + full..][..cin - full];
+        let rows = &rows[..nrows];
+        if mult != 1 || cin < DIRECT_LANES || w.window == 0 {
+            return self.pixels((n, oy), 0..w.output, acc, row);
+        }
+        let inside = |ox: usize| w.source(ox, 0).is_some() && w.source(ox, w.window - 1).is_some();
+        let full = cin / DIRECT_LANES * DIRECT_LANES;
+        let mut ox = 0;
+        while ox < w.output {
+            if !inside(ox) {
+                self.pixels((n, oy), ox..ox + 1, acc, row);
+                ox += 1;
+                continue;
+            }
+            let fits = |p: usize| ox + p <= w.output && inside(ox + p - 1);
+            let p = if fits(DEPTHWISE_PIXELS) {
+                DEPTHWISE_PIXELS
+            } else if fits(DIRECT_PIXELS) {
+                DIRECT_PIXELS
+            } else {
+                1
+            };
+            for c0 in (0..full).step_by(DIRECT_LANES) {
+                match p {
+                    DEPTHWISE_PIXELS => {
+                        depthwise_block::<T, DEPTHWISE_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
+                    }
+                    DIRECT_PIXELS => {
+                        depthwise_block::<T, DIRECT_PIXELS>(x, fw, rows, w, cin, (ox, c0), row)
+                    }
+                    _ => depthwise_block::<T, 1>(x, fw, rows, w, cin, (ox, c0), row),
+                }
+            }
+            if full < cin {
+                // The channels past the last whole block, through `acc`.
+                for px in ox..ox + p {
+                    let a = &mut acc[..cin - full];
+                    a.fill(T::Acc::default());
+                    for &(ky, base) in rows {
+                        for kx in 0..w.window {
+                            let ix = px * w.stride + kx * w.dilation - w.pad_before;
+                            let ft = &fw[(ky * w.window + kx) * cin + full..][..cin - full];
+                            let xin = &x[base + ix * cin + full..][..cin - full];
+                            for ((a, &xv), &fv) in a.iter_mut().zip(xin).zip(ft) {
+                                *a = *a + xv.widen() * fv;
+                            }
+                        }
+                    }
+                    for (o, &a) in row[px * cin + full..(px + 1) * cin]
+                        .iter_mut()
+                        .zip(a.iter())
+                    {
+                        *o = T::narrow(a);
+                    }
+                }
+            }
+            ox += p;
+        }
+    }
+
+    /// The output pixels `pixels` of a depthwise convolution's row through `acc`, the taps
+    /// outermost, so that each step is a loop over a pixel's channels; each sum takes its taps in
+    /// `(ky, kx)` order, skipping the padded ones.
+    #[inline(always)]
+    fn pixels(
+        &self,
+        at: (usize, usize),
+        pixels: std::ops::Range<usize>,
+        acc: &mut [T::Acc],
+        row: &mut [T],
+    ) {
+        let (n, oy) = at;
+        let (x, fw, h, w) = (self.x, self.fw, &self.h, &self.w);
+        let (cin, mult) = (self.cin, self.mult);
+        let oc = cin * mult;
+        let acc = &mut acc[pixels.start * oc..pixels.end * oc];
+        acc.fill(T::Acc::default());
+        for ky in 0..h.window {
+            let Some(iy) = h.source(oy, ky) else { continue };
+            let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
+            for kx in 0..w.window {
+                let ft = &fw[(ky * w.window + kx) * oc..][..oc];
+                for (ox, a) in pixels.clone().zip(acc.chunks_exact_mut(oc)) {
+                    let Some(ix) = w.source(ox, kx) else { continue };
+                    let xin = &xrow[ix * cin..][..cin];
+                    if mult == 1 {
                         for ((a, &xv), &fv) in a.iter_mut().zip(xin).zip(ft) {
                             *a = *a + xv.widen() * fv;
                         }
+                    } else {
+                        for ((a, &xv), fm) in
+                            a.chunks_exact_mut(mult).zip(xin).zip(ft.chunks_exact(mult))
+                        {
+                            let xv = xv.widen();
+                            for (a, &fv) in a.iter_mut().zip(fm) {
+                                *a = *a + xv * fv;
+                            }
+                        }
                     }
-                }
-                for (o, &a) in row[px * cin + full..(px + 1) * cin]
-                    .iter_mut()
-                    .zip(a.iter())
-                {
-                    *o = T::narrow(a);
                 }
             }
         }
-        ox += p;
+        let out = &mut row[pixels.start * oc..pixels.end * oc];
+        for (o, &a) in out.iter_mut().zip(acc.iter()) {
+            *o = T::narrow(a);
+        }
     }
 }
 
@@ -1320,56 +1422,6 @@ fn depthwise_block<T: Accumulate, const P: usize>(
         for (o, &v) in out.iter_mut().zip(a) {
             *o = T::narrow(v);
         }
-    }
-}
-
-/// The output pixels `pixels` of a depthwise convolution's row through `acc`, the taps
-/// outermost, so that each step is a loop over a pixel's channels; each sum takes its taps in
-/// `(ky, kx)` order, skipping the padded ones.
-#[inline(always)]
-#[allow(clippy::too_many_arguments, reason = "one row's operands and geometry")]
-fn depthwise_pixels<T: Accumulate>(
-    x: &[T],
-    fw: &[T::Acc],
-    h: &Axis,
-    w: &Axis,
-    (cin, mult): (usize, usize),
-    (n, oy): (usize, usize),
-    pixels: std::ops::Range<usize>,
-    acc: &mut [T::Acc],
-    row: &mut [T],
-) {
-    let oc = cin * mult;
-    let acc = &mut acc[pixels.start * oc..pixels.end * oc];
-    acc.fill(T::Acc::default());
-    for ky in 0..h.window {
-        let Some(iy) = h.source(oy, ky) else { continue };
-        let xrow = &x[(n * h.input + iy) * w.input * cin..][..w.input * cin];
-        for kx in 0..w.window {
-            let ft = &fw[(ky * w.window + kx) * oc..][..oc];
-            for (ox, a) in pixels.clone().zip(acc.chunks_exact_mut(oc)) {
-                let Some(ix) = w.source(ox, kx) else { continue };
-                let xin = &xrow[ix * cin..][..cin];
-                if mult == 1 {
-                    for ((a, &xv), &fv) in a.iter_mut().zip(xin).zip(ft) {
-                        *a = *a + xv.widen() * fv;
-                    }
-                } else {
-                    for ((a, &xv), fm) in
-                        a.chunks_exact_mut(mult).zip(xin).zip(ft.chunks_exact(mult))
-                    {
-                        let xv = xv.widen();
-                        for (a, &fv) in a.iter_mut().zip(fm) {
-                            *a = *a + xv * fv;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let out = &mut row[pixels.start * oc..pixels.end * oc];
-    for (o, &a) in out.iter_mut().zip(acc.iter()) {
-        *o = T::narrow(a);
     }
 }
 

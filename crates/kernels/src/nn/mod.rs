@@ -16,8 +16,8 @@ mod window;
 pub use batch_norm::{fused_batch_norm_v3, fused_batch_norm_v3_shape};
 pub use bias::{bias_add, bias_add_shape};
 pub use conv::{
-    conv2d, conv2d_shape, conv2d_with, depthwise_conv2d_native, depthwise_conv2d_native_shape,
-    depthwise_conv2d_native_with, ConvAttrs, Epilogue,
+    conv2d, conv2d_shape, conv_with, depthwise_conv2d_native, depthwise_conv2d_native_shape,
+    ConvAttrs, ConvOp, Epilogue,
 };
 pub use pool::{avg_pool, max_pool, pool_shape};
 pub use window::Padding;

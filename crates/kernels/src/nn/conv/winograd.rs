@@ -26,7 +26,7 @@ use tensorcast_buffer::gemm::{matmul, MatRef};
 use tensorcast_buffer::simd::vectorized_wide;
 use tensorcast_core::{DataType, Error, Result};
 
-use super::{Block, BlockFn, Conv};
+use super::{Block, BlockFn, Conv, Job};
 use crate::linalg::util::try_vec;
 
 /// Bytes of transformed inputs and products per block (16 x 4 bytes per tile and channel, in
@@ -64,18 +64,13 @@ impl Conv {
 
     /// The convolution by F(2x2, 3x3) (see the module docs), `epi` run on each block's
     /// output rows as soon as they are made.
-    pub(super) fn compute_winograd(
-        &self,
-        x: &[f32],
-        f: &[f32],
-        out: &mut [f32],
-        epi: BlockFn<'_, f32>,
-    ) -> Result<()> {
+    pub(super) fn compute_winograd(&self, job: Job<'_, f32>) -> Result<()> {
+        let Job { x, f, out, epi } = job;
         let (h, w) = (&self.h, &self.w);
         let (cin, cout) = (self.cin, self.cout);
         if !f.iter().all(|v| v.is_finite()) {
             // Infinities in the filter would meet the zeros of the padding in the transforms.
-            return self.compute_in_place(x, f, out, epi);
+            return self.compute_in_place(Job { x, f, out, epi });
         }
         let wmax = f.iter().fold(0f32, |m, v| m.max(v.abs()));
         // No sum of the transforms can overflow below this input magnitude (each output is at
