@@ -104,6 +104,14 @@ fn main() {
             tensorcast::io::ReadMode::Read
         },
     });
+    // The main thread is one of the pool's threads (rayon's `use_current_thread`): a kernel's
+    // parallel loop starts on it and the other threads join in by stealing. Otherwise every
+    // parallel kernel hands its work to the pool and sleeps until it is done, a wake-up and a
+    // sleep per op (tens of microseconds each on a virtual machine, more than a small op's
+    // work). A pool already built (none is, here) is left as it is.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
     cli::signals::install();
     let result = match &cli.command {
         Command::Inspect(a) => cli::inspect::run(a),
