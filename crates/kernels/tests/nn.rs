@@ -492,3 +492,53 @@ fn winograd_conv2d_stays_within_its_stated_bound_and_keeps_nan_and_infinity_wher
     f[(4 * cin + 3) * cout + 5] = f32::NEG_INFINITY;
     check(&run(&x, &f), &x, &f);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Depthwise convolutions with fewer than 16 channels, one filter each and stride 1 along
+    /// the row (run flat: 16 consecutive elements of a row, whatever their channels, to a
+    /// vector) give, on values that round, the bits of sums taken in `(ky, kx)` order over the
+    /// taps inside the input, as the other paths take them.
+    #[test]
+    fn depthwise_with_few_channels_sums_its_taps_in_order(
+        h in 1usize..9, w in 1usize..70, cin in 1usize..16, k in 1usize..6, sh in 1usize..3,
+        d in 1usize..3, kind in 0usize..3, pads in proptest::array::uniform4(0usize..3),
+        seed in 0u64..1000,
+    ) {
+        use tensorcast_kernels::nn::depthwise_conv2d_native;
+        let eff = (k - 1) * d + 1;
+        let case = padding_case(kind, pads, (h, w), (eff, eff), (sh, 1));
+        prop_assume!(case.is_some());
+        let Some((padding, explicit, (ph, pw), (oh, ow))) = case else { unreachable!() };
+        let value = |i: usize| ((i as f64 * 0.731 + seed as f64).sin() * 3.0) as f32;
+        let x: Vec<f32> = (0..h * w * cin).map(value).collect();
+        let f: Vec<f32> = (0..k * k * cin).map(|i| value(i + 7919)).collect();
+        let mut want = vec![0f32; oh * ow * cin];
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for c in 0..cin {
+                    let mut a = 0f32;
+                    for ky in 0..k {
+                        for kx in 0..k {
+                            let iy = (oy * sh + ky * d) as i64 - ph as i64;
+                            let ix = (ox + kx * d) as i64 - pw as i64;
+                            if iy < 0 || ix < 0 || iy >= h as i64 || ix >= w as i64 {
+                                continue;
+                            }
+                            let xi = (iy as usize * w + ix as usize) * cin + c;
+                            a += x[xi] * f[(ky * k + kx) * cin + c];
+                        }
+                    }
+                    want[(oy * ow + ox) * cin + c] = a;
+                }
+            }
+        }
+        let xt = Tensor::from_vec(x, [1i64, h as i64, w as i64, cin as i64].as_slice()).unwrap();
+        let ft = Tensor::from_vec(f, [k as i64, k as i64, cin as i64, 1].as_slice()).unwrap();
+        let strides = [1, sh as i64, 1, 1];
+        let dil = [1, d as i64, d as i64, 1];
+        let got = depthwise_conv2d_native(&xt, &ft, (&strides, padding, &explicit, &dil)).unwrap();
+        let bits = |v: &[f32]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(got.as_slice::<f32>().unwrap()), bits(&want));
+    }
+}

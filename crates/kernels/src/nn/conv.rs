@@ -1005,7 +1005,9 @@ impl Accumulate for bf16 {
 /// `DepthwiseConv2dNative` (NHWC input `[batch, height, width, in]`, filter `[height, width,
 /// in, multiplier]`, output channel `c * multiplier + m`): TensorFlow's
 /// `tf.raw_ops.DepthwiseConv2dNative`, computed directly (one pass over the taps per output
-/// row, a loop over channels the compiler vectorises), rows split across the rayon pool.
+/// row, a loop over channels the compiler vectorises; with fewer than 16 channels, one filter
+/// each and stride 1 along the row, 16 consecutive elements of a row, whatever their
+/// channels, to a vector), rows split across the rayon pool.
 ///
 /// Accuracy: `|ours - tf| <= 2 * K * eps * sum_taps |x| |w|` per element (`K = kh*kw`; plus one
 /// rounding for `half` and `bfloat16`, which accumulate in `float`), asserted over the
@@ -1075,9 +1077,20 @@ fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) ->
     ) -> Result<Tensor> {
         let (x, f) = (data::<T>(input)?, data::<T>(filter)?);
         let fw: Vec<T::Acc> = f.iter().map(|v| v.widen()).collect();
+        // For `Depthwise::flat`: each tap's filter repeated along `DIRECT_LANES + in`.
+        let tiled: Vec<T::Acc> = if Depthwise::<T>::flat_applies(&w, cin, mult) {
+            let span = DIRECT_LANES + cin;
+            let taps = h.window * w.window;
+            (0..taps * span)
+                .map(|i| fw[i / span * cin + i % span % cin])
+                .collect()
+        } else {
+            Vec::new()
+        };
         let d = Depthwise {
             x: &x,
             fw: &fw,
+            tiled: &tiled,
             h,
             w,
             cin,
@@ -1091,19 +1104,28 @@ fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) ->
             }
             // One output row at a time (`Depthwise::row`), compiled for the CPU's widest
             // vectors.
-            out.par_chunks_mut(row_len).enumerate().for_each_init(
-                || vec![T::Acc::default(); row_len],
-                |acc, (r, row)| {
-                    let (n, oy) = (r / h.output, r % h.output);
-                    vectorized_wide(
-                        #[inline(always)]
-                        || d.row((n, oy), acc, row),
-                    );
-                    if let Some(e) = epi {
-                        e(row);
-                    }
-                },
-            );
+            let one_row = |acc: &mut Vec<T::Acc>, (r, row): (usize, &mut [T])| {
+                let (n, oy) = (r / h.output, r % h.output);
+                vectorized_wide(
+                    #[inline(always)]
+                    || d.row((n, oy), acc, row),
+                );
+                if let Some(e) = epi {
+                    e(row);
+                }
+            };
+            let new_acc = || vec![T::Acc::default(); row_len];
+            if out.len().saturating_mul(h.window * w.window) < DEPTHWISE_PARALLEL_MIN_MACS {
+                // Less work than waking another thread costs: on the caller's thread.
+                let mut acc = new_acc();
+                out.chunks_mut(row_len)
+                    .enumerate()
+                    .for_each(|r| one_row(&mut acc, r));
+            } else {
+                out.par_chunks_mut(row_len)
+                    .enumerate()
+                    .for_each_init(new_acc, one_row);
+            }
             Ok(())
         })
     }
@@ -1115,6 +1137,10 @@ fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) ->
         other => Err(Error::Internal(format!("depthwise on {}", other.name()))),
     }
 }
+
+/// The fewest multiply-adds a depthwise convolution splits across the rayon pool: below, its
+/// rows run on the caller's thread (handing them to other threads and waiting costs more).
+const DEPTHWISE_PARALLEL_MIN_MACS: usize = 1 << 18;
 
 /// Output channels a direct convolution keeps in registers at once.
 const DIRECT_LANES: usize = 16;
@@ -1227,10 +1253,13 @@ where
 }
 
 /// A depthwise convolution's operands and geometry: the input, the filter widened to the
-/// accumulator's type, the two spatial axes, the input depth and the channel multiplier.
+/// accumulator's type (and tiled, for [`Depthwise::flat`]), the two spatial axes, the input depth and the channel multiplier.
 struct Depthwise<'a, T: Accumulate> {
     x: &'a [T],
     fw: &'a [T::Acc],
+    /// Where [`Depthwise::flat`] applies, tap `t`'s filter repeated: element `i` of tap `t`'s
+    /// `DIRECT_LANES + in` is the filter's channel `i % in` (empty otherwise).
+    tiled: &'a [T::Acc],
     h: Axis,
     w: Axis,
     cin: usize,
@@ -1270,10 +1299,23 @@ impl<T: Accumulate> Depthwise<'_, T> {
             nrows += 1;
         }
         let rows = &rows[..nrows];
+        let inside = |ox: usize| w.source(ox, 0).is_some() && w.source(ox, w.window - 1).is_some();
+        if Self::flat_applies(w, cin, mult) {
+            // The pixels with every tap inside the row are one run (stride 1).
+            let lo = (0..w.output).find(|&ox| inside(ox)).unwrap_or(w.output);
+            let hi = (lo..w.output).find(|&ox| !inside(ox)).unwrap_or(w.output);
+            if lo > 0 {
+                self.pixels((n, oy), 0..lo, acc, row);
+            }
+            self.flat(rows, (lo * cin, hi * cin), row);
+            if hi < w.output {
+                self.pixels((n, oy), hi..w.output, acc, row);
+            }
+            return;
+        }
         if mult != 1 || cin < DIRECT_LANES || w.window == 0 {
             return self.pixels((n, oy), 0..w.output, acc, row);
         }
-        let inside = |ox: usize| w.source(ox, 0).is_some() && w.source(ox, w.window - 1).is_some();
         let full = cin / DIRECT_LANES * DIRECT_LANES;
         let mut ox = 0;
         while ox < w.output {
@@ -1325,6 +1367,80 @@ impl<T: Accumulate> Depthwise<'_, T> {
                 }
             }
             ox += p;
+        }
+    }
+
+    /// Whether [`Depthwise::flat`] computes the pixels with every tap inside the row: one
+    /// filter per channel, fewer than [`DIRECT_LANES`] channels, stride 1 along the row.
+    fn flat_applies(w: &Axis, cin: usize, mult: usize) -> bool {
+        mult == 1 && (1..DIRECT_LANES).contains(&cin) && w.stride == 1 && w.window > 0
+    }
+
+    /// The output row's elements `start..end` (whole pixels, every tap of each inside the
+    /// input row), for [`Depthwise::flat_applies`] geometries. Seen flat, element `j` of the
+    /// row (pixel `j / in`, channel `j % in`) sums `x[j + shift] * f[j % in]` over the taps
+    /// (`shift` the tap's offset along the row), so that [`DIRECT_LANES`] consecutive
+    /// elements, whatever their channels, are one vector, multiplied by the tap's filter
+    /// repeated (`tiled`, read from `j % in`), and blocks of them keep their sums in
+    /// registers. Each sum takes its taps in `(ky, kx)` order, as on the other paths, so the
+    /// bits are theirs.
+    #[inline(always)]
+    fn flat(&self, rows: &[(usize, usize)], (start, end): (usize, usize), row: &mut [T]) {
+        let mut j = start;
+        while j + DEPTHWISE_PIXELS * DIRECT_LANES <= end {
+            self.flat_block::<DEPTHWISE_PIXELS>(rows, j, row);
+            j += DEPTHWISE_PIXELS * DIRECT_LANES;
+        }
+        while j + DIRECT_LANES <= end {
+            self.flat_block::<1>(rows, j, row);
+            j += DIRECT_LANES;
+        }
+        let (w, cin) = (&self.w, self.cin);
+        for j in j..end {
+            let mut a = T::Acc::default();
+            for &(ky, base) in rows {
+                for kx in 0..w.window {
+                    let xi = base + j + kx * w.dilation * cin - w.pad_before * cin;
+                    let fi = (ky * w.window + kx) * cin + j % cin;
+                    a = a + self.x[xi].widen() * self.fw[fi];
+                }
+            }
+            row[j] = T::narrow(a);
+        }
+    }
+
+    /// `P` vectors of [`Depthwise::flat`] from element `j` of the row.
+    #[inline(always)]
+    fn flat_block<const P: usize>(&self, rows: &[(usize, usize)], j: usize, row: &mut [T]) {
+        let (w, cin) = (&self.w, self.cin);
+        let span = DIRECT_LANES + cin;
+        let mut acc = [[T::Acc::default(); DIRECT_LANES]; P];
+        for &(ky, base) in rows {
+            for kx in 0..w.window {
+                let tile = &self.tiled[(ky * w.window + kx) * span..][..span];
+                let x0 = base + j + kx * w.dilation * cin - w.pad_before * cin;
+                let Some(xs) = self.x.get(x0..x0 + P * DIRECT_LANES) else {
+                    continue;
+                };
+                for (p, a) in acc.iter_mut().enumerate() {
+                    let phase = (j + p * DIRECT_LANES) % cin;
+                    let (Ok(xv), Ok(fv)) = (
+                        <&[T; DIRECT_LANES]>::try_from(&xs[p * DIRECT_LANES..][..DIRECT_LANES]),
+                        <&[T::Acc; DIRECT_LANES]>::try_from(&tile[phase..][..DIRECT_LANES]),
+                    ) else {
+                        continue;
+                    };
+                    for l in 0..DIRECT_LANES {
+                        a[l] = a[l] + xv[l].widen() * fv[l];
+                    }
+                }
+            }
+        }
+        for (p, a) in acc.iter().enumerate() {
+            let out = &mut row[j + p * DIRECT_LANES..][..DIRECT_LANES];
+            for (o, &v) in out.iter_mut().zip(a) {
+                *o = T::narrow(v);
+            }
         }
     }
 
