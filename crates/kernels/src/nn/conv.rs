@@ -1396,7 +1396,7 @@ impl<T: Accumulate> Depthwise<'_, T> {
             j += DIRECT_LANES;
         }
         let (w, cin) = (&self.w, self.cin);
-        for j in j..end {
+        for (j, o) in row.iter_mut().enumerate().take(end).skip(j) {
             let mut a = T::Acc::default();
             for &(ky, base) in rows {
                 for kx in 0..w.window {
@@ -1405,7 +1405,7 @@ impl<T: Accumulate> Depthwise<'_, T> {
                     a = a + self.x[xi].widen() * self.fw[fi];
                 }
             }
-            row[j] = T::narrow(a);
+            *o = T::narrow(a);
         }
     }
 
