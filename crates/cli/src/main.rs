@@ -74,6 +74,16 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// The threads rayon's global pool gets: `RAYON_NUM_THREADS` when it is a positive number,
+/// else one per CPU (rayon's own rule).
+fn pool_threads() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 fn main() {
     std::panic::set_hook(Box::new(|info| {
         let msg = info
@@ -104,14 +114,19 @@ fn main() {
             tensorcast::io::ReadMode::Read
         },
     });
-    // The main thread is one of the pool's threads (rayon's `use_current_thread`): a kernel's
-    // parallel loop starts on it and the other threads join in by stealing. Otherwise every
-    // parallel kernel hands its work to the pool and sleeps until it is done, a wake-up and a
-    // sleep per op (tens of microseconds each on a virtual machine, more than a small op's
-    // work). A pool already built (none is, here) is left as it is.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .use_current_thread()
-        .build_global();
+    // For the graph commands, the main thread is one of the pool's threads (rayon's
+    // `use_current_thread`): a kernel's parallel loop starts on it and the other threads join
+    // in by stealing. Otherwise every parallel kernel hands its work to the pool and sleeps
+    // until it is done, a wake-up and a sleep per op (tens of microseconds each on a virtual
+    // machine, more than a small op's work). Only with two threads or more: a pool whose one
+    // thread is the main thread would never run a job another thread queues while the main
+    // thread waits for it (the record pipelines of the other commands do that).
+    if matches!(cli.command, Command::Graph(_)) && pool_threads() >= 2 {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(pool_threads())
+            .use_current_thread()
+            .build_global();
+    }
     cli::signals::install();
     let result = match &cli.command {
         Command::Inspect(a) => cli::inspect::run(a),

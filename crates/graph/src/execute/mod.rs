@@ -168,6 +168,19 @@ impl PlanCache {
 /// - pruned, ordered, kernels resolved (a `Const` decoded once), value slots assigned - which
 ///   later runs of the same signature reuse, as TensorFlow's `DirectSession` caches an executor
 ///   per signature. Clones of a session share its plans.
+///
+/// Threads: kernels with enough work split it across rayon's pool (the global one, or the
+/// pool of the thread that runs the session), small ones run on the calling thread. A thread
+/// outside the pool that starts a split kernel hands it to the pool and sleeps until it is
+/// done, a wake-up and a sleep per kernel (tens of microseconds on a virtual machine). For
+/// the lowest latency on graphs of small ops, make the thread that runs the session one of
+/// the pool's, as `tensorcast graph run` and `graph bench` do (with two threads or more: a
+/// pool whose only thread is yours never runs what other threads queue while yours waits):
+///
+/// ```
+/// // At start-up, on the thread that will call `Session::run`.
+/// let _ = rayon::ThreadPoolBuilder::new().use_current_thread().build_global();
+/// ```
 #[derive(Clone)]
 pub struct Session {
     graph: Graph,
