@@ -117,7 +117,7 @@ impl NativeSavedModel {
             .detach(|| {
                 let feeds: Vec<(&str, Tensor)> =
                     feeds.iter().map(|(k, t)| (k.as_str(), t.clone())).collect();
-                self.model.run(key, &feeds)
+                crate::graph::in_pool(|| self.model.run(key, &feeds))
             })
             .map_err(|e| match e {
                 // The binding's own checks (input keys, dtypes) come first in Python; what

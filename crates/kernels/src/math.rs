@@ -801,18 +801,24 @@ fn softmax_rows_f32(
 ) {
     let width = width.max(1);
     let min_rows = (16 << 10) / width + 1;
+    let one_row = |e: &mut Vec<f32>, (o, row): (&mut [f32], &[f32])| {
+        vectorized_wide(
+            #[inline(always)]
+            || softmax_row_f32(row, o, e, log, onednn, &pre),
+        )
+    };
+    if x.len() / width <= min_rows {
+        // One piece of work: on the caller's thread, not handed to the pool.
+        let mut e = vec![0.0f32; width];
+        out.chunks_mut(width)
+            .zip(x.chunks(width))
+            .for_each(|r| one_row(&mut e, r));
+        return;
+    }
     out.par_chunks_mut(width)
         .zip(x.par_chunks(width))
         .with_min_len(min_rows)
-        .for_each_init(
-            || vec![0.0f32; width],
-            |e, (o, row)| {
-                vectorized_wide(
-                    #[inline(always)]
-                    || softmax_row_f32(row, o, e, log, onednn, &pre),
-                )
-            },
-        );
+        .for_each_init(|| vec![0.0f32; width], one_row);
 }
 
 /// One row of [`softmax_rows_f32`], inlined into its caller so that it is compiled for the

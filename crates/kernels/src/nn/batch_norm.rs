@@ -142,15 +142,21 @@ pub fn fused_batch_norm_v3(
                 return Ok(());
             }
             let per = c * ((1 << 14) / c).max(1);
-            out.par_chunks_mut(per)
-                .zip(xv.par_chunks(per))
-                .for_each(|(oc, xc)| {
-                    for (orow, xrow) in oc.chunks_mut(c).zip(xc.chunks(c)) {
-                        for (((y, &v), &s), &b) in orow.iter_mut().zip(xrow).zip(s).zip(o) {
-                            *y = from(to(v) * s + b);
-                        }
+            let piece = |(oc, xc): (&mut [T], &[T])| {
+                for (orow, xrow) in oc.chunks_mut(c).zip(xc.chunks(c)) {
+                    for (((y, &v), &s), &b) in orow.iter_mut().zip(xrow).zip(s).zip(o) {
+                        *y = from(to(v) * s + b);
                     }
-                });
+                }
+            };
+            if out.len() <= per {
+                // One piece: on the caller's thread, not handed to the pool.
+                piece((out, &xv));
+            } else {
+                out.par_chunks_mut(per)
+                    .zip(xv.par_chunks(per))
+                    .for_each(piece);
+            }
             Ok(())
         })
     }

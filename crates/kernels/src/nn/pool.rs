@@ -234,29 +234,37 @@ fn pool<T: Element + Copy + Send + Sync>(
     if row_len == 0 {
         return;
     }
-    out.par_chunks_mut(row_len)
-        .enumerate()
-        .for_each(|(r, row)| {
-            let (n, oy) = (r / h.output, r % h.output);
-            for ox in 0..w.output {
-                let mut taps = (0..h.window)
-                    .filter_map(|ky| h.source(oy, ky))
-                    .flat_map(|iy| {
-                        (0..w.window)
-                            .filter_map(move |kx| w.source(ox, kx))
-                            .map(move |ix| (iy, ix))
-                    })
-                    .map(|(iy, ix)| &x[((n * h.input + iy) * w.input + ix) * c..][..c]);
-                let count = (0..h.window)
-                    .filter(|&ky| h.source(oy, ky).is_some())
-                    .count()
-                    * (0..w.window)
-                        .filter(|&kx| w.source(ox, kx).is_some())
-                        .count();
-                f(&mut taps, count, &mut row[ox * c..(ox + 1) * c]);
-            }
-        });
+    let one_row = |(r, row): (usize, &mut [T])| {
+        let (n, oy) = (r / h.output, r % h.output);
+        for ox in 0..w.output {
+            let mut taps = (0..h.window)
+                .filter_map(|ky| h.source(oy, ky))
+                .flat_map(|iy| {
+                    (0..w.window)
+                        .filter_map(move |kx| w.source(ox, kx))
+                        .map(move |ix| (iy, ix))
+                })
+                .map(|(iy, ix)| &x[((n * h.input + iy) * w.input + ix) * c..][..c]);
+            let count = (0..h.window)
+                .filter(|&ky| h.source(oy, ky).is_some())
+                .count()
+                * (0..w.window)
+                    .filter(|&kx| w.source(ox, kx).is_some())
+                    .count();
+            f(&mut taps, count, &mut row[ox * c..(ox + 1) * c]);
+        }
+    };
+    if out.len().saturating_mul(h.window * w.window) < POOL_PARALLEL_MIN_TAPS {
+        // Less work than handing it to other threads costs: on the caller's thread.
+        out.chunks_mut(row_len).enumerate().for_each(one_row);
+    } else {
+        out.par_chunks_mut(row_len).enumerate().for_each(one_row);
+    }
 }
+
+/// The fewest taps (output elements times window size) a pooling splits across the rayon
+/// pool.
+const POOL_PARALLEL_MIN_TAPS: usize = 1 << 16;
 
 /// Maximum with TensorFlow's pooling rule: the running maximum starts at the type's lowest
 /// value and a tap replaces it when larger, so NaN taps are skipped (oneDNN's rule, measured).
