@@ -121,9 +121,10 @@ fn main() {
     // machine, more than a small op's work). Only with two threads or more: a pool whose one
     // thread is the main thread would never run a job another thread queues while the main
     // thread waits for it (the record pipelines of the other commands do that).
-    if matches!(cli.command, Command::Graph(_)) && pool_threads() >= 2 {
+    let threads = pool_threads();
+    if matches!(cli.command, Command::Graph(_)) && threads >= 2 {
         let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(pool_threads())
+            .num_threads(threads)
             .use_current_thread()
             .build_global();
     }

@@ -45,6 +45,7 @@ pub mod array;
 pub mod bitcast;
 pub mod broadcast;
 pub mod cast;
+mod chunks;
 pub mod elementwise;
 mod ext;
 pub mod linalg;

@@ -51,6 +51,7 @@ use tensorcast_buffer::{cpu_allocator_ref, Writer};
 use tensorcast_core::x86::daz32;
 use tensorcast_core::{Complex32, Complex64, DataType, Error, Result, Tensor};
 
+use crate::chunks::for_each_chunk;
 use crate::elementwise::mul32;
 use crate::unary::vector;
 
@@ -801,24 +802,19 @@ fn softmax_rows_f32(
 ) {
     let width = width.max(1);
     let min_rows = (16 << 10) / width + 1;
-    let one_row = |e: &mut Vec<f32>, (o, row): (&mut [f32], &[f32])| {
-        vectorized_wide(
-            #[inline(always)]
-            || softmax_row_f32(row, o, e, log, onednn, &pre),
-        )
-    };
-    if x.len() / width <= min_rows {
-        // One piece of work: on the caller's thread, not handed to the pool.
-        let mut e = vec![0.0f32; width];
-        out.chunks_mut(width)
-            .zip(x.chunks(width))
-            .for_each(|r| one_row(&mut e, r));
-        return;
-    }
-    out.par_chunks_mut(width)
-        .zip(x.par_chunks(width))
-        .with_min_len(min_rows)
-        .for_each_init(|| vec![0.0f32; width], one_row);
+    // Pieces of `min_rows` rows; one piece stays on the caller's thread.
+    let piece = width * min_rows;
+    let parallel = x.len() > piece;
+    let new_e = || vec![0.0f32; width];
+    for_each_chunk(out, piece, parallel, new_e, |e, (i, oc)| {
+        let xc = &x[i * piece..][..oc.len()];
+        for (o, row) in oc.chunks_mut(width).zip(xc.chunks(width)) {
+            vectorized_wide(
+                #[inline(always)]
+                || softmax_row_f32(row, o, e, log, onednn, &pre),
+            )
+        }
+    });
 }
 
 /// One row of [`softmax_rows_f32`], inlined into its caller so that it is compiled for the

@@ -1,10 +1,10 @@
 //! `FusedBatchNormV3` for inference (`is_training` false), with its shape function.
 
-use rayon::prelude::*;
 use tensorcast_core::{
     bf16, f16, Code, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
 
+use crate::chunks::for_each_chunk;
 use crate::linalg::util::{data, dims, not_in_type_list, output};
 
 const TYPES: &[DataType] = &[DataType::HALF, DataType::BFLOAT16, DataType::FLOAT];
@@ -142,21 +142,21 @@ pub fn fused_batch_norm_v3(
                 return Ok(());
             }
             let per = c * ((1 << 14) / c).max(1);
-            let piece = |(oc, xc): (&mut [T], &[T])| {
-                for (orow, xrow) in oc.chunks_mut(c).zip(xc.chunks(c)) {
-                    for (((y, &v), &s), &b) in orow.iter_mut().zip(xrow).zip(s).zip(o) {
-                        *y = from(to(v) * s + b);
+            // One piece of work stays on the caller's thread.
+            for_each_chunk(
+                out,
+                per,
+                out.len() > per,
+                || (),
+                |(), (i, oc)| {
+                    let xc = &xv[i * per..][..oc.len()];
+                    for (orow, xrow) in oc.chunks_mut(c).zip(xc.chunks(c)) {
+                        for (((y, &v), &s), &b) in orow.iter_mut().zip(xrow).zip(s).zip(o) {
+                            *y = from(to(v) * s + b);
+                        }
                     }
-                }
-            };
-            if out.len() <= per {
-                // One piece: on the caller's thread, not handed to the pool.
-                piece((out, &xv));
-            } else {
-                out.par_chunks_mut(per)
-                    .zip(xv.par_chunks(per))
-                    .for_each(piece);
-            }
+                },
+            );
             Ok(())
         })
     }

@@ -11,6 +11,7 @@ use tensorcast_core::{
 };
 
 use super::window::{axis, axis_shape, Axis, Padding};
+use crate::chunks::for_each_chunk;
 use crate::linalg::engine::{GemmElement, Geometry};
 use crate::linalg::util::{
     data, dims, not_in_type_list, onednn, output, second_input_mismatch, try_vec,
@@ -1104,7 +1105,10 @@ fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) ->
             }
             // One output row at a time (`Depthwise::row`), compiled for the CPU's widest
             // vectors.
-            let one_row = |acc: &mut Vec<T::Acc>, (r, row): (usize, &mut [T])| {
+            let parallel =
+                out.len().saturating_mul(h.window * w.window) >= DEPTHWISE_PARALLEL_MIN_MACS;
+            let new_acc = || vec![T::Acc::default(); row_len];
+            for_each_chunk(out, row_len, parallel, new_acc, |acc, (r, row)| {
                 let (n, oy) = (r / h.output, r % h.output);
                 vectorized_wide(
                     #[inline(always)]
@@ -1113,19 +1117,7 @@ fn depthwise_checked((input, filter): (&Tensor, &Tensor), c: Checked<'_, '_>) ->
                 if let Some(e) = epi {
                     e(row);
                 }
-            };
-            let new_acc = || vec![T::Acc::default(); row_len];
-            if out.len().saturating_mul(h.window * w.window) < DEPTHWISE_PARALLEL_MIN_MACS {
-                // Less work than waking another thread costs: on the caller's thread.
-                let mut acc = new_acc();
-                out.chunks_mut(row_len)
-                    .enumerate()
-                    .for_each(|r| one_row(&mut acc, r));
-            } else {
-                out.par_chunks_mut(row_len)
-                    .enumerate()
-                    .for_each_init(new_acc, one_row);
-            }
+            });
             Ok(())
         })
     }
@@ -1253,7 +1245,8 @@ where
 }
 
 /// A depthwise convolution's operands and geometry: the input, the filter widened to the
-/// accumulator's type (and tiled, for [`Depthwise::flat`]), the two spatial axes, the input depth and the channel multiplier.
+/// accumulator's type (and tiled, for [`Depthwise::flat`]), the two spatial axes, the input
+/// depth and the channel multiplier.
 struct Depthwise<'a, T: Accumulate> {
     x: &'a [T],
     fw: &'a [T::Acc],
@@ -1265,13 +1258,6 @@ struct Depthwise<'a, T: Accumulate> {
     cin: usize,
     mult: usize,
 }
-
-impl<T: Accumulate> Clone for Depthwise<'_, T> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<T: Accumulate> Copy for Depthwise<'_, T> {}
 
 impl<T: Accumulate> Depthwise<'_, T> {
     /// One output row of a depthwise convolution. Each sum takes its taps in `(ky, kx)`

@@ -1,12 +1,12 @@
 //! `MaxPool` and `AvgPool` (NHWC, SAME / VALID), with their shape functions.
 
-use rayon::prelude::*;
 use tensorcast_core::dtypes;
 use tensorcast_core::{
     bf16, f16, DataType, Element, Error, PartialTensorShape, Result, Tensor, TensorShape,
 };
 
 use super::window::{axis, axis_shape, Axis, AxisAttrs, Padding};
+use crate::chunks::for_each_chunk;
 use crate::linalg::util::{data, not_in_type_list, onednn, output};
 
 const MAX_TYPES: &[DataType] =
@@ -234,32 +234,33 @@ fn pool<T: Element + Copy + Send + Sync>(
     if row_len == 0 {
         return;
     }
-    let one_row = |(r, row): (usize, &mut [T])| {
-        let (n, oy) = (r / h.output, r % h.output);
-        for ox in 0..w.output {
-            let mut taps = (0..h.window)
-                .filter_map(|ky| h.source(oy, ky))
-                .flat_map(|iy| {
-                    (0..w.window)
-                        .filter_map(move |kx| w.source(ox, kx))
-                        .map(move |ix| (iy, ix))
-                })
-                .map(|(iy, ix)| &x[((n * h.input + iy) * w.input + ix) * c..][..c]);
-            let count = (0..h.window)
-                .filter(|&ky| h.source(oy, ky).is_some())
-                .count()
-                * (0..w.window)
-                    .filter(|&kx| w.source(ox, kx).is_some())
-                    .count();
-            f(&mut taps, count, &mut row[ox * c..(ox + 1) * c]);
-        }
-    };
-    if out.len().saturating_mul(h.window * w.window) < POOL_PARALLEL_MIN_TAPS {
-        // Less work than handing it to other threads costs: on the caller's thread.
-        out.chunks_mut(row_len).enumerate().for_each(one_row);
-    } else {
-        out.par_chunks_mut(row_len).enumerate().for_each(one_row);
-    }
+    let parallel = out.len().saturating_mul(h.window * w.window) >= POOL_PARALLEL_MIN_TAPS;
+    for_each_chunk(
+        out,
+        row_len,
+        parallel,
+        || (),
+        |(), (r, row)| {
+            let (n, oy) = (r / h.output, r % h.output);
+            for ox in 0..w.output {
+                let mut taps = (0..h.window)
+                    .filter_map(|ky| h.source(oy, ky))
+                    .flat_map(|iy| {
+                        (0..w.window)
+                            .filter_map(move |kx| w.source(ox, kx))
+                            .map(move |ix| (iy, ix))
+                    })
+                    .map(|(iy, ix)| &x[((n * h.input + iy) * w.input + ix) * c..][..c]);
+                let count = (0..h.window)
+                    .filter(|&ky| h.source(oy, ky).is_some())
+                    .count()
+                    * (0..w.window)
+                        .filter(|&kx| w.source(ox, kx).is_some())
+                        .count();
+                f(&mut taps, count, &mut row[ox * c..(ox + 1) * c]);
+            }
+        },
+    );
 }
 
 /// The fewest taps (output elements times window size) a pooling splits across the rayon
