@@ -84,7 +84,7 @@ fn interrupted() -> IoError {
 }
 
 /// Where a write goes once symbolic links are followed.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Target {
     /// A regular file or a name that does not exist yet: replaced atomically.
     Replace(PathBuf),
@@ -188,8 +188,8 @@ impl Default for OutputOptions {
     }
 }
 
-/// A file being written through the atomic output layer (see the module docs of
-/// [`crate::write_file_with`] for the rules): bytes written to it go to a hidden temporary
+/// A file being written through the atomic output layer, as [`crate::write_file_with`] writes
+/// tensor files: bytes written to it go to a hidden temporary
 /// file beside the target, which [`OutputFile::commit`] renames over the target; dropped
 /// without a commit (an error halfway), the temporary file is removed and the target is left
 /// as it was. A FIFO or character device target (after symbolic links are followed) is

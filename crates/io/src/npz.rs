@@ -540,15 +540,22 @@ mod tests {
         }
     }
 
+    /// Four tensors of 4000 bytes each that deflate cannot shrink much.
     fn tensors() -> Vec<NamedTensor> {
-        (0..4)
-            .map(|i| NamedTensor::new(format!("t{i}"), Tensor::vector(&[i as f32; 1000])))
+        (0..4u32)
+            .map(|i| {
+                let v: Vec<f32> = (0..1000u32)
+                    .map(|j| (i.wrapping_mul(7919) ^ j.wrapping_mul(2_654_435_761)) as f32)
+                    .collect();
+                NamedTensor::new(format!("t{i}"), Tensor::vector(&v))
+            })
             .collect()
     }
 
     #[test]
     fn npz_write_error_is_one_clean_line() {
-        // The child: writes to a "disk" that fills up after 6000 bytes, prints the error.
+        // The child: writes to a "disk" that fills up after 6000 bytes (inside the second
+        // member), prints the error.
         if std::env::var_os("TENSORCAST_NPZ_FULL_CHILD").is_some() {
             for compression in [Compression::Stored, Compression::Deflated] {
                 let mut full = FullAfter {

@@ -18,10 +18,11 @@
 //!    it (a copy where links fail) - the staged shards stay, so the staged index still reads;
 //! 4. the final index is renamed over `P.index`: the new checkpoint, byte for byte
 //!    TensorFlow's;
-//! 5. the staged shards are removed.
+//! 5. the staged shards are removed, with those a killed write left under smaller staged
+//!    counts (no index names them any more).
 //!
 //! A kill between any two steps leaves a readable checkpoint (and, after step 1, staged shards
-//! as litter). A caught signal ([`crate::remove_temporary_files`]) waits for the steps to end.
+//! as litter, which the next overwrite removes). A caught signal ([`crate::remove_temporary_files`]) waits for the steps to end.
 //! A new checkpoint (no old index, or no old shard under the new names) needs none of this:
 //! its shards are renamed into place, then its index. Every name is written through symbolic
 //! links (a `.data` file that is a link to another disk is written through it, the link stays)
@@ -128,7 +129,7 @@ impl<'a> BundleFiles<'a> {
         })?;
         let mut out = match self.staged {
             Some(m) => OutputFile::staged(&self.staged_name(i, m), target.path(), self.sync)?,
-            None => OutputFile::for_target(clone_target(target), self.sync)?,
+            None => OutputFile::for_target(target.clone(), self.sync)?,
         };
         atomic::write_through(out.file_mut(), CHUNK, write)?;
         self.shards.push(out.finish()?);
@@ -190,12 +191,20 @@ impl<'a> BundleFiles<'a> {
         commit(index)?;
         after(Step::IndexInPlace)?;
         remove_staged(staged.len());
+        // The staged shards a killed write left under the counts skipped for them: no index
+        // names them now.
+        for earlier in n + 1..m {
+            for i in 0..n {
+                let _ =
+                    std::fs::remove_file(suffixed(self.prefix, &data_file_name("", i, earlier)));
+            }
+        }
         Ok(())
     }
 
     /// The index `bytes`, written to a temporary file beside the index (or its stream).
     fn index_file(&self, bytes: &[u8]) -> Result<Finished> {
-        let mut out = OutputFile::for_target(clone_target(&self.index), self.sync)?;
+        let mut out = OutputFile::for_target(self.index.clone(), self.sync)?;
         std::io::Write::write_all(out.file_mut(), bytes)
             .map_err(|e| IoError::io("cannot write", e))?;
         out.finish()
@@ -206,13 +215,6 @@ fn commit(f: Finished) -> Result<()> {
     match f {
         Finished::Prepared(p) => p.commit(),
         Finished::Stream => Ok(()),
-    }
-}
-
-fn clone_target(t: &Target) -> Target {
-    match t {
-        Target::Replace(p) => Target::Replace(p.clone()),
-        Target::Stream(p) => Target::Stream(p.clone()),
     }
 }
 
