@@ -255,8 +255,10 @@ impl RecordIterator {
     }
 }
 
-/// `tf.io.TFRecordWriter(path, options=None)`: writes records to a temporary file renamed into
-/// place by `close()` (or the end of a `with` block), so a reader never sees a partial file.
+/// `tf.io.TFRecordWriter(path, options=None)`: writes records through tensorcast-io's atomic
+/// output layer, to a temporary file renamed into place by `close()` (or the end of a `with`
+/// block), so a reader never sees a partial file; a symbolic link is written through, a FIFO
+/// or device (`/dev/null`) written as a stream, never replaced.
 #[pyclass(module = "tensorcast.io", name = "TFRecordWriter")]
 pub(crate) struct TfRecordWriter {
     writer: Option<FileWriter>,
@@ -283,8 +285,14 @@ impl TfRecordWriter {
         w.write_record(record).py()
     }
 
-    /// Accepted for TensorFlow's API; records become visible at `close()`.
-    fn flush(&mut self) {}
+    /// Flushes the records written so far: a FIFO or device target (written as a stream)
+    /// gets them now; a file target shows them at `close()`, when it is renamed into place.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self.writer.as_mut() {
+            Some(w) => py.detach(|| w.flush()).py(),
+            None => Ok(()),
+        }
+    }
 
     /// Finishes the file and renames it into place.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {

@@ -2,6 +2,9 @@
 (tests/tf_observed/example.jsonl)."""
 
 import json
+import os
+import stat
+import threading
 
 import numpy as np
 import pytest
@@ -80,6 +83,52 @@ def test_record_ranges_by_offset(tmp_path):
     assert len(offsets) == 51 and offsets[0] == 0
     assert tc.io.read_records(path, offset=offsets[10], count=5).to_list() == records[10:15]
     assert tc.io.read_records(path, offset=offsets[45]).to_list() == records[45:]
+
+
+def test_tfrecord_writer_to_symlink_writes_through(tmp_path):
+    real = tmp_path / "real.tfrecord"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.tfrecord"
+    os.symlink("real.tfrecord", link)
+    with tc.io.TFRecordWriter(str(link)) as w:
+        w.write(b"new")
+    assert link.is_symlink()
+    assert tc.io.read_records(str(real)).to_list() == [b"new"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tfrecord", "real.tfrecord"]
+
+
+def test_tfrecord_writer_to_fifo_streams_and_keeps_it(tmp_path):
+    fifo = tmp_path / "out.tfrecord"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    with tc.io.TFRecordWriter(str(fifo)) as w:
+        w.write(b"a")
+        w.write(b"bc")
+    reader.join(60)
+    plain = tmp_path / "plain.tfrecord"
+    with tc.io.TFRecordWriter(str(plain)) as w:
+        w.write(b"a")
+        w.write(b"bc")
+    assert got == [plain.read_bytes()]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_tfrecord_writer_to_dev_null_keeps_the_device():
+    with tc.io.TFRecordWriter("/dev/null", "GZIP") as w:
+        w.write(b"x" * 1000)
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+def test_tfrecord_writer_mode_follows_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with tc.io.TFRecordWriter(str(tmp_path / "new.tfrecord")) as w:
+            w.write(b"x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.tfrecord").st_mode) == 0o640
 
 
 def np_of(enc):

@@ -71,7 +71,7 @@ use std::path::Path;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
-pub use atomic::remove_temporary_files;
+pub use atomic::{remove_temporary_files, OutputFile, OutputOptions};
 pub use error::{ErrorKind, IoError, Result};
 pub use escape::escaped;
 pub use format::{detect_format, Format};
