@@ -179,7 +179,7 @@ def aligned(n, dtype):
     return raw[off : off + n * itemsize].view(dtype)
 
 
-def test_dlpack_with_jax_shares_memory():
+def test_dlpack_with_jax_shares_memory(tmp_path):
     import jax
     import jax.numpy as jnp
 
@@ -196,10 +196,20 @@ def test_dlpack_with_jax_shares_memory():
         tx = tc.from_dlpack(x)
         assert tx.data_ptr == x.unsafe_buffer_pointer()
         assert np.asarray(tx).tobytes() == np.asarray(x).tobytes()
-    # A tensor tensorcast allocated (64-byte aligned) goes to JAX without a copy.
+    # A tensor made in Rust is read-only, and JAX asks for the legacy capsule, which cannot
+    # say so: refused, as numpy refuses JAX its own read-only arrays.
     c = tc.cast(a, "bfloat16")
-    jc = jax.dlpack.from_dlpack(c)
-    assert jc.unsafe_buffer_pointer() == c.data_ptr
+    for readonly in (c, np.asarray(c)):
+        with pytest.raises(BufferError, match="Cannot export readonly array"):
+            jax.dlpack.from_dlpack(readonly)
+    # Memory tensorcast allocated (64-byte aligned) for a writable array goes to JAX without
+    # a copy: a checkpoint read with mmap=False, as TensorFlow's reader, gives such arrays.
+    prefix = str(tmp_path / "ckpt-1")
+    tc.train.save_checkpoint(prefix, {"w": c})
+    own = tc.train.load_checkpoint(prefix, mmap=False).get_tensor("w")
+    assert own.flags.writeable
+    jc = jax.dlpack.from_dlpack(tc.Tensor(own))
+    assert jc.unsafe_buffer_pointer() == own.ctypes.data
     assert jc.dtype == jnp.bfloat16 and float(jc[5]) == 1232.0
 
 
@@ -242,3 +252,72 @@ def test_jax_int4_does_not_cross_dlpack_either():
     t = tc.Tensor(np.asarray(x))
     assert t.dtype == "int4" and np.asarray(t).tolist() == [1, -2, 3]
     assert np.asarray(t).dtype == ml_dtypes.int4
+
+
+def mapped_file_of(address):
+    """The file whose memory map holds `address` in this process (Linux), or None."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            parts = line.split(maxsplit=5)
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            if lo <= address < hi:
+                return parts[5].strip() if len(parts) == 6 else None
+    return None
+
+
+class LegacyOnly:
+    """A consumer's view of a producer that speaks only the legacy capsule (what JAX 0.10's
+    `from_dlpack` and older consumers ask for: `__dlpack__(stream=...)`, no `max_version`)."""
+
+    def __init__(self, producer, **kwargs):
+        self.producer, self.kwargs = producer, kwargs
+
+    def __dlpack__(self, stream=None, **_):
+        return self.producer.__dlpack__(**self.kwargs)
+
+    def __dlpack_device__(self):
+        return self.producer.__dlpack_device__()
+
+
+def test_dlpack_legacy_export_of_readonly_tensor_is_refused(tmp_path):
+    # A tensor of a memory-mapped checkpoint shard: its pages are mapped read-only, so a
+    # consumer writing through a legacy capsule (which cannot say read-only) faulted the
+    # interpreter (SIGSEGV). Refused as numpy refuses its own read-only arrays, with numpy's
+    # BufferError and words; the versioned capsule carries the read-only flag.
+    prefix = str(tmp_path / "ckpt-1")
+    w = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    tc.train.save_checkpoint(prefix, {"w": w})
+    t = tc.train.load_checkpoint(prefix).get_tensorcast("w/.ATTRIBUTES/VARIABLE_VALUE")
+    assert mapped_file_of(t.data_ptr).startswith(prefix + ".data-")
+    readonly = np.arange(3, dtype=np.float32)
+    readonly.flags.writeable = False
+    for kwargs in ({}, {"max_version": None}, {"max_version": (0, 8)}, {"copy": False}):
+        with pytest.raises(BufferError) as numpys:
+            readonly.__dlpack__(**kwargs)
+        with pytest.raises(BufferError) as ours:
+            t.__dlpack__(**kwargs)
+        assert str(ours.value) == str(numpys.value), kwargs
+        assert "Cannot export readonly array" in str(ours.value)
+    with pytest.raises(BufferError, match="Cannot export readonly array"):
+        np.from_dlpack(LegacyOnly(t))
+    # A tensor made in Rust is read-only too (other tensors may share its buffer).
+    with pytest.raises(BufferError, match="Cannot export readonly array"):
+        tc.cast(w, "float64").__dlpack__()
+    # The versioned capsule shares the mapped memory, flagged read-only.
+    v = np.from_dlpack(t)
+    assert v.ctypes.data == t.data_ptr and not v.flags.writeable
+    assert np.array_equal(v, w)
+    with pytest.raises(ValueError, match="read-only"):
+        v[0, 0] = 1.0
+    # copy=True: a copy, in either capsule (numpy imports a legacy capsule read-only; the
+    # versioned copy is writable, and writing it leaves the mapped tensor be).
+    legacy = np.from_dlpack(LegacyOnly(t, copy=True))
+    assert legacy.ctypes.data != t.data_ptr and np.array_equal(legacy, w)
+    c = np.from_dlpack(LegacyOnly(t, max_version=(1, 1), copy=True))
+    assert c.ctypes.data != t.data_ptr and c.flags.writeable
+    c[0, 0] = -1.0
+    assert np.asarray(t)[0, 0] == 0.0 and np.array_equal(c[1:], w[1:])
+    # A tensor that adopted a writable array still goes out in the legacy capsule, sharing it.
+    a = np.arange(4, dtype=np.float32)
+    assert np.from_dlpack(LegacyOnly(tc.Tensor(a))).ctypes.data == a.ctypes.data
+
