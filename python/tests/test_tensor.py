@@ -321,3 +321,103 @@ def test_dlpack_legacy_export_of_readonly_tensor_is_refused(tmp_path):
     a = np.arange(4, dtype=np.float32)
     assert np.from_dlpack(LegacyOnly(tc.Tensor(a))).ctypes.data == a.ctypes.data
 
+
+INT_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+FLOAT_OUT_OF_RANGE = "Can't convert Python sequence with a value out of range for a double-precision float."
+
+# Python ints at and beyond the edges of every integer type, and of a double.
+EDGE_INTS = [
+    -1, 2**7, -(2**7) - 1, 2**8, 2**15, 2**16, 2**31, -(2**31) - 1, 2**32, 2**40,
+    2**63 - 1, -(2**63), 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 2**200, 2**1030,
+]
+INTEGER_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "qint8", "quint8", "qint16", "quint16", "qint32"]
+OTHER_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string"]
+
+
+def outcome(convert):
+    """What a conversion gives: ("ok", values as a list) or (exception class, message)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's overflow-to-inf warning (float32 2**200)
+            got = convert()
+            return ("ok", (got.numpy() if hasattr(got, "numpy") else np.asarray(got)).tolist())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+
+
+def python_ints(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from python_ints(v)
+    elif isinstance(value, int):
+        yield value
+
+
+def tensorflow_unsound(value, dtype):
+    """Where TensorFlow's own conversion is unsound: ints it cannot take as uint64 raise a
+    SystemError (an exception set under a result) or abort the interpreter (a failed CHECK);
+    a float beyond a double among floats converted through a double raises a SystemError.
+    tensorcast raises the ValueError TensorFlow raises for the same values as other types."""
+    ints = list(python_ints(value))
+    floats = isinstance(value, list) and any(isinstance(v, float) for v in value)
+    double_converted = ("float16", "float32", "float64", "complex128", "uint64")
+    if dtype in double_converted and floats and any(abs(i) >= 2**1024 for i in ints):
+        return ("ValueError", FLOAT_OUT_OF_RANGE)
+    if dtype == "uint64" and any(i < 0 or i >= 2**64 for i in ints):
+        return ("ValueError", INT_OUT_OF_RANGE)
+    return None
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES + OTHER_DTYPES + [None])
+def test_python_int_out_of_dtype_range_raises_value_error(tf, dtype):
+    # tf.constant(value, dtype): ints beyond int64 (uint64 for uint64, a double for half,
+    # float, double and complex128, and for any float type when floats are among them) raise
+    # TensorFlow's ValueError; ints within int64 wrap into a narrower integer type as
+    # TensorFlow's conversion wraps them (tf.constant(-1, tf.uint8) is 255), where numpy 2
+    # raises OverflowError. tensorcast gave -2**63 for tc.cast(2**63, "int64"), and a
+    # misleading string-tensor error for tc.Tensor(2**64).
+    tf_dtype = None if dtype is None else tf.as_dtype(dtype)
+    compared = 0
+    for value in EDGE_INTS + [[1, 2**63], [[-1], [300]], (5, 2**64), [1.5, 2**63], [1.5, 2**2000]]:
+        ours = outcome(lambda: tc.Tensor(value, dtype))
+        expected = tensorflow_unsound(value, dtype)
+        if expected is not None:
+            assert ours == expected, (value, dtype)
+            continue
+        theirs = outcome(lambda: tf.constant(value, tf_dtype))
+        if theirs[0] == "TypeError":
+            # TensorFlow refuses a float as an integer and an int as a string: a question of
+            # type, not range (tensorcast converts the one as numpy does, refuses the other).
+            assert ours[0] != "ok" or dtype != "string", (value, dtype)
+            continue
+        # (With no dtype, tensorcast infers numpy's int64 and float64 where TensorFlow infers
+        # int32 and float32; the values of these cases are the same in either.)
+        assert ours == theirs, (value, dtype)
+        compared += 1
+    assert compared >= 5
+
+
+def test_python_int_out_of_range_in_ops_raises_value_error(tf):
+    # An op's operand converts as tf.constant(value) does: tf.cast(2**63, tf.int64) raises.
+    for ours, theirs in [
+        (lambda: tc.cast(2**63, "int64"), lambda: tf.cast(2**63, tf.int64)),
+        (lambda: tc.cast(2**63, "uint64"), lambda: tf.cast(2**63, tf.uint64)),
+        (lambda: tc.cast(-1, "uint8"), lambda: tf.cast(-1, tf.uint8)),
+        (lambda: tc.cast(2**40, "int32"), lambda: tf.cast(2**40, tf.int32)),
+        (lambda: tc.add(2**63, 1), lambda: tf.add(2**63, 1)),
+        (lambda: tc.broadcast_to(1, [2**63]), lambda: tf.broadcast_to(1, [2**63])),
+        (lambda: tc.io.serialize_tensor(2**64), lambda: tf.io.serialize_tensor(2**64)),
+        (lambda: tc.Tensor(2**64), lambda: tf.constant(2**64)),
+    ]:
+        assert outcome(ours) == outcome(theirs)
+    assert outcome(lambda: tc.cast(2**63, "int64")) == ("ValueError", INT_OUT_OF_RANGE)
+
+
+def test_python_int_dtype_number_out_of_range_raises_type_error(tf):
+    # A dtype given as an int that is no dtype's number, however large: tf.as_dtype's error.
+    for n in [0, -1, 1000, 2**31, 2**40, 2**70]:
+        assert outcome(lambda: tc.Tensor(1.0, n)) == outcome(lambda: tf.as_dtype(n)), n
+    assert tc.Tensor(1.0, 2).dtype == "float64"
