@@ -282,7 +282,11 @@ fn asarray_like_tensorflow<'py>(
     if (ints.above_i64 || ints.beyond_u64) && (d.is_floating() || d.is_complex()) {
         // Ints beyond int64 that TensorFlow takes as a double (ml_dtypes' types take no Python
         // int beyond a C long).
-        let wide = if d.is_complex() { "complex128" } else { "float64" };
+        let wide = if d.is_complex() {
+            "complex128"
+        } else {
+            "float64"
+        };
         return asarray
             .call1((value, wide))?
             .call_method1("astype", (np_dtype,));
