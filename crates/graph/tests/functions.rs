@@ -195,8 +195,11 @@ fn nested_calls(levels: usize, fanout: usize, call_op: &str) -> GraphDef {
                 last = format!("s{k}:z:0");
             }
             // The returned node first (`function` returns output 0 of the first node).
-            let ret = nodes.pop().filter(|_| fanout > 1);
-            nodes.splice(0..0, ret);
+            if fanout > 1 {
+                if let Some(ret) = nodes.pop() {
+                    nodes.insert(0, ret);
+                }
+            }
             nodes
         };
         let mut f = function(&name, nodes);
