@@ -109,7 +109,7 @@ pub(crate) fn run_interruptible<R: Send>(
     }
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     let cancel_ref = &cancel;
-    let (out, interrupted) = py.detach(|| {
+    let (out, interrupted) = py.detach(move || {
         rayon::in_place_scope(|s| {
             s.spawn(move |_| {
                 // The receiver waits for this unless it is gone; nothing to do then.

@@ -181,6 +181,9 @@ pub fn tensor_list_reads(input: &str) -> Vec<NodeDef> {
 /// Writes a SavedModel folder `dir` whose meta graph (tag `serve`) is `graph` and whose
 /// `serving_default` signature has the given `(key, tensor name, dtype)` inputs and outputs (no
 /// variables).
+///
+/// # Errors
+/// Whatever creating the folder or writing `saved_model.pb` fails with.
 pub fn write_saved_model(
     dir: &std::path::Path,
     graph: GraphDef,
