@@ -213,6 +213,12 @@ pub(super) fn load_saved_model(m: &ModelArgs) -> Result<(tensorcast::graph::Save
     let model = tensorcast::graph::SavedModel::load(&dir, &tags)
         .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
         .with_context(|| name.clone())?;
+    for w in model.warnings() {
+        eprintln!(
+            "tensorcast: warning: {}",
+            crate::cli::source::terminal_safe(w)
+        );
+    }
     Ok((model, name))
 }
 
