@@ -190,7 +190,21 @@ unsafe extern "C" fn capsule_destructor(capsule: *mut ffi::PyObject) {
     }
 }
 
+/// numpy's refusal (2.x, `Cannot export readonly array ...`) of read-only memory asked for in
+/// a legacy capsule, word for word.
+const READ_ONLY_LEGACY: &str = "Cannot export readonly array since signalling readonly is \
+    unsupported by DLPack (supported by newer DLPack version).";
+
 /// `tensor.__dlpack__(...)`: a capsule holding a managed tensor over `tensor`'s memory.
+///
+/// Read-only memory (a tensor made in Rust, a view of a mapped checkpoint shard, an adopted
+/// read-only array) goes out only in a versioned capsule, which carries the read-only flag. The
+/// legacy capsule cannot say read-only, and a consumer that writes through it would change a
+/// tensor every other holder sees as immutable, or fault on a read-only page of a memory map
+/// (SIGSEGV); so, as numpy does for its read-only arrays, the export is refused with numpy's
+/// `BufferError`. The caller who accepts a copy asks for one (`copy=True`), which is writable
+/// and goes out in either capsule. Copying silently instead would turn a zero-copy hand-off
+/// into an unannounced copy of any size (a mapped checkpoint tensor of gigabytes).
 pub(crate) fn export<'py>(
     py: Python<'py>,
     tensor: &Tensor,
@@ -216,6 +230,9 @@ pub(crate) fn export<'py>(
             },
         )
     })?;
+    if read_only && !versioned {
+        return Err(PyBufferError::new_err(READ_ONLY_LEGACY));
+    }
     let mut ctx = Box::new(Context {
         _tensor: tensor.clone(),
         shape: tensor.shape().dim_sizes().to_vec(),

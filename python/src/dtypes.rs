@@ -1,6 +1,7 @@
 //! The dtype table of the binding: TensorFlow's dtypes with the numpy (or `ml_dtypes`) dtype that
 //! holds each one bit-exactly, and TensorFlow's Python names.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString};
 use tensorcast_core::DataType;
@@ -167,13 +168,17 @@ pub(crate) fn dtype_arg(obj: &Bound<'_, PyAny>) -> PyResult<DataType> {
             .ok_or_else(|| invalid(format!("Unknown dtype: {s}")));
     }
     if let Ok(n) = obj.cast::<PyInt>() {
-        let n: i32 = n.extract()?;
-        let d = DataType::from_number(n);
-        return if d.is_supported() {
-            Ok(d)
-        } else {
-            Err(invalid(format!("Unknown dtype enum: {n}")))
-        };
+        // Any int, however large, that is no dtype's number: `tf.as_dtype`'s TypeError.
+        return n
+            .extract::<i32>()
+            .ok()
+            .map(DataType::from_number)
+            .filter(|d| d.is_supported())
+            .ok_or_else(|| {
+                PyTypeError::new_err(format!(
+                    "Cannot convert the argument `type_value`: {n} to a TensorFlow DType."
+                ))
+            });
     }
     let py = obj.py();
     // A numpy dtype, a scalar type or an ml_dtypes type: numpy names it.

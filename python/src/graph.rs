@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
-use tensorcast_graph::{import_graph_def_bytes, Graph, Session};
+use tensorcast_graph::{import_graph_def_bytes, Cancellation, Graph, Session};
 
 use crate::errors::ResultExt;
 use crate::tensor::{tensor_arg, to_numpy};
@@ -14,7 +14,8 @@ use crate::tensor::{tensor_arg, to_numpy};
 /// `.pb` file; `run(fetches, feed_dict)` feeds tensor-likes by name (`"x"` or `"x:0"`) and
 /// returns numpy arrays (a list for a list of fetches, one array for one name), as
 /// `tf.compat.v1.Session.run` does. A run releases the GIL and runs on the Rust thread pool
-/// (one hand-off per run, about 6 us, instead of one per kernel that splits its work).
+/// (one hand-off per run, about 6 us, instead of one per kernel that splits its work); Ctrl-C
+/// stops it (`KeyboardInterrupt`), a graph that never ends too.
 #[pyclass(module = "tensorcast", name = "Session", frozen)]
 pub(crate) struct PySession {
     session: Session,
@@ -66,14 +67,13 @@ impl PySession {
                 feeds.push((k.extract::<String>()?, tensor_arg(&v)?));
             }
         }
-        let out = py
-            .detach(|| {
-                let feeds: Vec<(&str, tensorcast_core::Tensor)> =
-                    feeds.iter().map(|(k, t)| (k.as_str(), t.clone())).collect();
-                let fetches: Vec<&str> = names.iter().map(String::as_str).collect();
-                in_pool(|| self.session.run(&feeds, &fetches, &[]))
-            })
-            .py()?;
+        let out = run_interruptible(py, |cancel| {
+            let feeds: Vec<(&str, tensorcast_core::Tensor)> =
+                feeds.iter().map(|(k, t)| (k.as_str(), t.clone())).collect();
+            let fetches: Vec<&str> = names.iter().map(String::as_str).collect();
+            self.session.run_cancellable(&feeds, &fetches, &[], cancel)
+        })?
+        .py()?;
         let arrays = out
             .iter()
             .map(|t| to_numpy(py, t))
@@ -89,13 +89,54 @@ impl PySession {
     }
 }
 
-/// `f` on one of rayon's pool threads. Python's threads are not the pool's, and a kernel that
-/// splits its work from outside the pool hands it over and sleeps until it is done: a wake-up
-/// and a sleep per kernel (tens of microseconds on a virtual machine). From inside, a kernel
-/// starts its work itself and the other threads join in by stealing: one hand-off per run.
-pub(crate) fn in_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+/// How often a run waiting for the graph checks for Python signals (Ctrl-C).
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs `f` (a graph run, given the flag that cancels it) on one of rayon's pool threads with
+/// the GIL released, while this thread checks for Python signals every [`SIGNAL_POLL`]: when a
+/// signal handler raises (Ctrl-C's `KeyboardInterrupt`), the run is cancelled - it stops at its
+/// next node, loop iteration or function call - and its exception is raised once the run has
+/// stopped. A graph that never ends (a `While` whose condition stays true) thus stops on
+/// Ctrl-C, as the CLI does.
+pub(crate) fn run_interruptible<R: Send>(
+    py: Python<'_>,
+    f: impl FnOnce(&Cancellation) -> R + Send,
+) -> PyResult<R> {
+    let cancel = Cancellation::new();
     if rayon::current_thread_index().is_some() {
-        return f();
+        // Called from a pool thread (not Python's main thread, where signals are handled).
+        return Ok(py.detach(|| f(&cancel)));
     }
-    rayon::scope(|_| f())
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let cancel_ref = &cancel;
+    let (out, interrupted) = py.detach(|| {
+        rayon::in_place_scope(|s| {
+            s.spawn(move |_| {
+                // The receiver waits for this unless it is gone; nothing to do then.
+                let _ = tx.send(f(cancel_ref));
+            });
+            let mut interrupted = None;
+            loop {
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Ok(r) => return (Some(r), interrupted),
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        return (None, interrupted)
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) if interrupted.is_none() => {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            cancel_ref.cancel();
+                            interrupted = Some(e);
+                        }
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                }
+            }
+        })
+    });
+    if let Some(e) = interrupted {
+        return Err(e);
+    }
+    out.ok_or_else(|| {
+        pyo3::exceptions::PyRuntimeError::new_err("the graph run ended without a result")
+    })
 }

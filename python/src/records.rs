@@ -3,10 +3,10 @@
 
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use bytes::Bytes;
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use tensorcast_core::{DataType, Tensor};
@@ -56,6 +56,22 @@ fn fused_next<S, T>(
         *slot = None;
     }
     item
+}
+
+/// The source of a native iterator, for one thread at a time. `__next__` waits for its source
+/// with the GIL released (`ExampleBatchIterator`), or may let Python run other threads while it
+/// holds the source (a garbage collection that runs a finaliser), so a second thread that
+/// waited for the lock with the GIL held would deadlock the interpreter: the first one needs
+/// the GIL back to return. The second thread gets a `RuntimeError` instead, as two threads
+/// that drive one generator get a `ValueError`.
+fn claim<'a, T>(source: &'a Mutex<T>, class: &str) -> PyResult<MutexGuard<'a, T>> {
+    match source.try_lock() {
+        Ok(guard) => Ok(guard),
+        Err(TryLockError::Poisoned(e)) => Ok(e.into_inner()),
+        Err(TryLockError::WouldBlock) => Err(PyRuntimeError::new_err(format!(
+            "{class} is already in use by another thread"
+        ))),
+    }
 }
 
 /// Records in one contiguous block of memory: `data[offsets[i]..offsets[i + 1]]`.
@@ -220,7 +236,7 @@ pub(crate) fn record_offsets(py: Python<'_>, path: PathBuf) -> PyResult<Vec<u64>
 /// `tf.compat.v1.io.tf_record_iterator`: the records of a file, one `bytes` at a time.
 #[pyclass(module = "tensorcast.io", name = "RecordIterator", frozen)]
 pub(crate) struct RecordIterator {
-    /// The reader (a `Mutex` makes the class `Sync`; the GIL already serialises its use).
+    /// The reader (a `Mutex` makes the class `Sync`; [`claim`] keeps it to one thread).
     reader: Mutex<Option<RecordReader<File>>>,
 }
 
@@ -247,7 +263,7 @@ impl RecordIterator {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
-        let mut guard = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = claim(&self.reader, "RecordIterator")?;
         fused_next(&mut guard, |reader| {
             let record = reader.next_record().py()?;
             Ok(record.map(|r| PyBytes::new(py, r)))
@@ -255,8 +271,10 @@ impl RecordIterator {
     }
 }
 
-/// `tf.io.TFRecordWriter(path, options=None)`: writes records to a temporary file renamed into
-/// place by `close()` (or the end of a `with` block), so a reader never sees a partial file.
+/// `tf.io.TFRecordWriter(path, options=None)`: writes records through tensorcast-io's atomic
+/// output layer, to a temporary file renamed into place by `close()` (or the end of a `with`
+/// block), so a reader never sees a partial file; a symbolic link is written through, a FIFO
+/// or device (`/dev/null`) written as a stream, never replaced.
 #[pyclass(module = "tensorcast.io", name = "TFRecordWriter")]
 pub(crate) struct TfRecordWriter {
     writer: Option<FileWriter>,
@@ -283,8 +301,14 @@ impl TfRecordWriter {
         w.write_record(record).py()
     }
 
-    /// Accepted for TensorFlow's API; records become visible at `close()`.
-    fn flush(&mut self) {}
+    /// Flushes the records written so far: a FIFO or device target (written as a stream)
+    /// gets them now; a file target shows them at `close()`, when it is renamed into place.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<()> {
+        match self.writer.as_mut() {
+            Some(w) => py.detach(|| w.flush()).py(),
+            None => Ok(()),
+        }
+    }
 
     /// Finishes the file and renames it into place.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
@@ -534,7 +558,7 @@ fn parsed_items<'py>(
 /// form of `parse_example_native`, or an `ArrowBatch` built on the thread that parsed it.
 #[pyclass(module = "tensorcast.io", name = "ExampleBatchIterator", frozen)]
 pub(crate) struct ExampleBatchIterator {
-    /// The batches (a `Mutex` makes the class `Sync`; the GIL already serialises its use).
+    /// The batches (a `Mutex` makes the class `Sync`; [`claim`] keeps it to one thread).
     batches: Mutex<Option<Batches>>,
 }
 
@@ -610,7 +634,7 @@ impl ExampleBatchIterator {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let mut guard = self.batches.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = claim(&self.batches, "ExampleBatchIterator")?;
         // Wait for the next batch with the GIL released: the reading thread and rayon's pool
         // never need it.
         fused_next(&mut guard, |source| {

@@ -102,7 +102,8 @@ impl NativeSavedModel {
     }
 
     /// Runs signature `key` on `inputs` (`[(key, tensor-like)]`, every input once) with the
-    /// GIL released; returns `[(output key, Tensor)]` sorted by key.
+    /// GIL released (Ctrl-C stops it: `KeyboardInterrupt`); returns `[(output key, Tensor)]`
+    /// sorted by key.
     fn run(
         &self,
         py: Python<'_>,
@@ -113,18 +114,17 @@ impl NativeSavedModel {
         for (k, v) in &inputs {
             feeds.push((k.clone(), tensor_arg(v)?));
         }
-        let out = py
-            .detach(|| {
-                let feeds: Vec<(&str, Tensor)> =
-                    feeds.iter().map(|(k, t)| (k.as_str(), t.clone())).collect();
-                crate::graph::in_pool(|| self.model.run(key, &feeds))
-            })
-            .map_err(|e| match e {
-                // The binding's own checks (input keys, dtypes) come first in Python; what
-                // the graph crate still refuses here is an argument error.
-                tensorcast_graph::Error::SavedModel(m) => op_error("INVALID_ARGUMENT", m),
-                e => crate::errors::IntoPyErr::into_py_err(e),
-            })?;
+        let out = crate::graph::run_interruptible(py, |cancel| {
+            let feeds: Vec<(&str, Tensor)> =
+                feeds.iter().map(|(k, t)| (k.as_str(), t.clone())).collect();
+            self.model.run_cancellable(key, &feeds, cancel)
+        })?
+        .map_err(|e| match e {
+            // The binding's own checks (input keys, dtypes) come first in Python; what
+            // the graph crate still refuses here is an argument error.
+            tensorcast_graph::Error::SavedModel(m) => op_error("INVALID_ARGUMENT", m),
+            e => crate::errors::IntoPyErr::into_py_err(e),
+        })?;
         Ok(out
             .into_iter()
             .map(|(k, t)| (k, PyTensor::new(t)))

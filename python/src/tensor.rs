@@ -1,8 +1,8 @@
 //! `tensorcast.Tensor` and the hand-off to and from numpy (zero-copy both ways).
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyComplex, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use tensorcast_buffer::Buffer;
 use tensorcast_core::{DataType, TString, Tensor, TensorShape};
 
@@ -159,6 +159,152 @@ pub(crate) fn numpy_view<'py>(
     }
 }
 
+/// TensorFlow's `ValueError` text for a Python int that does not fit the conversion
+/// (`tf.constant(2**63)`, `tf.constant(2**63, tf.int64)`, `tf.cast(2**63, tf.int64)`).
+const INT_OUT_OF_RANGE: &str = "Can't convert Python sequence with out-of-range integer to Tensor.";
+/// TensorFlow's `ValueError` text for a Python int beyond a double in a sequence of floats
+/// (`tf.constant([1.5, 2**2000])`).
+const FLOAT_OUT_OF_RANGE: &str =
+    "Can't convert Python sequence with a value out of range for a double-precision float.";
+
+/// What a value holds of Python ints (`bool` excluded) and floats, searched through nested
+/// lists and tuples: what TensorFlow's conversion of a Python value checks ints against.
+#[derive(Default)]
+struct PyInts {
+    /// A Python int.
+    found: bool,
+    /// A negative one.
+    negative: bool,
+    /// One of `[2^63, 2^64)`: beyond int64, within uint64.
+    above_i64: bool,
+    /// One beyond both int64 and uint64 (below `-2^63`, or `2^64` and up).
+    beyond_u64: bool,
+    /// One too large for a double (about `2^1024` and up, either sign).
+    beyond_f64: bool,
+    /// A Python float or complex (TensorFlow then infers a float type).
+    floats: bool,
+}
+
+impl PyInts {
+    /// The ints and floats of `value` (an int, a float, or lists and tuples of them; other
+    /// objects, numpy arrays and scalars included, are numpy's to convert).
+    fn of(value: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut out = Self::default();
+        out.scan(value, 0)?;
+        Ok(out)
+    }
+
+    fn scan(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        if value.is_instance_of::<PyBool>() {
+            return Ok(());
+        }
+        if let Ok(int) = value.cast::<PyInt>() {
+            self.found = true;
+            if let Ok(v) = int.extract::<i64>() {
+                self.negative |= v < 0;
+            } else if int.extract::<u64>().is_ok() {
+                self.above_i64 = true;
+            } else {
+                self.beyond_u64 = true;
+                self.negative |= int.lt(0)?;
+                // `float(int)` raises OverflowError from about 2^1024.
+                self.beyond_f64 |= int.extract::<f64>().is_err();
+            }
+        } else if value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyComplex>() {
+            self.floats = true;
+        } else if depth <= tensorcast_core::MAX_DIMENSIONS {
+            // Deeper nesting (or a list that holds itself) is numpy's to refuse.
+            if let Ok(list) = value.cast::<PyList>() {
+                for item in list.iter() {
+                    self.scan(&item, depth + 1)?;
+                }
+            } else if let Ok(tuple) = value.cast::<PyTuple>() {
+                for item in tuple.iter() {
+                    self.scan(&item, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// TensorFlow's refusal of these ints as `dtype` (`None`: the dtype TensorFlow infers),
+    /// as `tf.constant(value, dtype)` gives it. TensorFlow converts Python numbers to half,
+    /// float, double and complex128 through a double; to uint64 as unsigned; to every other
+    /// type it converts them to the type it infers (int64 for ints alone, a float type when
+    /// floats are among them) and casts. So an int is refused: beyond a double, among floats,
+    /// always (`FLOAT_OUT_OF_RANGE`); beyond a double for the double-converted types; beyond
+    /// uint64, or negative, for uint64 (where TensorFlow's own conversion raises a SystemError,
+    /// or aborts); beyond int64 otherwise, unless floats make the inferred type a float type
+    /// and `dtype` is a floating or complex one.
+    fn check(&self, dtype: Option<DataType>) -> PyResult<()> {
+        if self.floats && self.beyond_f64 {
+            return Err(PyValueError::new_err(FLOAT_OUT_OF_RANGE));
+        }
+        let refused = match dtype {
+            Some(DataType::UINT64) => self.negative || self.beyond_u64,
+            Some(DataType::HALF | DataType::FLOAT | DataType::DOUBLE | DataType::COMPLEX128) => {
+                self.beyond_f64
+            }
+            None if self.floats => false,
+            Some(d) if self.floats && (d.is_floating() || d.is_complex()) => false,
+            None | Some(_) => self.above_i64 || self.beyond_u64,
+        };
+        if refused {
+            return Err(PyValueError::new_err(INT_OUT_OF_RANGE));
+        }
+        Ok(())
+    }
+}
+
+/// `np.asarray(value, dtype)`, with TensorFlow's handling of Python ints: those beyond what
+/// TensorFlow converts are refused with its `ValueError` ([`PyInts::check`]); those within
+/// int64 but outside a narrower integer type wrap as TensorFlow's conversion (int64, then
+/// `Cast`) wraps them (`tf.constant(-1, tf.uint8)` is 255, `tf.constant(2**40, tf.int32)` 0),
+/// where numpy 2 raises OverflowError.
+fn asarray_like_tensorflow<'py>(
+    np: &Bound<'py, PyModule>,
+    value: &Bound<'py, PyAny>,
+    dtype: Option<DataType>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = value.py();
+    let ints = PyInts::of(value)?;
+    ints.check(dtype)?;
+    let asarray = np.getattr("asarray")?;
+    let Some(d) = dtype else {
+        return asarray.call1((value,));
+    };
+    if d == DataType::STRING {
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("dtype", "object")?;
+        return asarray.call((value,), Some(&kwargs));
+    }
+    let np_dtype = dtypes::numpy_dtype(py, d)?;
+    if (ints.above_i64 || ints.beyond_u64) && (d.is_floating() || d.is_complex()) {
+        // Ints beyond int64 that TensorFlow takes as a double (ml_dtypes' types take no Python
+        // int beyond a C long).
+        let wide = if d.is_complex() {
+            "complex128"
+        } else {
+            "float64"
+        };
+        return asarray
+            .call1((value, wide))?
+            .call_method1("astype", (np_dtype,));
+    }
+    match asarray.call1((value, &np_dtype)) {
+        Err(e)
+            if ints.found
+                && e.is_instance_of::<PyOverflowError>(py)
+                && (d.is_integer() || d.is_quantized()) =>
+        {
+            asarray
+                .call1((value, "int64"))?
+                .call_method1("astype", (np_dtype,))
+        }
+        other => other,
+    }
+}
+
 /// Adopts a numpy array (or converts anything `np.asarray` takes) as a tensor of `dtype`
 /// (default: the array's).
 pub(crate) fn from_value(value: &Bound<'_, PyAny>, dtype: Option<DataType>) -> PyResult<PyTensor> {
@@ -185,17 +331,7 @@ pub(crate) fn from_value(value: &Bound<'_, PyAny>, dtype: Option<DataType>) -> P
             return Ok(t);
         }
     }
-    let arr = match dtype {
-        Some(DataType::STRING) => {
-            let kwargs = PyDict::new(py);
-            kwargs.set_item("dtype", "object")?;
-            np.getattr("asarray")?.call((value,), Some(&kwargs))?
-        }
-        Some(d) => np
-            .getattr("asarray")?
-            .call1((value, dtypes::numpy_dtype(py, d)?))?,
-        None => np.getattr("asarray")?.call1((value,))?,
-    };
+    let arr = asarray_like_tensorflow(&np, value, dtype)?;
     let np_dtype = arr.getattr("dtype")?;
     let name: String = np_dtype.getattr("name")?.extract()?;
     let dtype = match dtype {

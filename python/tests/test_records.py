@@ -2,6 +2,9 @@
 (tests/tf_observed/example.jsonl)."""
 
 import json
+import os
+import stat
+import threading
 
 import numpy as np
 import pytest
@@ -80,6 +83,52 @@ def test_record_ranges_by_offset(tmp_path):
     assert len(offsets) == 51 and offsets[0] == 0
     assert tc.io.read_records(path, offset=offsets[10], count=5).to_list() == records[10:15]
     assert tc.io.read_records(path, offset=offsets[45]).to_list() == records[45:]
+
+
+def test_tfrecord_writer_to_symlink_writes_through(tmp_path):
+    real = tmp_path / "real.tfrecord"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.tfrecord"
+    os.symlink("real.tfrecord", link)
+    with tc.io.TFRecordWriter(str(link)) as w:
+        w.write(b"new")
+    assert link.is_symlink()
+    assert tc.io.read_records(str(real)).to_list() == [b"new"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.tfrecord", "real.tfrecord"]
+
+
+def test_tfrecord_writer_to_fifo_streams_and_keeps_it(tmp_path):
+    fifo = tmp_path / "out.tfrecord"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    with tc.io.TFRecordWriter(str(fifo)) as w:
+        w.write(b"a")
+        w.write(b"bc")
+    reader.join(60)
+    plain = tmp_path / "plain.tfrecord"
+    with tc.io.TFRecordWriter(str(plain)) as w:
+        w.write(b"a")
+        w.write(b"bc")
+    assert got == [plain.read_bytes()]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_tfrecord_writer_to_dev_null_keeps_the_device():
+    with tc.io.TFRecordWriter("/dev/null", "GZIP") as w:
+        w.write(b"x" * 1000)
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+def test_tfrecord_writer_mode_follows_umask(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with tc.io.TFRecordWriter(str(tmp_path / "new.tfrecord")) as w:
+            w.write(b"x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "new.tfrecord").st_mode) == 0o640
 
 
 def np_of(enc):
@@ -373,3 +422,130 @@ def test_parse_example_batches_damage_and_bad_arguments(tf, tmp_path):
         tc.io.parse_example_batches(path, specs, 0)
     with pytest.raises(tc.errors.NotFoundError):
         tc.io.parse_example_batches(str(tmp_path / "missing.tfrecord"), specs, 4)
+
+
+def run_threads_script(script, *args):
+    """Runs `script` in a fresh interpreter; a deadlock (the interpreter hung) fails the test
+    after a minute instead of hanging the suite."""
+    import os
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, *map(str, args)],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
+        )
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"the interpreter deadlocked; its output: {e.stdout!r} {e.stderr!r}")
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+EXAMPLE_BATCH_ITERATOR_THREADS = r"""
+import os, sys, threading
+import tensorcast as tc
+from tensorcast._native import parse_example_batches_native
+from tensorcast._testing import example_bytes
+
+tmp = sys.argv[1]
+# GZIP records fed through a FIFO: the reading thread waits for them, and so does the
+# thread inside next() (with the GIL released), until this script writes them.
+packed = os.path.join(tmp, "ex.tfrecord.gz")
+with tc.io.TFRecordWriter(packed, "GZIP") as w:
+    for i in range(3):
+        w.write(example_bytes(i, width=2))
+fifo = os.path.join(tmp, "fifo")
+os.mkfifo(fifo)
+writer = {}
+opener = threading.Thread(target=lambda: writer.setdefault("f", open(fifo, "wb")))
+opener.start()
+specs = [("fixed", "x", [2], "float32", None)]
+it = parse_example_batches_native(fifo, specs, 1, "GZIP", True, True, False)
+opener.join()
+
+results = {}
+finished = threading.Condition()
+
+def consume(name):
+    try:
+        results[name] = ("batch", next(it)[0][2].tolist())
+    except BaseException as e:
+        results[name] = (type(e).__name__, str(e))
+    with finished:
+        finished.notify_all()
+
+threads = [threading.Thread(target=consume, args=(n,)) for n in "ab"]
+for t in threads:
+    t.start()
+# One of the two is inside next(), waiting for the FIFO; the other must not wait for it
+# holding the GIL (that deadlocked the interpreter): it raises, and finishes first.
+with finished:
+    assert finished.wait_for(lambda: len(results) == 1, timeout=30), results
+(loser, error), = results.items()
+writer["f"].write(open(packed, "rb").read())
+writer["f"].close()
+for t in threads:
+    t.join(30)
+winner = "b" if loser == "a" else "a"
+print(error[0], "|", error[1], "|", results[winner])
+"""
+
+
+def test_example_batch_iterator_shared_across_threads_raises(tmp_path):
+    out = run_threads_script(EXAMPLE_BATCH_ITERATOR_THREADS, tmp_path)
+    assert out == (
+        "RuntimeError | ExampleBatchIterator is already in use by another thread "
+        "| ('batch', [[0.0, 1.0]])"
+    )
+
+
+RECORD_ITERATOR_THREADS = r"""
+import sys, threading
+import tensorcast as tc
+import tensorcast.errors as errors
+
+path = sys.argv[1]
+with tc.io.TFRecordWriter(path) as w:
+    w.write(b"first")
+    w.write(b"second")
+data = bytearray(open(path, "rb").read())
+data[-5] ^= 1  # the second record's data: its checksum fails
+open(path, "wb").write(bytes(data))
+
+# The iterator's error is made (Python code) while it holds its reader; make that slow, so
+# that another thread calls next() meanwhile.
+inside, release = threading.Event(), threading.Event()
+class SlowDataLoss(errors.DataLossError):
+    def __init__(self, *args):
+        inside.set()
+        release.wait(30)
+        super().__init__(*args)
+errors.DataLossError = SlowDataLoss
+
+it = tc.io.tf_record_iterator(path)
+assert next(it) == b"first"
+results = {}
+def first():
+    try:
+        next(it)
+    except Exception as e:
+        results["first"] = type(e).__name__
+t = threading.Thread(target=first)
+t.start()
+assert inside.wait(30)
+try:
+    next(it)
+    results["second"] = "no error"
+except RuntimeError as e:
+    results["second"] = str(e)
+release.set()
+t.join(30)
+print(results["first"], "|", results["second"])
+"""
+
+
+def test_record_iterator_shared_across_threads_raises(tmp_path):
+    out = run_threads_script(RECORD_ITERATOR_THREADS, tmp_path / "r.tfrecord")
+    assert out == "SlowDataLoss | RecordIterator is already in use by another thread"

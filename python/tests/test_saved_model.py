@@ -229,3 +229,28 @@ def test_the_gil_is_released_while_a_signature_runs(tf_model):
     # it runs through the call (slower: the kernels use both cores).
     assert count > 0.2 * rate * out["seconds"], (count, rate, out["seconds"])
     np.testing.assert_allclose(out["y"], theirs.signatures["heavy"](x=x)["y"].numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_a_signature_that_never_ends_stops_on_ctrl_c(tf, tmp_path):
+    import os
+    import signal
+    import time
+
+    class Endless(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32, name="x")])
+        def run(self, x):
+            return {"y": tf.while_loop(lambda v: tf.constant(True), lambda v: v + 1.0, [x])[0]}
+
+    m = Endless()
+    path = str(tmp_path / "endless")
+    tf.saved_model.save(m, path, signatures={"serving_default": m.run})
+    f = tc.saved_model.load(path).signatures["serving_default"]
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            f(x=np.float32(0))
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 2.5

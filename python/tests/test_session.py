@@ -28,3 +28,40 @@ def test_session_errors(repo):
         s.run("nope:0", {})
     with pytest.raises(tc.errors.NotFoundError):
         tc.Session("/nonexistent/graph.pb")
+
+
+def _interrupt_after(seconds):
+    """Sends this process's main thread a Ctrl-C (SIGINT) after `seconds`, from a thread."""
+    import os
+    import signal
+    import threading
+
+    t = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t.start()
+    return t
+
+
+def test_session_run_of_an_endless_loop_stops_on_ctrl_c(tf):
+    import time
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [], name="x")
+        y = tf.while_loop(lambda v: tf.constant(True), lambda v: v + 1.0, [x])
+        tf.identity(y, name="y")
+    s = tc.Session(g.as_graph_def().SerializeToString())
+    timer = _interrupt_after(0.3)
+    start = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            s.run("y", {"x": np.float32(0)})
+    finally:
+        timer.cancel()
+    # The run stopped soon after the signal (it never ends by itself).
+    assert time.monotonic() - start < 2.5
+    # The session still runs what ends.
+    g2 = tf.Graph()
+    with g2.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [], name="x")
+        tf.identity(tf.while_loop(lambda v: v < 10.0, lambda v: v + 1.0, [x]), name="y")
+    assert tc.Session(g2.as_graph_def().SerializeToString()).run("y", {"x": np.float32(0)}) == 10.0

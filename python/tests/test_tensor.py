@@ -179,7 +179,7 @@ def aligned(n, dtype):
     return raw[off : off + n * itemsize].view(dtype)
 
 
-def test_dlpack_with_jax_shares_memory():
+def test_dlpack_with_jax_shares_memory(tmp_path):
     import jax
     import jax.numpy as jnp
 
@@ -196,10 +196,20 @@ def test_dlpack_with_jax_shares_memory():
         tx = tc.from_dlpack(x)
         assert tx.data_ptr == x.unsafe_buffer_pointer()
         assert np.asarray(tx).tobytes() == np.asarray(x).tobytes()
-    # A tensor tensorcast allocated (64-byte aligned) goes to JAX without a copy.
+    # A tensor made in Rust is read-only, and JAX asks for the legacy capsule, which cannot
+    # say so: refused, as numpy refuses JAX its own read-only arrays.
     c = tc.cast(a, "bfloat16")
-    jc = jax.dlpack.from_dlpack(c)
-    assert jc.unsafe_buffer_pointer() == c.data_ptr
+    for readonly in (c, np.asarray(c)):
+        with pytest.raises(BufferError, match="Cannot export readonly array"):
+            jax.dlpack.from_dlpack(readonly)
+    # Memory tensorcast allocated (64-byte aligned) for a writable array goes to JAX without
+    # a copy: a checkpoint read with mmap=False, as TensorFlow's reader, gives such arrays.
+    prefix = str(tmp_path / "ckpt-1")
+    tc.train.save_checkpoint(prefix, {"w": c})
+    own = tc.train.load_checkpoint(prefix, mmap=False).get_tensor("w")
+    assert own.flags.writeable
+    jc = jax.dlpack.from_dlpack(tc.Tensor(own))
+    assert jc.unsafe_buffer_pointer() == own.ctypes.data
     assert jc.dtype == jnp.bfloat16 and float(jc[5]) == 1232.0
 
 
@@ -242,3 +252,172 @@ def test_jax_int4_does_not_cross_dlpack_either():
     t = tc.Tensor(np.asarray(x))
     assert t.dtype == "int4" and np.asarray(t).tolist() == [1, -2, 3]
     assert np.asarray(t).dtype == ml_dtypes.int4
+
+
+def mapped_file_of(address):
+    """The file whose memory map holds `address` in this process (Linux), or None."""
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            parts = line.split(maxsplit=5)
+            lo, hi = (int(x, 16) for x in parts[0].split("-"))
+            if lo <= address < hi:
+                return parts[5].strip() if len(parts) == 6 else None
+    return None
+
+
+class LegacyOnly:
+    """A consumer's view of a producer that speaks only the legacy capsule (what JAX 0.10's
+    `from_dlpack` and older consumers ask for: `__dlpack__(stream=...)`, no `max_version`)."""
+
+    def __init__(self, producer, **kwargs):
+        self.producer, self.kwargs = producer, kwargs
+
+    def __dlpack__(self, stream=None, **_):
+        return self.producer.__dlpack__(**self.kwargs)
+
+    def __dlpack_device__(self):
+        return self.producer.__dlpack_device__()
+
+
+def test_dlpack_legacy_export_of_readonly_tensor_is_refused(tmp_path):
+    # A tensor of a memory-mapped checkpoint shard: its pages are mapped read-only, so a
+    # consumer writing through a legacy capsule (which cannot say read-only) faulted the
+    # interpreter (SIGSEGV). Refused as numpy refuses its own read-only arrays, with numpy's
+    # BufferError and words; the versioned capsule carries the read-only flag.
+    prefix = str(tmp_path / "ckpt-1")
+    w = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    tc.train.save_checkpoint(prefix, {"w": w})
+    t = tc.train.load_checkpoint(prefix).get_tensorcast("w/.ATTRIBUTES/VARIABLE_VALUE")
+    assert mapped_file_of(t.data_ptr).startswith(prefix + ".data-")
+    readonly = np.arange(3, dtype=np.float32)
+    readonly.flags.writeable = False
+    for kwargs in ({}, {"max_version": None}, {"max_version": (0, 8)}, {"copy": False}):
+        with pytest.raises(BufferError) as numpys:
+            readonly.__dlpack__(**kwargs)
+        with pytest.raises(BufferError) as ours:
+            t.__dlpack__(**kwargs)
+        assert str(ours.value) == str(numpys.value), kwargs
+        assert "Cannot export readonly array" in str(ours.value)
+    with pytest.raises(BufferError, match="Cannot export readonly array"):
+        np.from_dlpack(LegacyOnly(t))
+    # A tensor made in Rust is read-only too (other tensors may share its buffer).
+    with pytest.raises(BufferError, match="Cannot export readonly array"):
+        tc.cast(w, "float64").__dlpack__()
+    # The versioned capsule shares the mapped memory, flagged read-only.
+    v = np.from_dlpack(t)
+    assert v.ctypes.data == t.data_ptr and not v.flags.writeable
+    assert np.array_equal(v, w)
+    with pytest.raises(ValueError, match="read-only"):
+        v[0, 0] = 1.0
+    # copy=True: a copy, in either capsule (numpy imports a legacy capsule read-only; the
+    # versioned copy is writable, and writing it leaves the mapped tensor be).
+    legacy = np.from_dlpack(LegacyOnly(t, copy=True))
+    assert legacy.ctypes.data != t.data_ptr and np.array_equal(legacy, w)
+    c = np.from_dlpack(LegacyOnly(t, max_version=(1, 1), copy=True))
+    assert c.ctypes.data != t.data_ptr and c.flags.writeable
+    c[0, 0] = -1.0
+    assert np.asarray(t)[0, 0] == 0.0 and np.array_equal(c[1:], w[1:])
+    # A tensor that adopted a writable array still goes out in the legacy capsule, sharing it.
+    a = np.arange(4, dtype=np.float32)
+    assert np.from_dlpack(LegacyOnly(tc.Tensor(a))).ctypes.data == a.ctypes.data
+
+
+INT_OUT_OF_RANGE = "Can't convert Python sequence with out-of-range integer to Tensor."
+FLOAT_OUT_OF_RANGE = "Can't convert Python sequence with a value out of range for a double-precision float."
+
+# Python ints at and beyond the edges of every integer type, and of a double.
+EDGE_INTS = [
+    -1, 2**7, -(2**7) - 1, 2**8, 2**15, 2**16, 2**31, -(2**31) - 1, 2**32, 2**40,
+    2**63 - 1, -(2**63), 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 2**200, 2**1030,
+]
+INTEGER_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "qint8", "quint8", "qint16", "quint16", "qint32"]
+OTHER_DTYPES = ["float16", "bfloat16", "float32", "float64", "complex64", "complex128", "string"]
+
+
+def outcome(convert):
+    """What a conversion gives: ("ok", values as a list) or (exception class, message)."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's overflow-to-inf warning (float32 2**200)
+            got = convert()
+            return ("ok", (got.numpy() if hasattr(got, "numpy") else np.asarray(got)).tolist())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+
+
+def python_ints(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from python_ints(v)
+    elif isinstance(value, int):
+        yield value
+
+
+def tensorflow_unsound(value, dtype):
+    """Where TensorFlow's own conversion is unsound: ints it cannot take as uint64 raise a
+    SystemError (an exception set under a result) or abort the interpreter (a failed CHECK);
+    a float beyond a double among floats converted through a double raises a SystemError.
+    tensorcast raises the ValueError TensorFlow raises for the same values as other types."""
+    ints = list(python_ints(value))
+    floats = isinstance(value, list) and any(isinstance(v, float) for v in value)
+    double_converted = ("float16", "float32", "float64", "complex128", "uint64")
+    if dtype in double_converted and floats and any(abs(i) >= 2**1024 for i in ints):
+        return ("ValueError", FLOAT_OUT_OF_RANGE)
+    if dtype == "uint64" and any(i < 0 or i >= 2**64 for i in ints):
+        return ("ValueError", INT_OUT_OF_RANGE)
+    return None
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES + OTHER_DTYPES + [None])
+def test_python_int_out_of_dtype_range_raises_value_error(tf, dtype):
+    # tf.constant(value, dtype): ints beyond int64 (uint64 for uint64, a double for half,
+    # float, double and complex128, and for any float type when floats are among them) raise
+    # TensorFlow's ValueError; ints within int64 wrap into a narrower integer type as
+    # TensorFlow's conversion wraps them (tf.constant(-1, tf.uint8) is 255), where numpy 2
+    # raises OverflowError. tensorcast gave -2**63 for tc.cast(2**63, "int64"), and a
+    # misleading string-tensor error for tc.Tensor(2**64).
+    tf_dtype = None if dtype is None else tf.as_dtype(dtype)
+    compared = 0
+    for value in EDGE_INTS + [[1, 2**63], [[-1], [300]], (5, 2**64), [1.5, 2**63], [1.5, 2**2000]]:
+        ours = outcome(lambda: tc.Tensor(value, dtype))
+        expected = tensorflow_unsound(value, dtype)
+        if expected is not None:
+            assert ours == expected, (value, dtype)
+            continue
+        theirs = outcome(lambda: tf.constant(value, tf_dtype))
+        if theirs[0] == "TypeError":
+            # TensorFlow refuses a float as an integer and an int as a string: a question of
+            # type, not range (tensorcast converts the one as numpy does, refuses the other).
+            assert ours[0] != "ok" or dtype != "string", (value, dtype)
+            continue
+        # (With no dtype, tensorcast infers numpy's int64 and float64 where TensorFlow infers
+        # int32 and float32; the values of these cases are the same in either.)
+        assert ours == theirs, (value, dtype)
+        compared += 1
+    assert compared >= 5
+
+
+def test_python_int_out_of_range_in_ops_raises_value_error(tf):
+    # An op's operand converts as tf.constant(value) does: tf.cast(2**63, tf.int64) raises.
+    for ours, theirs in [
+        (lambda: tc.cast(2**63, "int64"), lambda: tf.cast(2**63, tf.int64)),
+        (lambda: tc.cast(2**63, "uint64"), lambda: tf.cast(2**63, tf.uint64)),
+        (lambda: tc.cast(-1, "uint8"), lambda: tf.cast(-1, tf.uint8)),
+        (lambda: tc.cast(2**40, "int32"), lambda: tf.cast(2**40, tf.int32)),
+        (lambda: tc.add(2**63, 1), lambda: tf.add(2**63, 1)),
+        (lambda: tc.broadcast_to(1, [2**63]), lambda: tf.broadcast_to(1, [2**63])),
+        (lambda: tc.io.serialize_tensor(2**64), lambda: tf.io.serialize_tensor(2**64)),
+        (lambda: tc.Tensor(2**64), lambda: tf.constant(2**64)),
+    ]:
+        assert outcome(ours) == outcome(theirs)
+    assert outcome(lambda: tc.cast(2**63, "int64")) == ("ValueError", INT_OUT_OF_RANGE)
+
+
+def test_python_int_dtype_number_out_of_range_raises_type_error(tf):
+    # A dtype given as an int that is no dtype's number, however large: tf.as_dtype's error.
+    for n in [0, -1, 1000, 2**31, 2**40, 2**70]:
+        assert outcome(lambda: tc.Tensor(1.0, n)) == outcome(lambda: tf.as_dtype(n)), n
+    assert tc.Tensor(1.0, 2).dtype == "float64"

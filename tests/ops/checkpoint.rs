@@ -14,9 +14,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use tensorcast::io::checkpoint::{
-    data_file_name, sharded_bundle_bytes, BundleItem, Checkpoint, CheckpointWriteOptions,
+    data_file_name, sharded_bundle_bytes, stored_items, Checkpoint, CheckpointWriteOptions,
 };
-use tensorcast::io::{NamedTensor, ReadMode, ReadOptions};
+use tensorcast::io::{ReadMode, ReadOptions};
 use tensorcast::proto::serialize_tensor;
 use tensorcast::DataType;
 
@@ -173,40 +173,10 @@ fn check_object_graph(ckpt: &Checkpoint, rec: &Value) -> Result<(), String> {
 }
 
 fn check_write(ckpt: &Checkpoint, dir: &Path, prefix: &str) -> Result<(), String> {
-    // Every stored tensor (whole, or a slice of a partitioned one) in the data file's order.
-    let mut items = Vec::new();
-    for e in ckpt.entries() {
-        let slices = ckpt.slices(&e.key).unwrap_or(&[]);
-        if slices.is_empty() {
-            let t = ckpt.read(&e.key).map_err(|e| e.to_string())?;
-            items.push((
-                (e.shard_id, e.offset),
-                BundleItem::Tensor(NamedTensor::new(e.key.clone(), t)),
-            ));
-            continue;
-        }
-        for sl in slices {
-            let se = ckpt
-                .slice_entry(&e.key, sl)
-                .ok_or("a slice without its entry")?;
-            let t = ckpt.read_slice(&e.key, sl).map_err(|e| e.to_string())?;
-            items.push((
-                (se.shard_id, se.offset),
-                BundleItem::Slice {
-                    name: e.key.clone(),
-                    full_shape: e.shape.clone(),
-                    slice: sl.clone(),
-                    tensor: t,
-                },
-            ));
-        }
-    }
-    items.sort_by_key(|i| i.0);
+    // Every stored tensor (whole, or a slice of a partitioned one) in the order TensorFlow
+    // added it (the data file's order, a zero-element tensor before the one at its offset).
+    let shards = stored_items(ckpt).map_err(|e| e.to_string())?;
     let n = ckpt.num_shards();
-    let mut shards: Vec<Vec<BundleItem>> = vec![Vec::new(); n as usize];
-    for ((shard, _), item) in items {
-        shards[shard as usize].push(item);
-    }
     let (index, datas) = sharded_bundle_bytes(&shards, &CheckpointWriteOptions::default())
         .map_err(|e| e.to_string())?;
     for (i, data) in datas.iter().enumerate() {

@@ -1,5 +1,5 @@
 //! What the TensorFlow interop tests share: where the Python peers' interpreter is, whether
-//! TensorFlow imports there, and hex for the JSON records exchanged with it.
+//! TensorFlow imports there (`python_with`), and hex for the JSON records exchanged with it.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -11,30 +11,9 @@ pub use tensorcast_testkit::records::hex_encode as hex;
 /// else `python3`).
 pub use tensorcast_testkit::peers::python_interpreter;
 
-/// Why TensorFlow cannot be used here, if it cannot.
-pub fn tensorflow_unavailable() -> Option<String> {
-    let out = Command::new(python_interpreter())
-        .args(["-c", "import tensorflow"])
-        .env("TF_CPP_MIN_LOG_LEVEL", "3")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output();
-    match out {
-        Err(e) => Some(format!(
-            "{} cannot be run: {e}",
-            python_interpreter().display()
-        )),
-        Ok(o) if !o.status.success() => Some(format!(
-            "{} cannot import tensorflow ({})",
-            python_interpreter().display(),
-            String::from_utf8_lossy(&o.stderr)
-                .lines()
-                .last()
-                .unwrap_or("no message")
-        )),
-        Ok(_) => None,
-    }
-}
+/// The peers' interpreter if it imports the modules named; `None` after saying why the test
+/// is skipped (with `CI=true` a missing peer fails the test instead).
+pub use tensorcast_testkit::peers::python_with;
 
 /// Writes `script` as `dir/file_name` and runs it with the peers' interpreter (`dir` and `args`
 /// as its arguments, TensorFlow's logging off), waiting at most `timeout`. On failure the

@@ -276,5 +276,31 @@ error_case("err-bad-magic", flip(index, len(index) - 1), data, None)
 error_case("err-corrupted-block", flip(index, 3), data, None)
 error_case("err-corrupted-index-block", flip(index, len(index) - 55), data, None)
 
+# 11. Zero-element tensors between others: TensorFlow records one at the data size when it is
+# added, so it shares its offset with the next tensor added (whose key may sort first), and
+# slices of a partitioned tensor around them, added in an order that is not the slices'.
+x = np.arange(8, dtype=np.float32).reshape(4, 2)
+save("empty-between", ["m", "e", "b", "p", "z", "d", "p", "a"],
+     [tf.constant([1.0], tf.float64), tf.zeros((0, 3), tf.float32), tf.constant([5, 6], tf.int32),
+      tf.constant(x[2:]), tf.zeros((0,), tf.int64), tf.zeros((2, 0), tf.int8), tf.constant(x[:2]),
+      tf.constant(np.zeros((0,), object), tf.string)],
+     ["", "", "", "4 2 2,2:-", "", "", "4 2 0,2:-", ""])
+
+# 12. The same in an object-based checkpoint, and sharded with a variable split into slices
+# across shards (MaxShardSizePolicy).
+folder = fresh("object-empty-between")
+ck = tf.train.Checkpoint(w=tf.Variable([1., 2.]), empty=tf.Variable(np.zeros((0, 4), np.float32)),
+                         a=tf.Variable([3], dtype=tf.int64))
+ck.write(os.path.join(folder, "ckpt"))
+record("object-empty-between", folder, "ckpt")
+folder = fresh("sharded-empty-between")
+ck = tf.train.Checkpoint(a=tf.Variable(np.arange(40, dtype=np.float32).reshape(10, 4)),
+                         e=tf.Variable(np.zeros((0, 2), np.float32)),
+                         b=tf.Variable(np.arange(8, dtype=np.int32)))
+opts = tf.train.CheckpointOptions(
+    experimental_sharding_callback=tf.train.experimental.MaxShardSizePolicy(max_shard_size=64))
+ck.write(os.path.join(folder, "ckpt"), options=opts)
+record("sharded-empty-between", folder, "ckpt")
+
 shutil.rmtree(WORK)
 print(f"{n_rec} records", file=sys.stderr)

@@ -13,6 +13,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use tensorcast_io::{ErrorKind, IoError};
 
 use crate::error::{Error, Result};
+use crate::thrift_check::{Chunk, Codec};
 
 /// The kind of an Arrow-world file, told by its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -365,7 +366,7 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
     // (a list or string column counts its declared uncompressed bytes).
     let meta = builder.metadata().clone();
     let mut estimate = 0u64;
-    for rg in meta.row_groups() {
+    for (rg_idx, rg) in meta.row_groups().iter().enumerate() {
         let rows = rg.num_rows().max(0) as u64;
         for c in rg.columns() {
             // The `parquet` crate asserts (panics) on a negative column start or size when it
@@ -382,22 +383,45 @@ fn read_parquet(bytes: Bytes, limits: &ReadLimits) -> Result<(SchemaRef, Vec<Rec
                 ));
             }
             let start = start as usize;
+            let descr = c.column_descr();
+            let codec = match c.compression() {
+                parquet::basic::Compression::UNCOMPRESSED => Codec::Stored,
+                parquet::basic::Compression::SNAPPY => Codec::Snappy,
+                _ => Codec::Other,
+            };
             crate::thrift_check::check_page_headers(
                 &bytes,
-                start,
-                start + c.compressed_size() as usize,
-                limits.max_decoded_bytes,
+                &Chunk {
+                    name: &format!("column {} of row group {rg_idx}", c.column_path()),
+                    range: start..start + c.compressed_size() as usize,
+                    num_values: c.num_values(),
+                    physical: c.column_type(),
+                    type_length: descr.type_length(),
+                    codec,
+                    max_decoded_bytes: limits.max_decoded_bytes,
+                },
             )?;
             let width = match c.column_type() {
                 parquet::basic::Type::BOOLEAN => 1,
                 parquet::basic::Type::INT32 | parquet::basic::Type::FLOAT => 4,
                 parquet::basic::Type::INT64 | parquet::basic::Type::DOUBLE => 8,
                 parquet::basic::Type::INT96 => 12,
-                _ => 16,
+                // The reader reserves a batch of fixed-length values before reading one.
+                parquet::basic::Type::FIXED_LEN_BYTE_ARRAY => {
+                    let len = u64::try_from(descr.type_length()).unwrap_or(0).max(1);
+                    if (READ_BATCH_ROWS as u64).saturating_mul(len) > limits.max_decoded_bytes {
+                        return Err(too_large(limits));
+                    }
+                    len.max(16)
+                }
+                parquet::basic::Type::BYTE_ARRAY => 16,
             };
+            // Each level takes 2 bytes of definition and 2 of repetition levels as decoded.
+            let levels =
+                2 * u64::from(descr.max_def_level() > 0) + 2 * u64::from(descr.max_rep_level() > 0);
             let values = c.num_values().max(0) as u64;
             estimate = estimate
-                .saturating_add(rows.max(values).saturating_mul(width))
+                .saturating_add(rows.max(values).saturating_mul(width + levels))
                 .saturating_add(c.uncompressed_size().max(0) as u64);
         }
     }
@@ -510,6 +534,7 @@ fn check_pages(bytes: &Bytes, meta: &parquet::file::metadata::ParquetMetaData) -
                                     .map_err(|why| corrupt_levels(&column(), why))?;
                             }
                         }
+                        check_delta_counts(rest, encoding, num_values, &column)?;
                         encoding
                     }
                     Page::DataPageV2 {
@@ -538,6 +563,12 @@ fn check_pages(bytes: &Bytes, meta: &parquet::file::metadata::ParquetMetaData) -
                                     .map_err(|why| corrupt_levels(&column(), why))?;
                             }
                         }
+                        check_delta_counts(
+                            &buf[rep_len + def_len..],
+                            encoding,
+                            num_values,
+                            &column,
+                        )?;
                         encoding
                     }
                 };
@@ -556,6 +587,109 @@ fn check_pages(bytes: &Bytes, meta: &parquet::file::metadata::ParquetMetaData) -
         }
     }
     Ok(())
+}
+
+/// The delta encodings' decoders in the crate allocate the value count their stream's header
+/// declares (`vec![0; count]` of lengths) before decoding a value: a data page's header of a
+/// few bytes could ask for 8 GiB. Each count (the lengths of DELTA_LENGTH_BYTE_ARRAY, the
+/// prefix and then suffix lengths of DELTA_BYTE_ARRAY, the values of DELTA_BINARY_PACKED)
+/// must be at most the page's `num_values`, which the page header check has bounded by the
+/// column chunk's. A stream that does not parse is left to the crate, which refuses it.
+fn check_delta_counts(
+    values: &[u8],
+    encoding: parquet::basic::Encoding,
+    num_values: u32,
+    column: &dyn Fn() -> String,
+) -> Result<()> {
+    use parquet::basic::Encoding;
+    let streams = match encoding {
+        Encoding::DELTA_BINARY_PACKED | Encoding::DELTA_LENGTH_BYTE_ARRAY => 1,
+        Encoding::DELTA_BYTE_ARRAY => 2,
+        _ => return Ok(()),
+    };
+    let mut at = 0usize;
+    for _ in 0..streams {
+        let Some((count, end)) = values.get(at..).and_then(delta_stream) else {
+            return Ok(());
+        };
+        if count > u64::from(num_values) {
+            return Err(Error::Invalid(format!(
+                "corrupt Parquet file: a data page of {} declares {count} {encoding} values in \
+                 a page of {num_values}",
+                column()
+            )));
+        }
+        // The crate reads the next stream only after this one's values.
+        let Some(end) = end else { return Ok(()) };
+        at += end;
+    }
+    Ok(())
+}
+
+/// A ULEB128 integer at `at` in `data`, as the crate reads it (it refuses more than 10 bytes).
+fn uleb(data: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = *data.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// The value count a DELTA_BINARY_PACKED stream at the start of `data` declares in its header,
+/// and where the stream ends as the crate's decoder finds it (after the last block that holds
+/// a value; the bit widths of a block's mini blocks past the last value count as 0), if its
+/// blocks are all there. `None` for a header the crate's decoder refuses.
+fn delta_stream(data: &[u8]) -> Option<(u64, Option<usize>)> {
+    let mut at = 0usize;
+    let block = uleb(data, &mut at)?;
+    let minis = uleb(data, &mut at)?;
+    let count = uleb(data, &mut at)?;
+    uleb(data, &mut at)?; // the first value
+    if minis == 0 || block % 128 != 0 || block % minis != 0 || i64::try_from(count).is_err() {
+        return None;
+    }
+    let per_mini = block / minis;
+    if per_mini % 32 != 0 {
+        return None;
+    }
+    Some((count, delta_blocks_end(data, at, count, minis, per_mini)))
+}
+
+/// Where the blocks of a DELTA_BINARY_PACKED stream starting at `at` in `data` end, up to the
+/// one holding the last of its `count` values (`None` when they are not all there).
+fn delta_blocks_end(
+    data: &[u8],
+    mut at: usize,
+    count: u64,
+    minis: u64,
+    per_mini: u64,
+) -> Option<usize> {
+    let mut left = count.saturating_sub(1);
+    while left > 0 {
+        if per_mini == 0 {
+            return None; // no block holds a value: the crate runs out of bytes
+        }
+        uleb(data, &mut at)?; // the block's min delta
+        let widths = data.get(at..at.checked_add(usize::try_from(minis).ok()?)?)?;
+        at += widths.len();
+        let mut bytes = 0u64;
+        for &w in widths {
+            if left > 0 {
+                bytes = bytes.saturating_add(u64::from(w).saturating_mul(per_mini) / 8);
+                left = left.saturating_sub(per_mini);
+            }
+        }
+        at = at.checked_add(usize::try_from(bytes).ok()?)?;
+        if at > data.len() {
+            return None;
+        }
+    }
+    Some(at)
 }
 
 fn corrupt_levels(column: &str, why: String) -> Error {
@@ -654,7 +788,31 @@ mod tests {
 
     use arrow_array::{ArrayRef, Int64Array, RecordBatch};
 
-    use super::{row_groups, MIN_PARALLEL_ROW_GROUP_BYTES};
+    use super::{delta_stream, row_groups, MIN_PARALLEL_ROW_GROUP_BYTES};
+
+    /// A DELTA_BINARY_PACKED stream of 200 values in blocks of 128 (4 mini blocks of 32): the
+    /// first block's 4 mini blocks hold 128 deltas, the second's first 3 the other 71 (its
+    /// fourth's width counts as 0, as the crate's decoder takes it), so it ends at byte 128.
+    #[test]
+    fn delta_stream_ends_where_the_crate_ends_it() {
+        let mut s = vec![0x80, 0x01, 0x04, 0xc8, 0x01, 0x00];
+        s.extend([0x02, 1, 2, 3, 4]);
+        s.extend([0u8; 40]); // 32 * (1 + 2 + 3 + 4) / 8
+        s.extend([0x02, 5, 6, 7, 8]);
+        s.extend([0u8; 72]); // 32 * (5 + 6 + 7) / 8
+        assert_eq!(s.len(), 128);
+        s.extend([0xaa; 9]); // what follows the stream
+        assert_eq!(delta_stream(&s), Some((200, Some(128))));
+        // Cut short: the count is still read, the end is not known.
+        assert_eq!(delta_stream(&s[..127]), Some((200, None)));
+        // One value needs no block; a header the crate refuses gives nothing.
+        assert_eq!(
+            delta_stream(&[0x80, 0x01, 0x04, 0x01, 0x06]),
+            Some((1, Some(5)))
+        );
+        assert_eq!(delta_stream(&[0x81, 0x01, 0x04, 0x01, 0x06]), None);
+        assert_eq!(delta_stream(&[0x80, 0x01, 0x00, 0x01, 0x06]), None);
+    }
 
     fn batches(sizes: &[usize]) -> Vec<RecordBatch> {
         let mut next = 0i64;

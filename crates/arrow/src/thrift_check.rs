@@ -1,5 +1,8 @@
 //! A walk over the Thrift compact encoding of a Parquet file's footer and page headers, before
-//! the `parquet` crate reads them.
+//! the `parquet` crate reads them: the crate trusts what they claim (it allocates a claimed
+//! dictionary, page or child count before reading it, and recurses once per schema level), so
+//! every count, size and depth it would act on is checked here first against the bytes that
+//! back it and the caller's limit ([`check_footer`], [`check_page_headers`]).
 //!
 //! The crate (60.x) skips an unknown field that holds a list, set or map of booleans by
 //! looping over the declared element count while reading nothing (the compact protocol stores
@@ -81,10 +84,9 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// A struct's fields up to its stop byte; `fields` gets each top-level i32 field
-    /// (number, value).
-    fn structure(&mut self, depth: u32, fields: &mut Vec<(i64, i64)>) -> Result<()> {
-        self.known_struct(None, depth, fields)
+    /// A struct's fields up to its stop byte (none of them recorded).
+    fn structure(&mut self, depth: u32) -> Result<()> {
+        self.known_struct(None, depth, None, &mut Vec::new())
     }
 
     /// The next field's number and type code, `None` at the struct's stop byte (`last`: the
@@ -134,7 +136,7 @@ impl Walk<'_> {
                 let kv = self.byte()?;
                 self.elements(n, &[kv >> 4, kv & 0x0f], depth)
             }
-            STRUCT => self.structure(depth + 1, &mut Vec::new()),
+            STRUCT => self.structure(depth + 1),
             UUID => self.skip(16),
             _ => Err(self.corrupt(&format!("holds an unknown type code {ty}"))),
         }
@@ -202,14 +204,31 @@ impl Known {
     }
 }
 
+/// An i32 field a walk recorded: the number of the top-level field whose struct holds it (0
+/// for a top-level field), its own number, and its value as the crate reads it.
+type Field = (i64, i64, i64);
+
+/// The value of the last i32 field `id` under top-level field `parent` (0: a top-level field):
+/// the crate keeps the last of a field given twice.
+fn field(fields: &[Field], parent: i64, id: i64) -> Option<i64> {
+    fields
+        .iter()
+        .rev()
+        .find(|&&(p, f, _)| p == parent && f == id)
+        .map(|&(_, _, v)| v)
+}
+
 impl Walk<'_> {
     /// A struct, of a known kind or not (`None`: [`Walk::structure`]): a known field must have
-    /// its own type (a boolean either code); `fields` gets each top-level i32 field.
+    /// its own type (a boolean either code). With `parent` given (0 for the top level),
+    /// `fields` gets the struct's i32 fields and those of the known structs it holds
+    /// directly (under their field's number).
     fn known_struct(
         &mut self,
         kind: Option<Known>,
         depth: u32,
-        fields: &mut Vec<(i64, i64)>,
+        parent: Option<i64>,
+        fields: &mut Vec<Field>,
     ) -> Result<()> {
         if depth > MAX_DEPTH {
             return Err(self.corrupt("nests structs too deeply"));
@@ -225,13 +244,17 @@ impl Walk<'_> {
                     )));
                 }
                 if let Some(sub) = sub {
-                    self.known_struct(Some(sub), depth + 1, &mut Vec::new())?;
+                    let inner = (parent == Some(0)).then_some(id);
+                    self.known_struct(Some(sub), depth + 1, inner, fields)?;
                     continue;
                 }
             }
             if ty == I32 {
                 let z = self.varint()?;
-                fields.push((id, zigzag(z)));
+                if let Some(p) = parent {
+                    // The crate keeps the low 32 bits of a longer varint.
+                    fields.push((p, id, i64::from(zigzag(z) as i32)));
+                }
             } else if !is_bool {
                 self.value(ty, depth)?;
             }
@@ -257,9 +280,16 @@ pub(crate) fn check_footer(bytes: &[u8]) -> Result<()> {
         pos: 0,
         what: "footer",
     };
-    w.structure(0, &mut Vec::new())?;
-    check_schema_children(footer)
+    w.structure(0)?;
+    check_schema(footer)
 }
+
+/// How deep a Parquet schema may nest, counting the root and the leaf: pyarrow's limit
+/// ("Parquet schema too deeply nested, consider increasing schema depth limit (current limit
+/// is 100)"). The `parquet` crate builds the schema, its column descriptors and the Arrow
+/// schema by recursion, one frame per level: 2,000 levels in a 16 KB footer overflowed the
+/// stack.
+const MAX_SCHEMA_DEPTH: usize = 100;
 
 /// The schema (`FileMetaData` field 2, a list of `SchemaElement`s) must not give an element
 /// more children (`num_children`, field 5) than the list holds: the crate reserves room for
@@ -267,8 +297,10 @@ pub(crate) fn check_footer(bytes: &[u8]) -> Result<()> {
 /// target). The schema must be a list of structs, and each element's known fields must have
 /// their own type codes: the crate reads them as their own types whatever the codes say, so a
 /// `num_children` sent under another integer code got past the check (the ninth round's
-/// finding, a 6 GB reservation). Called on a footer the generic walk has passed.
-fn check_schema_children(footer: &[u8]) -> Result<()> {
+/// finding, a 6 GB reservation). The tree the children counts make (elements in depth-first
+/// order) must be at most [`MAX_SCHEMA_DEPTH`] deep. Called on a footer the generic walk has
+/// passed.
+fn check_schema(footer: &[u8]) -> Result<()> {
     let mut w = Walk {
         bytes: footer,
         pos: 0,
@@ -298,61 +330,217 @@ fn check_schema_children(footer: &[u8]) -> Result<()> {
                 h & 0x0f
             )));
         }
-        for _ in 0..n {
+        // The children still to come of each group the next element lies in, outermost first.
+        let mut open: Vec<i64> = Vec::new();
+        for i in 0..n {
             let mut fields = Vec::new();
-            w.known_struct(Some(Known::SchemaElement), 1, &mut fields)?;
-            if let Some(&(_, children)) = fields.iter().rev().find(|(f, _)| *f == 5) {
-                if children < 0 || children as u64 >= n {
-                    return Err(w.corrupt(&format!(
-                        "gives a schema element {children} children in a schema of {n} elements"
-                    )));
-                }
+            w.known_struct(Some(Known::SchemaElement), 1, Some(0), &mut fields)?;
+            let children = field(&fields, 0, 5).unwrap_or(0);
+            if children < 0 || children as u64 >= n {
+                return Err(w.corrupt(&format!(
+                    "gives a schema element {children} children in a schema of {n} elements"
+                )));
+            }
+            if let Some(left) = open.last_mut() {
+                *left -= 1;
+            }
+            let depth = open.len() + 1;
+            if depth > MAX_SCHEMA_DEPTH {
+                return Err(Error::Unsupported(format!(
+                    "Parquet schema too deeply nested: element {i} of the schema is {depth} \
+                     levels deep, past the limit of {MAX_SCHEMA_DEPTH} (pyarrow's)"
+                )));
+            }
+            if children > 0 {
+                open.push(children);
+            }
+            while open.last() == Some(&0) {
+                open.pop();
             }
         }
     }
     Ok(())
 }
 
-/// Checks the page headers of the column chunk `bytes[start..end]`, walked as the crate walks
-/// them: a header, then its page (`compressed_page_size`, field 3), then the next header. Each
-/// page must lie within the chunk, and its `uncompressed_page_size` (field 2, which the crate
-/// allocates before decompressing) must be at most `max_page_bytes`.
-pub(crate) fn check_page_headers(
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    max_page_bytes: u64,
-) -> Result<()> {
-    let chunk = &bytes[start..end];
+/// How the pages of a column chunk are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Codec {
+    /// Uncompressed: the crate takes a page's `compressed_page_size` bytes as they are.
+    Stored,
+    /// Snappy: the crate allocates `uncompressed_page_size` bytes and decompresses into them.
+    Snappy,
+    /// A codec this build lacks (the crate refuses the chunk when it opens it).
+    Other,
+}
+
+/// Snappy writes at least 3 bytes for every 64 it gives back (its longest copy), so no page
+/// decompresses to more than this many times its compressed size (plus a few bytes of slack
+/// for tiny pages).
+const SNAPPY_MAX_EXPANSION: u64 = 22;
+
+/// What the page checks know of one column chunk, from the footer the crate has parsed.
+#[derive(Debug)]
+pub(crate) struct Chunk<'a> {
+    /// The column and row group, for errors (`column "x" of row group 0`).
+    pub(crate) name: &'a str,
+    /// The chunk's bytes in the file.
+    pub(crate) range: std::ops::Range<usize>,
+    /// The chunk's `num_values` (levels, nulls included), which its data pages share.
+    pub(crate) num_values: i64,
+    /// The column's physical type and, for `FIXED_LEN_BYTE_ARRAY`, its length.
+    pub(crate) physical: parquet::basic::Type,
+    pub(crate) type_length: i32,
+    pub(crate) codec: Codec,
+    /// The caller's limit on decoded bytes.
+    pub(crate) max_decoded_bytes: u64,
+}
+
+/// The fewest bits a value of a column takes PLAIN-encoded (as a dictionary page holds it),
+/// and the bytes one takes in the decoded dictionary (the crate sizes the dictionary of a
+/// fixed-width column at `num_values` entries before it reads a byte of the page; a byte
+/// array dictionary read as views takes 16 bytes an entry).
+fn value_sizes(physical: parquet::basic::Type, type_length: i32) -> (u64, u64) {
+    use parquet::basic::Type as T;
+    match physical {
+        T::BOOLEAN => (1, 1),
+        T::INT32 | T::FLOAT => (32, 4),
+        T::INT64 | T::DOUBLE => (64, 8),
+        T::INT96 => (96, 12),
+        T::BYTE_ARRAY => (32, 16),
+        T::FIXED_LEN_BYTE_ARRAY => {
+            let len = u64::try_from(type_length).unwrap_or(0);
+            (len.saturating_mul(8), len.max(1))
+        }
+    }
+}
+
+/// Checks the page headers of a column chunk, walked as the crate walks them (a header, then
+/// its page of `compressed_page_size` bytes, then the next header), before the crate reads
+/// any: what each claims must be what its bytes and the caller's limit can hold, since the
+/// crate allocates what a header claims before it looks at the page.
+///
+/// - Each page lies within the chunk; its `uncompressed_page_size` is at most the limit and,
+///   for Snappy, at most [`SNAPPY_MAX_EXPANSION`] times its compressed size (the crate
+///   allocates and zeroes the uncompressed size before decompressing).
+/// - A dictionary page holds its `num_values`: at least that many values' PLAIN bytes (the
+///   crate resized an int32 dictionary to a claimed 2^31 - 1 entries, 8 GiB zeroed, for a
+///   122-byte file), and its decoded entries fit the limit.
+/// - The data pages (version 1 and 2) claim no more values, together, than the chunk's
+///   `num_values`, which the caller has counted against the limit; a version-2 page's nulls
+///   and rows are at most its values, and its level bytes lie within the page.
+pub(crate) fn check_page_headers(bytes: &[u8], chunk: &Chunk<'_>) -> Result<()> {
+    let body = &bytes[chunk.range.clone()];
+    let (plain_bits, memory_bytes) = value_sizes(chunk.physical, chunk.type_length);
+    let bad = |why: String| {
+        Error::Invalid(format!(
+            "corrupt Parquet file: a page of {} {why}",
+            chunk.name
+        ))
+    };
+    let mut data_values = 0i64;
     let mut at = 0usize;
-    while at < chunk.len() {
+    while at < body.len() {
         let mut w = Walk {
-            bytes: &chunk[at..],
+            bytes: &body[at..],
             pos: 0,
             what: "page header",
         };
         let mut fields = Vec::new();
-        w.known_struct(Some(Known::PageHeader), 0, &mut fields)?;
-        let size = fields
-            .iter()
-            .rev()
-            .find(|(id, _)| *id == 3)
-            .map(|&(_, v)| v)
-            .ok_or_else(|| w.corrupt("has no page size"))?;
+        w.known_struct(Some(Known::PageHeader), 0, Some(0), &mut fields)?;
+        let get = |parent, id| field(&fields, parent, id);
+        let size = get(0, 3).ok_or_else(|| w.corrupt("has no page size"))?;
         let size = usize::try_from(size).map_err(|_| w.corrupt("has a negative page size"))?;
-        if let Some(&(_, full)) = fields.iter().rev().find(|(id, _)| *id == 2) {
-            if u64::try_from(full).map_or(true, |f| f > max_page_bytes) {
-                return Err(w.corrupt(&format!(
-                    "gives an uncompressed page size of {full} bytes (the limit is \
-                     {max_page_bytes})"
-                )));
-            }
-        }
-        at = at
+        let next = at
             .checked_add(w.pos)
             .and_then(|a| a.checked_add(size))
-            .filter(|&a| a <= chunk.len())
+            .filter(|&a| a <= body.len())
             .ok_or_else(|| w.corrupt("has a page that ends past its column chunk"))?;
+        // The crate refuses a header without its required fields itself.
+        let Some(full) = get(0, 2) else {
+            at = next;
+            continue;
+        };
+        let full = u64::try_from(full)
+            .ok()
+            .filter(|&f| f <= chunk.max_decoded_bytes)
+            .ok_or_else(|| {
+                w.corrupt(&format!(
+                    "gives an uncompressed page size of {full} bytes (the limit is {})",
+                    chunk.max_decoded_bytes
+                ))
+            })?;
+        let size = size as u64;
+        if chunk.codec == Codec::Snappy
+            && full > size.saturating_mul(SNAPPY_MAX_EXPANSION).saturating_add(64)
+        {
+            return Err(bad(format!(
+                "claims {full} bytes uncompressed from {size} Snappy-compressed bytes (Snappy \
+                 expands at most {SNAPPY_MAX_EXPANSION} times)"
+            )));
+        }
+        // The bytes the crate hands the decoders: the page as stored, or what it decompresses.
+        let page_bytes = if chunk.codec == Codec::Stored {
+            size.min(full)
+        } else {
+            full
+        };
+        // The crate takes the levels' lengths from a version-2 header whatever the page's type.
+        let (def, rep) = (get(8, 5).unwrap_or(0), get(8, 6).unwrap_or(0));
+        if def < 0 || rep < 0 || (def + rep) as u64 > size.min(full) {
+            return Err(bad(format!(
+                "claims {rep} + {def} bytes of repetition and definition levels in {} bytes",
+                size.min(full)
+            )));
+        }
+        match get(0, 1) {
+            // DICTIONARY_PAGE
+            Some(2) => {
+                let n = get(7, 1).unwrap_or(0);
+                let n = u64::try_from(n)
+                    .map_err(|_| bad(format!("claims a dictionary of {n} values")))?;
+                let need_bytes = n.saturating_mul(plain_bits).div_ceil(8);
+                if need_bytes > page_bytes {
+                    return Err(Error::Invalid(format!(
+                        "corrupt Parquet file: the dictionary page of {} claims {n} values, \
+                         which take at least {need_bytes} bytes, in a page of {page_bytes} bytes",
+                        chunk.name
+                    )));
+                }
+                let decoded = n.saturating_mul(memory_bytes);
+                if decoded > chunk.max_decoded_bytes {
+                    return Err(Error::Unsupported(format!(
+                        "the dictionary page of {} claims {n} values, which decode to {decoded} \
+                         bytes, more than the limit of {} bytes",
+                        chunk.name, chunk.max_decoded_bytes
+                    )));
+                }
+            }
+            // DATA_PAGE and DATA_PAGE_V2
+            Some(t @ (0 | 3)) => {
+                let n = if t == 0 { get(5, 1) } else { get(8, 1) }.unwrap_or(0);
+                if n < 0 {
+                    return Err(bad(format!("claims {n} values")));
+                }
+                if t == 3 {
+                    for (what, v) in [("nulls", get(8, 2)), ("rows", get(8, 3))] {
+                        let v = v.unwrap_or(0);
+                        if v < 0 || v > n {
+                            return Err(bad(format!("claims {v} {what} in {n} values")));
+                        }
+                    }
+                }
+                data_values = data_values.saturating_add(n);
+                if data_values > chunk.num_values {
+                    return Err(Error::Invalid(format!(
+                        "corrupt Parquet file: the data pages of {} claim more values than the \
+                         column chunk's {} (at least {data_values})",
+                        chunk.name, chunk.num_values
+                    )));
+                }
+            }
+            _ => {}
+        }
+        at = next;
     }
     Ok(())
 }

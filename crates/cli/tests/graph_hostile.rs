@@ -317,3 +317,93 @@ fn graph_commands_read_and_write_text_graph_defs() {
     let err = one_line_exit_2(&o);
     assert!(err.contains("3:6: NodeDef has no field named opp"), "{err}");
 }
+
+// ---- issue 37 ------------------------------------------------------------------------------
+
+/// A SavedModel in `dir/name` whose `serving_default` returns `y = Sum(c, 0)` of a float
+/// `Const` `c` of `elements` ones (`literal`: stored value by value; else one value TensorFlow
+/// fills the rest from).
+fn sum_of_const_saved_model(dir: &Path, name: &str, elements: i64, literal: bool) -> String {
+    let c = if literal {
+        tensorcast_testkit::graph_defs::const_of(
+            "c",
+            &tensorcast::Tensor::vector(&vec![1.0f32; elements as usize]),
+        )
+    } else {
+        fill_const("c", 1, elements, true)
+    };
+    let gd = graph_def(vec![
+        c,
+        tensorcast_testkit::graph_defs::const_of("axis", &tensorcast::Tensor::scalar_of(0i32)),
+        node(
+            "y",
+            "Sum",
+            &["c", "axis"],
+            &[
+                ("T", AttrValue::of_type(1)),
+                ("Tidx", AttrValue::of_type(3)),
+            ],
+        ),
+    ]);
+    tensorcast_testkit::graph_defs::write_saved_model(&dir.join(name), gd, &[], &[("y", "y:0", 1)])
+        .unwrap();
+    name.to_string()
+}
+
+#[test]
+fn graph_run_saved_model_constants_honour_max_memory() {
+    let dir = temp_dir("saved-model-max-memory");
+    // 300 MiB once filled, from a file of a few bytes: past the default 256M, within 1G.
+    let big = sum_of_const_saved_model(&dir, "big", 300 << 18, false);
+    let o = run(&dir, &["graph", "run", &big]);
+    let err = one_line_exit_2(&o);
+    assert!(err.contains("--max-memory"), "{err}");
+    assert!(err.contains("314572800 bytes"), "{err}");
+    let o = run(&dir, &["--max-memory", "1G", "graph", "run", &big]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "y: Tensor<type: float shape: [] values: 78643200>\n"
+    );
+    // A 4 MiB constant stored value by value: refused under --max-memory 1M (its file is past
+    // the limit too), run under 8M.
+    let small = sum_of_const_saved_model(&dir, "small", 1 << 20, true);
+    let o = run(&dir, &["--max-memory", "1M", "graph", "run", &small]);
+    let err = one_line_exit_2(&o);
+    assert!(err.contains("1048576"), "{err}");
+    let o = run(&dir, &["--max-memory", "8M", "graph", "run", &small]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "y: Tensor<type: float shape: [] values: 1048576>\n"
+    );
+}
+
+#[test]
+fn graph_run_tensor_list_reserve_2e31_elements_is_an_error_not_an_abort() {
+    use tensorcast_testkit::graph_defs::tensor_list_reserve;
+    let dir = temp_dir("tensor-list-reserve");
+    let mut nodes = tensor_list_reserve(i32::MAX, None);
+    nodes.push(node("len", "TensorListLength", &["list"], &[]));
+    let gd = graph_def(nodes);
+    std::fs::write(dir.join("g.pb"), gd.encode_to_vec()).unwrap();
+    tensorcast_testkit::graph_defs::write_saved_model(
+        &dir.join("sm"),
+        gd,
+        &[],
+        &[("len", "len:0", 3)],
+    )
+    .unwrap();
+    for args in [
+        &["graph", "run", "g.pb", "--fetch", "len"][..],
+        &["graph", "run", "sm"][..],
+    ] {
+        let o = run(&dir, args);
+        let err = one_line_exit_2(&o);
+        assert!(
+            err.contains("node list: TensorListReserve: a list of 2147483647 elements takes"),
+            "{err}"
+        );
+        assert!(err.contains("raise --max-memory"), "{err}");
+    }
+}

@@ -1,14 +1,14 @@
 //! The `tensorcast` binary on inputs and outputs that are not quiet regular files: standard
 //! input and output (`-`), FIFOs, files truncated while read, write targets that are links or
-//! devices, signals and file-size limits during a write, the memory limit, names with escape
-//! sequences.
+//! devices, file-size limits during a write (signals during one: `outputs.rs`), the memory
+//! limit, names with escape sequences.
 
 use crate::common::stderr;
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::common::BIN;
 use tensorcast::io::{npy, read_file, write_file, Format, NamedTensor};
@@ -176,77 +176,6 @@ fn write_vector(dir: &Path, file: &str, name: &str, n: usize) {
         &[NamedTensor::new(name, vector(n))],
     )
     .unwrap();
-}
-
-/// Starts `convert big.npy out.npy`, waits for its temporary file to appear, sends `signal`
-/// with kill(1), and checks the process died of it leaving only the old files.
-fn signal_during_write(signal: &str, number: i32) {
-    let dir = temp_dir(&format!("signal-{signal}"));
-    write_vector(&dir, "big.npy", "b", 64 << 20);
-    write_vector(&dir, "out.npy", "o", 2);
-    let old = std::fs::read(dir.join("out.npy")).unwrap();
-    for _attempt in 0..5 {
-        let mut child = Command::new(BIN)
-            .args(["convert", "big.npy", "out.npy"])
-            .current_dir(&dir)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        let mut seen = false;
-        while start.elapsed() < Duration::from_secs(30) {
-            if dir_entries(&dir).iter().any(|e| e.starts_with(".out.npy.")) {
-                seen = true;
-                break;
-            }
-            if child.try_wait().unwrap().is_some() {
-                break;
-            }
-        }
-        if !seen {
-            // The write was too quick to catch; try again.
-            let _ = child.wait();
-            write_vector(&dir, "out.npy", "o", 2);
-            continue;
-        }
-        let pid = child.id().to_string();
-        let sent = Command::new("kill")
-            .args([&format!("-{signal}"), &pid])
-            .status()
-            .unwrap()
-            .success();
-        let status = child.wait().unwrap();
-        if !sent || status.signal().is_none() {
-            // The write finished between seeing its temporary file and the signal (a loaded
-            // machine): nothing was interrupted; try again.
-            write_vector(&dir, "out.npy", "o", 2);
-            continue;
-        }
-        assert_eq!(status.signal(), Some(number), "{status:?}");
-        assert_eq!(
-            dir_entries(&dir),
-            ["big.npy", "out.npy"],
-            "no temporary file is left"
-        );
-        assert_eq!(std::fs::read(dir.join("out.npy")).unwrap(), old);
-        return;
-    }
-    panic!("never caught the write in progress");
-}
-
-#[test]
-fn sigterm_during_a_write_removes_the_temporary_file() {
-    signal_during_write("TERM", 15);
-}
-
-#[test]
-fn sigint_during_a_write_removes_the_temporary_file() {
-    signal_during_write("INT", 2);
-}
-
-#[test]
-fn sighup_during_a_write_removes_the_temporary_file() {
-    signal_during_write("HUP", 1);
 }
 
 #[test]

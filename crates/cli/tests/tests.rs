@@ -7,6 +7,7 @@ mod common;
 mod graph_hostile;
 mod graph_saved_model;
 mod hostile;
+mod outputs;
 mod readers;
 mod readme;
 mod saved_model;

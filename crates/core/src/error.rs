@@ -26,6 +26,8 @@ pub enum Code {
     Internal,
     /// `ABORTED`.
     Aborted,
+    /// `CANCELLED`.
+    Cancelled,
 }
 
 impl Code {
@@ -41,6 +43,7 @@ impl Code {
             Code::FailedPrecondition => "FAILED_PRECONDITION",
             Code::Internal => "INTERNAL",
             Code::Aborted => "ABORTED",
+            Code::Cancelled => "CANCELLED",
         }
     }
 }

@@ -406,6 +406,28 @@ pub enum Error {
         /// The fetching node TensorFlow names.
         node: String,
     },
+    /// The run was cancelled (its [`Cancellation`](crate::Cancellation) was set) before it
+    /// finished: TensorFlow's text for a cancelled `Session::Run`.
+    #[error("Run call was cancelled")]
+    Cancelled,
+    /// A kernel would allocate more, beyond the bytes of its inputs, than the run allows
+    /// ([`SessionOptions::max_allocation_bytes`](crate::SessionOptions::max_allocation_bytes)):
+    /// a size read from a value (a `Fill`'s dims, a `Range`'s bounds, a `TensorListReserve`'s
+    /// element count) may not make a run of a few bytes of graph allocate gigabytes.
+    #[error("{what} takes {bytes} bytes, more than the {limit} bytes a kernel may allocate beyond its inputs (SessionOptions::max_allocation_bytes)")]
+    AllocationLimit {
+        /// The node.
+        node: String,
+        /// TensorFlow's node context for it (see [`Error::full_message`]); empty until known.
+        location: Box<str>,
+        /// What would be allocated: TensorFlow's OOM text for a tensor (`OOM when allocating
+        /// tensor with shape[...] and type float ...`), or the op's own words.
+        what: String,
+        /// The bytes it takes beyond the inputs' (saturating).
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A broken internal invariant (a bug in tensorcast, reported instead of a panic).
     #[error("{0}")]
     Internal(String),
@@ -417,7 +439,8 @@ impl Error {
         match self {
             Error::OpNotRegistered(_) | Error::UnknownOperation(_) => Code::NotFound,
             Error::NoKernel { .. } | Error::MissingKernels(_) => Code::NotFound,
-            Error::ConstantBudget { .. } => Code::ResourceExhausted,
+            Error::ConstantBudget { .. } | Error::AllocationLimit { .. } => Code::ResourceExhausted,
+            Error::Cancelled => Code::Cancelled,
             Error::Kernel { source, .. } => source.code(),
             Error::Internal(_) | Error::FetchSetTwice { .. } => Code::Internal,
             _ => Code::InvalidArgument,
@@ -431,6 +454,7 @@ impl Error {
             | Error::NoKernel { node, .. }
             | Error::ConstTypeMismatch { node, .. }
             | Error::MissingFeed { name: node, .. }
+            | Error::AllocationLimit { node, .. }
             | Error::FetchSetTwice { node, .. } => Some(node),
             _ => None,
         }
@@ -451,6 +475,7 @@ impl Error {
             Error::Kernel { location, .. }
             | Error::ConstTypeMismatch { location, .. }
             | Error::MissingFeed { location, .. }
+            | Error::AllocationLimit { location, .. }
                 if !location.is_empty() =>
             {
                 format!("{self}\n\t [[{location}]]")

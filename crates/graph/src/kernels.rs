@@ -8,6 +8,7 @@ use tensorcast_kernels::elementwise::{binary, BinaryOp};
 use crate::attr::{self, Attrs};
 use crate::error::{Error, Result};
 use crate::registry::opdef::{Op, OpDef, MAX_OUTPUTS};
+use crate::registry::Run;
 
 use tensorcast_core::Error as CoreError;
 
@@ -78,6 +79,10 @@ pub(crate) enum Kernel {
     Reg {
         /// The kernel.
         kernel: crate::registry::KernelFn,
+        /// For an op that sizes its outputs from values it reads, its shape function: run on
+        /// the actual inputs before the kernel, to check the outputs against the run's
+        /// allocation limit.
+        sized_by: Option<crate::registry::ShapeFn>,
         /// The node's attrs.
         attrs: Box<Attrs>,
         /// Its output dtypes.
@@ -154,6 +159,7 @@ impl Kernel {
                 match (entry.kernel, out_types) {
                     (Some(kernel), Some(out_types)) => Kernel::Reg {
                         kernel,
+                        sized_by: entry.sized_by_values.then_some(entry.shape),
                         attrs: Box::new(attrs.clone()),
                         out_types,
                     },
@@ -184,25 +190,30 @@ impl Kernel {
         )
     }
 
-    /// Runs a kernel that may have several outputs on `inputs`: every output, in order.
+    /// Runs a kernel that may have several outputs on `inputs` within `run`: every output, in
+    /// order.
     pub(crate) fn compute_all(
         &self,
         inputs: Vec<Tensor>,
         node: &str,
-        resources: &crate::registry::Resources,
+        run: &Run<'_>,
     ) -> Result<Vec<Tensor>> {
         match self {
             Kernel::Reg {
                 kernel,
+                sized_by,
                 attrs,
                 out_types,
             } => {
+                if let Some(shape) = sized_by {
+                    check_sized_outputs(*shape, attrs, out_types, &inputs, run)?;
+                }
                 let out = kernel(
                     &crate::registry::KernelCtx {
                         node,
                         attrs,
                         out_types,
-                        resources,
+                        run,
                     },
                     inputs,
                 )?;
@@ -273,8 +284,10 @@ impl Kernel {
                 incompatible_shape_error,
             } => kernel(binary(*op, x(0)?, x(1)?, *incompatible_shape_error))?,
             Kernel::Reg { .. } => {
-                let mut out =
-                    self.compute_all(inputs.to_vec(), "", &crate::registry::Resources::default())?;
+                // Graph and plan time (folding): no variables, and little to allocate.
+                let resources = crate::registry::Resources::default();
+                let run = Run::new(&resources, FOLD_ALLOCATION_BYTES, None);
+                let mut out = self.compute_all(inputs.to_vec(), "", &run)?;
                 if out.len() != 1 {
                     return Err(Error::Internal(
                         "a multi-output kernel ran as single".into(),
@@ -288,11 +301,52 @@ impl Kernel {
 
 /// Runs `op` with `attrs` on `inputs` once (constant folding at graph-build time).
 pub(crate) fn compute(op: Op, attrs: &Attrs, inputs: &[Tensor]) -> Result<Vec<Tensor>> {
-    Kernel::for_op(op, attrs, VALUE_BUDGET_BYTES).compute_all(
-        inputs.to_vec(),
-        "",
-        &crate::registry::Resources::default(),
-    )
+    let resources = crate::registry::Resources::default();
+    let run = Run::new(&resources, FOLD_ALLOCATION_BYTES, None);
+    Kernel::for_op(op, attrs, VALUE_BUDGET_BYTES).compute_all(inputs.to_vec(), "", &run)
+}
+
+/// The most a kernel run at graph or plan time (constant folding) may allocate beyond its
+/// inputs: grappler's limit for a folded constant, 10 MiB.
+pub(crate) const FOLD_ALLOCATION_BYTES: u64 = 10 << 20;
+
+/// The outputs `shape` (a registry op's shape function) gives on the actual `inputs`, checked
+/// against `run`'s allocation limit beyond the inputs' bytes: what an op that sizes its outputs
+/// from values it reads would allocate, refused before its kernel allocates it. A shape
+/// function that fails or leaves a dim unknown decides nothing (the kernel reports its own
+/// error, and allocates fallibly).
+fn check_sized_outputs(
+    shape: crate::registry::ShapeFn,
+    attrs: &Attrs,
+    out_types: &[DataType],
+    inputs: &[Tensor],
+    run: &Run<'_>,
+) -> Result<()> {
+    use crate::registry::{InferInput, Known, ShapeCtx};
+    use tensorcast_core::PartialTensorShape;
+    let known: Vec<InferInput> = inputs
+        .iter()
+        .map(|t| InferInput {
+            shape: PartialTensorShape::from(t.shape()),
+            value: Some(Known::Tensor(t.clone())),
+        })
+        .collect();
+    let Ok(shapes) = shape(&ShapeCtx {
+        attrs,
+        inputs: &known,
+        out_types,
+    }) else {
+        return Ok(());
+    };
+    let justified = inputs
+        .iter()
+        .fold(0u64, |n, t| n.saturating_add(t.total_bytes() as u64));
+    for (s, &dtype) in shapes.iter().zip(out_types) {
+        if let Some(dims) = s.dims().filter(|_| s.is_fully_defined()) {
+            run.check_tensor(dtype, dims, justified)?;
+        }
+    }
+    Ok(())
 }
 
 /// The bytes a `Const`'s value takes once decoded (its element count times the element size;

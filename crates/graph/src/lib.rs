@@ -155,7 +155,9 @@ pub use error::{Code, Error, Result};
 #[cfg(feature = "saved-model")]
 pub use execute::saved_model::SavedModel;
 pub use execute::{
-    ops_without_kernel, NodeTime, RunStats, Session, SessionOptions, DEFAULT_MAX_CONSTANT_BYTES,
+    ops_without_kernel, NodeTime, RunStats, Session, SessionOptions, DEFAULT_MAX_ALLOCATION_BYTES,
+    DEFAULT_MAX_CONSTANT_BYTES,
 };
 pub use import::{import_graph_def, import_graph_def_bytes};
+pub use registry::run::Cancellation;
 pub use rewrite::{optimize_graph_def, optimize_graph_def_owned};

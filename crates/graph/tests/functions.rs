@@ -153,24 +153,119 @@ fn a_call_to_a_function_the_library_lacks_is_a_clear_error() {
 }
 
 #[test]
-fn a_function_that_calls_itself_stops_at_the_nesting_limit() {
-    let g = graph(Some(library(1)), "twice_square");
-    let e = Session::new(&g)
-        .run(&[("x", Tensor::from(1.0f32))], &["y"], &[])
-        .unwrap_err();
-    assert!(e.to_string().contains("nest deeper than 64"), "{e}");
+fn a_function_that_calls_itself_is_refused_before_inlining() {
+    for recursive in [1, 2] {
+        let g = graph(Some(library(recursive)), "twice_square");
+        let start = std::time::Instant::now();
+        let e = Session::new(&g)
+            .run(&[("x", Tensor::from(1.0f32))], &["y"], &[])
+            .unwrap_err();
+        assert!(matches!(e, Error::Function(_)), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("function 'twice_square' calls itself (directly or through"),
+            "{e}"
+        );
+        assert!(start.elapsed().as_secs() < 10);
+    }
+}
+
+/// A graph calling `f0` on a float placeholder `x` (as `c`, read by `y`), through a library of
+/// `levels` functions: `f<i>` calls `f<i+1>` `fanout` times (with `call_op`; results added) and
+/// `f<levels-1>` doubles its argument.
+fn nested_calls(levels: usize, fanout: usize, call_op: &str) -> GraphDef {
+    let mut functions = Vec::with_capacity(levels);
+    for i in 0..levels {
+        let name = format!("f{i}");
+        let nodes = if i + 1 == levels {
+            vec![node("d", "AddV2", &["a", "a"], &[("T", float())])]
+        } else {
+            let callee = format!("f{}", i + 1);
+            let mut nodes: Vec<_> = (0..fanout)
+                .map(|k| node(&format!("c{k}"), call_op, &["a"], &[("f", func(&callee))]))
+                .collect();
+            let mut last = "c0:output:0".to_string();
+            for k in 1..fanout {
+                nodes.push(node(
+                    &format!("s{k}"),
+                    "AddV2",
+                    &[&last, &format!("c{k}:output:0")],
+                    &[("T", float())],
+                ));
+                last = format!("s{k}:z:0");
+            }
+            // The returned node first (`function` returns output 0 of the first node).
+            if fanout > 1 {
+                if let Some(ret) = nodes.pop() {
+                    nodes.insert(0, ret);
+                }
+            }
+            nodes
+        };
+        let mut f = function(&name, nodes);
+        let first = &f.node_def[0];
+        let out = if first.op == "AddV2" { "z" } else { "output" };
+        f.ret = [("out".to_string(), format!("{}:{out}:0", first.name))]
+            .into_iter()
+            .collect();
+        functions.push(f);
+    }
+    graph_def(
+        vec![
+            node("x", "Placeholder", &[], &[("dtype", float())]),
+            node("c", "PartitionedCall", &["x"], &[("f", func("f0"))]),
+            node("y", "Identity", &["c"], &[("T", float())]),
+        ],
+        Some(FunctionDefLibrary {
+            function: functions,
+        }),
+    )
 }
 
 #[test]
-fn a_function_that_calls_itself_twice_stops_at_the_node_limit() {
-    let g = graph(Some(library(2)), "twice_square");
+fn function_calls_nested_500_deep_run() {
+    // TensorFlow runs 100 and 500 nested calls; their inlined graph is 2 nodes a level.
+    for levels in [100, 500] {
+        let g = Graph::new();
+        import_graph_def(&g, &nested_calls(levels, 1, "StatefulPartitionedCall")).unwrap();
+        let out = Session::new(&g)
+            .run(&[("x", Tensor::from(1.5f32))], &["y", "c"], &[])
+            .unwrap();
+        assert_eq!(out[0].as_slice::<f32>().unwrap(), &[3.0], "{levels} levels");
+        assert_eq!(out[1], out[0]);
+    }
+}
+
+#[test]
+fn call_tree_inlining_to_2e40_nodes_is_refused_before_building() {
+    // 40 levels of a function calling the next twice: 2^40 calls from a library of a few KB.
+    let gd = nested_calls(40, 2, "PartitionedCall");
+    assert!(gd.library.as_ref().unwrap().len() < 16 << 10);
+    let g = Graph::new();
+    import_graph_def(&g, &gd).unwrap();
     let start = std::time::Instant::now();
     let e = Session::new(&g)
         .run(&[("x", Tensor::from(1.0f32))], &["y"], &[])
         .unwrap_err();
-    // Each level calls itself twice: the node limit stops it long before 2^64 nodes.
-    assert!(e.to_string().contains("more than 262144 nodes"), "{e}");
-    assert!(start.elapsed().as_secs() < 10);
+    assert!(matches!(e, Error::Function(_)), "{e}");
+    // Counted before anything is built: each of the 39 calling levels is two calls (a NoOp
+    // and the callee's nodes each) and an add; the last level's body is one node.
+    let size = (0..39).fold(1u64, |callee, _| 2 * (1 + callee) + 1);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "inlining the function calls would make a graph of {} nodes, more than 262144",
+            size + 3
+        )
+    );
+    assert!(start.elapsed().as_secs() < 5);
+    // 9 levels (1,535 nodes) still run: 2^9 copies of x doubled.
+    let g = Graph::new();
+    import_graph_def(&g, &nested_calls(9, 2, "PartitionedCall")).unwrap();
+    let out = Session::new(&g)
+        .run(&[("x", Tensor::from(1.0f32))], &["y"], &[])
+        .unwrap();
+    assert_eq!(out[0].as_slice::<f32>().unwrap(), &[512.0]);
 }
 
 /// A function of `nodes` from `a` (float) to `out` (the first node's output 0).
@@ -264,5 +359,174 @@ fn ops_without_a_kernel_inside_called_functions_are_listed_before_anything_runs(
         e.to_string(),
         "3 ops this run needs have no kernel in tensorcast: OpA (3 nodes), OpB (1 node), \
          OpC (2 nodes)"
+    );
+}
+
+fn float_list() -> AttrValue {
+    AttrValue {
+        value: Some(Value::List(Box::new(
+            tensorcast_proto::attr_value::ListValue {
+                r#type: vec![1],
+                ..Default::default()
+            },
+        ))),
+    }
+}
+
+/// `If(a, a)` calling `then` (and `otherwise`), as a function body's node `if`.
+fn if_node(then: &str, otherwise: &str) -> tensorcast_proto::NodeDef {
+    node(
+        "if",
+        "If",
+        &["a", "a"],
+        &[
+            ("Tcond", float()),
+            ("Tin", float_list()),
+            ("Tout", float_list()),
+            ("then_branch", func(then)),
+            ("else_branch", func(otherwise)),
+        ],
+    )
+}
+
+/// A graph whose `y = If(x, x)` calls `f0`, each `f<i>` an `If` calling `f<i+1>` at run time
+/// (`f<levels-1>` doubles its argument); with `recursive`, the last one calls `f0` again.
+fn nested_ifs(levels: usize, recursive: bool) -> Graph {
+    let mut functions: Vec<FunctionDef> = (0..levels)
+        .map(|i| {
+            let next = format!("f{}", (i + 1) % levels);
+            if i + 1 < levels || recursive {
+                function(&format!("f{i}"), vec![if_node(&next, &next)])
+            } else {
+                let mut f = function(
+                    &format!("f{i}"),
+                    vec![node("d", "AddV2", &["a", "a"], &[("T", float())])],
+                );
+                f.ret = [("out".to_string(), "d:z:0".to_string())]
+                    .into_iter()
+                    .collect();
+                f
+            }
+        })
+        .collect();
+    functions.reverse();
+    let mut top = if_node("f0", "f0");
+    top.name = "y".into();
+    top.input = vec!["x".into(), "x".into()];
+    let gd = graph_def(
+        vec![node("x", "Placeholder", &[], &[("dtype", float())]), top],
+        Some(FunctionDefLibrary {
+            function: functions,
+        }),
+    );
+    let g = Graph::new();
+    import_graph_def(&g, &gd).unwrap();
+    g
+}
+
+#[test]
+fn if_calls_nested_500_deep_run_on_a_small_stack() {
+    // Each level is a run-time call (an `If` running a function that runs an `If`...): the
+    // calls nest on stack grown on demand, not on the thread's 512 KiB.
+    let run = |levels: usize| {
+        let g = nested_ifs(levels, false);
+        std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(move || {
+                Session::new(&g)
+                    .run(&[("x", Tensor::from(1.5f32))], &["y"], &[])
+                    .map(|o| o[0].as_slice::<f32>().unwrap().to_vec())
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    };
+    for levels in [100, 500] {
+        assert_eq!(run(levels).unwrap(), vec![3.0], "{levels} levels");
+    }
+}
+
+#[test]
+fn if_calls_recursing_without_end_are_refused() {
+    let g = nested_ifs(3, true);
+    let e = Session::new(&g)
+        .run(&[("x", Tensor::from(1.5f32))], &["y"], &[])
+        .unwrap_err();
+    assert!(matches!(e, Error::Function(_)), "{e}");
+    assert!(
+        e.to_string().ends_with(
+            "calls itself (directly or through other functions) more than 64 levels deep"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn endless_while_loop_run_is_cancelled_with_a_cancelled_error() {
+    // `While(x)` with `cond` always true and `body` adding one: it never ends by itself.
+    let t = |name: &str, v: bool| {
+        let mut n = node(name, "Const", &[], &[("dtype", AttrValue::of_type(10))]);
+        n.attr.insert(
+            "value".into(),
+            AttrValue {
+                value: Some(Value::Tensor(Box::new(tensorcast_proto::as_proto_field(
+                    &Tensor::scalar_of(v),
+                )))),
+            },
+        );
+        n
+    };
+    let mut cond = function("cond", vec![t("t", true)]);
+    cond.signature.as_mut().unwrap().output_arg[0].r#type = 10;
+    cond.ret = [("out".to_string(), "t:output:0".to_string())]
+        .into_iter()
+        .collect();
+    let mut body = function(
+        "body",
+        vec![node("d", "AddV2", &["a", "a"], &[("T", float())])],
+    );
+    body.ret = [("out".to_string(), "d:z:0".to_string())]
+        .into_iter()
+        .collect();
+    let gd = graph_def(
+        vec![
+            node("x", "Placeholder", &[], &[("dtype", float())]),
+            node(
+                "w",
+                "While",
+                &["x"],
+                &[
+                    ("T", float_list()),
+                    ("cond", func("cond")),
+                    ("body", func("body")),
+                ],
+            ),
+        ],
+        Some(FunctionDefLibrary {
+            function: vec![cond, body],
+        }),
+    );
+    let g = Graph::new();
+    import_graph_def(&g, &gd).unwrap();
+    let session = Session::new(&g);
+    let cancel = tensorcast_graph::Cancellation::new();
+    let stop = cancel.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        stop.cancel();
+        std::time::Instant::now()
+    });
+    let e = session
+        .run_cancellable(&[("x", Tensor::from(1.0f32))], &["w"], &[], &cancel)
+        .unwrap_err();
+    let stopped = std::time::Instant::now();
+    let cancelled_at = canceller.join().unwrap();
+    assert_eq!(e, Error::Cancelled);
+    assert_eq!(e.code(), tensorcast_graph::Code::Cancelled);
+    assert_eq!(e.to_string(), "Run call was cancelled");
+    assert!(
+        stopped.duration_since(cancelled_at) < std::time::Duration::from_secs(1),
+        "stopped {:?} after the flag was set",
+        stopped.duration_since(cancelled_at)
     );
 }

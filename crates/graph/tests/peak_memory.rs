@@ -204,3 +204,252 @@ fn optimize_of_many_small_nodes_is_a_small_multiple_of_the_input() {
     assert!(ratio < 96.0, "optimize peak {ratio:.1}x the input");
     drop(out);
 }
+
+// ---- issue 37: a size read from a value never makes a run allocate what it claims ----------
+
+use tensorcast_graph::{Code, Error};
+use tensorcast_testkit::graph_defs::{
+    const_of, node, tensor_list_reads, tensor_list_reserve, tensor_list_set_item,
+};
+
+/// Runs `nodes` fetching `fetch` (in a session with `options`), returning the error and the
+/// largest single allocation request the run made.
+fn run_err(nodes: Vec<NodeDef>, fetch: &str, options: SessionOptions) -> (Error, usize) {
+    let g = Graph::new();
+    import_graph_def(&g, &graph_def(nodes)).unwrap();
+    let (r, largest) = COUNTING.largest_request(|| {
+        Session::with_options(&g, options)
+            .run(&[], &[fetch], &[])
+            .map(|_| ())
+    });
+    (r.expect_err(fetch), largest)
+}
+
+fn assert_refused(e: &Error, fetch_node: &str, what: &str) {
+    assert!(
+        matches!(e, Error::AllocationLimit { node, .. } if node == fetch_node),
+        "{e:?}"
+    );
+    assert_eq!(e.code(), Code::ResourceExhausted);
+    assert!(e.to_string().starts_with(what), "{e}");
+    assert!(e
+        .full_message()
+        .contains(&format!("{{{{node {fetch_node}}}}}")));
+}
+
+#[test]
+fn tensor_list_reserve_2e31_elements_is_an_error_not_an_abort() {
+    let _serial = serial();
+    let n = i32::MAX;
+    // Reserve, and each op that reads the list: TensorFlow makes a vector of 2^31-1 tensors
+    // (223 GB here) and aborts; the run refuses it before making anything.
+    for (fetch, optimize) in [
+        ("list", true),
+        ("list", false),
+        ("stack", true),
+        ("get", false),
+    ] {
+        let mut nodes = tensor_list_reserve(n, Some(&[2]));
+        nodes.extend(tensor_list_reads("list"));
+        let options = SessionOptions {
+            optimize,
+            ..SessionOptions::default()
+        };
+        let (e, largest) = run_err(nodes, fetch, options);
+        assert_refused(
+            &e,
+            "list",
+            "TensorListReserve: a list of 2147483647 elements takes ",
+        );
+        assert!(largest < 1 << 20, "{fetch}: largest request {largest}");
+    }
+    // SetItem that resizes an empty list to 2^31 elements.
+    let mut nodes = tensor_list_reserve(0, None);
+    nodes.extend(tensor_list_set_item(n - 1, true));
+    let (e, largest) = run_err(nodes, "set", SessionOptions::default());
+    assert_refused(
+        &e,
+        "set",
+        "TensorListSetItem: a list of 2147483647 elements takes ",
+    );
+    assert!(largest < 1 << 20, "largest request {largest}");
+}
+
+#[test]
+fn tensor_list_stack_of_unset_elements_beyond_the_limit_is_refused_before_allocating() {
+    let _serial = serial();
+    // 2^20 unset elements of [1024, 1024] floats: the stack would be 4 TiB of zeros, one
+    // unset element read alone 4 MiB.
+    let mut nodes = tensor_list_reserve(1 << 20, Some(&[1024, 1024]));
+    nodes.extend(tensor_list_reads("list"));
+    let (e, largest) = run_err(nodes.clone(), "stack", SessionOptions::default());
+    assert_refused(
+        &e,
+        "stack",
+        "OOM when allocating tensor with shape[1048576,1024,1024] and type float on \
+         /job:localhost/replica:0/task:0/device:CPU:0 by allocator mklcpu takes 4398046511104 \
+         bytes, more than the 4294967296 bytes",
+    );
+    assert!(largest < 256 << 20, "largest request {largest}");
+    // An unset element read alone: 4 MiB of zeros, past a 1 MiB limit.
+    let mut small = tensor_list_reserve(4, Some(&[1024, 1024]));
+    small.extend(tensor_list_reads("list"));
+    let options = SessionOptions {
+        max_allocation_bytes: 1 << 20,
+        ..SessionOptions::default()
+    };
+    let (e, largest) = run_err(small, "get", options);
+    assert_refused(
+        &e,
+        "get",
+        "OOM when allocating tensor with shape[1024,1024]",
+    );
+    assert!(largest < 1 << 20, "largest request {largest}");
+    // Within the limit, an unset element reads as zeros.
+    let g = Graph::new();
+    import_graph_def(&g, &graph_def(nodes)).unwrap();
+    let out = Session::new(&g).run(&[], &["get"], &[]).unwrap();
+    assert_eq!(out[0].shape().dim_sizes(), &[1024, 1024]);
+    assert!(out[0].as_slice::<f32>().unwrap().iter().all(|&v| v == 0.0));
+}
+
+#[test]
+fn value_sized_ops_beyond_the_allocation_limit_are_refused_before_allocating() {
+    let _serial = serial();
+    let i32s = |v: &[i32]| Tensor::vector(v);
+    let m = 1 << 24; // 64 MiB of floats, past a 1 MiB limit
+    let one = || const_of("one", &Tensor::scalar_of(1.0f32));
+    let t =
+        |name: &str, op: &str, inputs: &[&str], attrs: &[(&str, tensorcast_proto::AttrValue)]| {
+            node(name, op, inputs, attrs)
+        };
+    let float = || tensorcast_proto::AttrValue::of_type(1);
+    let int32 = || tensorcast_proto::AttrValue::of_type(3);
+    let cases: Vec<(&str, Vec<NodeDef>, String)> = vec![
+        (
+            "Fill",
+            vec![
+                one(),
+                const_of("dims", &i32s(&[m, 1])),
+                t(
+                    "y",
+                    "Fill",
+                    &["dims", "one"],
+                    &[("T", float()), ("index_type", int32())],
+                ),
+            ],
+            format!("[{m},1] and type float"),
+        ),
+        (
+            "Range",
+            vec![
+                const_of("a", &Tensor::scalar_of(0i32)),
+                const_of("b", &Tensor::scalar_of(m)),
+                const_of("d", &Tensor::scalar_of(1i32)),
+                t("y", "Range", &["a", "b", "d"], &[("Tidx", int32())]),
+            ],
+            format!("[{m}] and type int32"),
+        ),
+        (
+            "Tile",
+            vec![
+                const_of("x", &Tensor::vector(&[1.0f32])),
+                const_of("mult", &i32s(&[m])),
+                t(
+                    "y",
+                    "Tile",
+                    &["x", "mult"],
+                    &[("T", float()), ("Tmultiples", int32())],
+                ),
+            ],
+            format!("[{m}] and type float"),
+        ),
+        (
+            "Pad",
+            vec![
+                const_of("x", &Tensor::vector(&[1.0f32])),
+                const_of(
+                    "pads",
+                    &Tensor::from_vec(vec![0i32, m - 1], TensorShape::new(&[1, 2]).unwrap())
+                        .unwrap(),
+                ),
+                t(
+                    "y",
+                    "Pad",
+                    &["x", "pads"],
+                    &[("T", float()), ("Tpaddings", int32())],
+                ),
+            ],
+            format!("[{m}] and type float"),
+        ),
+        (
+            "OneHot",
+            vec![
+                const_of("idx", &i32s(&[0])),
+                const_of("depth", &Tensor::scalar_of(m)),
+                one(),
+                const_of("off", &Tensor::scalar_of(0.0f32)),
+                t(
+                    "y",
+                    "OneHot",
+                    &["idx", "depth", "one", "off"],
+                    &[
+                        ("T", float()),
+                        ("TI", int32()),
+                        ("axis", tensorcast_proto::AttrValue::of_int(-1)),
+                    ],
+                ),
+            ],
+            format!("[1,{m}] and type float"),
+        ),
+        (
+            "BroadcastTo",
+            vec![
+                one(),
+                const_of("shape", &i32s(&[m])),
+                t(
+                    "b",
+                    "BroadcastTo",
+                    &["one", "shape"],
+                    &[("T", float()), ("Tidx", int32())],
+                ),
+                // A consumer that cannot read the broadcast lazily materialises it.
+                t(
+                    "y",
+                    "Cumsum",
+                    &["b", "axis"],
+                    &[("T", float()), ("Tidx", int32())],
+                ),
+                const_of("axis", &Tensor::scalar_of(0i32)),
+            ],
+            format!("[{m}] and type float"),
+        ),
+    ];
+    let options = SessionOptions {
+        max_allocation_bytes: 1 << 20,
+        ..SessionOptions::default()
+    };
+    for (op, nodes, shape) in cases {
+        for optimize in [true, false] {
+            let (e, largest) = run_err(
+                nodes.clone(),
+                "y",
+                SessionOptions {
+                    optimize,
+                    ..options
+                },
+            );
+            // A materialised broadcast fails at `b`, or at its consumer `y` when it stays lazy.
+            assert!(
+                matches!(&e, Error::AllocationLimit { node, .. } if node == "y" || node == "b"),
+                "{op}: {e:?}"
+            );
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("OOM when allocating tensor with shape{shape}")),
+                "{op}: {e}"
+            );
+            assert!(largest < 1 << 20, "{op}: largest request {largest}");
+        }
+    }
+}

@@ -72,7 +72,7 @@ use std::path::Path;
 use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
-pub use atomic::remove_temporary_files;
+pub use atomic::{remove_temporary_files, OutputFile, OutputOptions};
 pub use budget::MemoryBudget;
 pub use error::{ErrorKind, IoError, Result};
 pub use escape::escaped;

@@ -369,8 +369,27 @@ pub fn write_to<W: Write + Seek>(
     tensors: &[NamedTensor],
     compression: Compression,
 ) -> Result<()> {
+    let mut zip = ZipWriter::new(Guarded::new(w));
+    let body = write_members(&mut zip, tensors, compression);
+    // Finished here, never by `ZipWriter`'s `Drop`, which finishes the archive itself and
+    // prints its own message to standard error when that fails (a full disk): after a failed
+    // write the guard takes the central directory's bytes without writing them.
+    let guard = match zip.finish() {
+        Ok(guard) => guard,
+        Err(e) => return body.and(Err(zip_write_error(e))),
+    };
+    if let Some(e) = guard.failed {
+        return Err(IoError::io("cannot write", e));
+    }
+    body
+}
+
+fn write_members<W: Write + Seek>(
+    zip: &mut ZipWriter<W>,
+    tensors: &[NamedTensor],
+    compression: Compression,
+) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
-    let mut zip = ZipWriter::new(w);
     for nt in tensors {
         if !seen.insert(nt.name.as_str()) {
             return Err(IoError::corrupt(format!(
@@ -397,6 +416,185 @@ pub fn write_to<W: Write + Seek>(
             .and_then(|_| zip.write_all(&data))
             .map_err(|e| IoError::io("cannot write", e))?;
     }
-    zip.finish().map_err(zip_write_error)?;
     Ok(())
+}
+
+/// The writer under the `ZipWriter`: passes everything to `inner` until a write, flush or
+/// seek fails, keeps that first error, and from then on takes every byte without writing it
+/// (positions still tracked), so that finishing the archive afterwards cannot fail again or
+/// touch `inner`; the caller reports the first error, once.
+struct Guarded<W> {
+    inner: W,
+    failed: Option<std::io::Error>,
+    pos: u64,
+    end: u64,
+}
+
+impl<W: Write + Seek> Guarded<W> {
+    fn new(mut inner: W) -> Self {
+        let pos = inner.stream_position().unwrap_or(0);
+        Self {
+            inner,
+            failed: None,
+            pos,
+            end: pos,
+        }
+    }
+
+    /// Keeps `e` as the first failure and gives the zip writer an error of the same kind
+    /// and text.
+    fn fail(&mut self, e: std::io::Error) -> std::io::Error {
+        let copy = std::io::Error::new(e.kind(), e.to_string());
+        self.failed = Some(e);
+        copy
+    }
+
+    fn moved_to(&mut self, pos: u64) -> u64 {
+        self.pos = pos;
+        self.end = self.end.max(pos);
+        pos
+    }
+}
+
+impl<W: Write + Seek> Write for Guarded<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.failed.is_some() {
+            self.moved_to(self.pos + buf.len() as u64);
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Ok(n) => {
+                self.moved_to(self.pos + n as u64);
+                Ok(n)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => Err(e),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        self.inner.flush().map_err(|e| self.fail(e))
+    }
+}
+
+impl<W: Write + Seek> Seek for Guarded<W> {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        if self.failed.is_none() {
+            return match self.inner.seek(to) {
+                Ok(p) => Ok(self.moved_to(p)),
+                Err(e) => Err(self.fail(e)),
+            };
+        }
+        let base = match to {
+            std::io::SeekFrom::Start(p) => return Ok(self.moved_to(p)),
+            std::io::SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+            std::io::SeekFrom::End(d) => self.end.checked_add_signed(d),
+        };
+        match base {
+            Some(p) => Ok(self.moved_to(p)),
+            None => Err(std::io::Error::from(std::io::ErrorKind::InvalidInput)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensorcast_core::Tensor;
+
+    /// A seekable file of `limit` bytes at most: a write past it fails as on a full disk
+    /// (`ENOSPC`, the error `/dev/full` gives); counts the calls made after that failure.
+    struct FullAfter {
+        file: Cursor<Vec<u8>>,
+        limit: u64,
+        failed: bool,
+        calls_after_failure: usize,
+    }
+
+    impl Write for FullAfter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.failed {
+                self.calls_after_failure += 1;
+            }
+            if self.file.position() + buf.len() as u64 > self.limit {
+                self.failed = true;
+                return Err(std::io::Error::from_raw_os_error(28));
+            }
+            self.file.write(buf)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for FullAfter {
+        fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+            if self.failed {
+                self.calls_after_failure += 1;
+            }
+            self.file.seek(to)
+        }
+    }
+
+    /// Four tensors of 4000 bytes each that deflate cannot shrink much.
+    fn tensors() -> Vec<NamedTensor> {
+        (0..4u32)
+            .map(|i| {
+                let v: Vec<f32> = (0..1000u32)
+                    .map(|j| (i.wrapping_mul(7919) ^ j.wrapping_mul(2_654_435_761)) as f32)
+                    .collect();
+                NamedTensor::new(format!("t{i}"), Tensor::vector(&v))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn npz_write_error_is_one_clean_line() {
+        // The child: writes to a "disk" that fills up after 6000 bytes (inside the second
+        // member), prints the error.
+        if std::env::var_os("TENSORCAST_NPZ_FULL_CHILD").is_some() {
+            for compression in [Compression::Stored, Compression::Deflated] {
+                let mut full = FullAfter {
+                    file: Cursor::new(Vec::new()),
+                    limit: 6000,
+                    failed: false,
+                    calls_after_failure: 0,
+                };
+                let e = write_to(&mut full, &tensors(), compression).unwrap_err();
+                assert!(full.failed);
+                assert_eq!(
+                    full.calls_after_failure, 0,
+                    "the writer was used after it failed"
+                );
+                eprintln!("{e}");
+            }
+            return;
+        }
+        // The parent: the child's standard error holds its two errors and nothing else (the
+        // zip crate's `Drop` used to print its own complaint before them, on the same line).
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "npz::tests::npz_write_error_is_one_clean_line"])
+            .args(["--nocapture", "--test-threads", "1"])
+            .env("TENSORCAST_NPZ_FULL_CHILD", "1")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(
+            lines, ["cannot write: No space left on device (os error 28)"; 2],
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn npz_write_error_of_a_tensor_keeps_its_own_message() {
+        let mut ts = tensors();
+        ts.push(ts[0].clone());
+        let e = write(&ts, Compression::Stored).unwrap_err();
+        assert_eq!(e.to_string(), "duplicate tensor name 't0'");
+    }
 }

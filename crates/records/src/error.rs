@@ -87,6 +87,10 @@ pub enum RecordsError {
         #[source]
         source: std::io::Error,
     },
+    /// The atomic output layer refused or failed (creating the temporary file, writing it,
+    /// renaming it over the target; a target that is a directory): its one-line message.
+    #[error(transparent)]
+    Output(#[from] tensorcast_io::IoError),
     /// An example, a spec or an argument is invalid; the message is TensorFlow's.
     #[error("{0}")]
     InvalidArgument(String),
@@ -106,7 +110,7 @@ impl RecordsError {
             RecordsError::RecordTooLarge { .. } | RecordsError::ResourceExhausted(_) => {
                 Code::ResourceExhausted
             }
-            RecordsError::Io { .. } => Code::Unknown,
+            RecordsError::Io { .. } | RecordsError::Output(_) => Code::Unknown,
             RecordsError::InvalidArgument(_) => Code::InvalidArgument,
         }
     }

@@ -1,10 +1,10 @@
 //! TFRecord writers: to any `Write`, and atomically to a file.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use flate2::write::{GzEncoder, ZlibEncoder};
+use tensorcast_io::OutputFile;
 
 use crate::crc::masked_crc32c;
 use crate::error::{RecordsError, Result};
@@ -91,6 +91,15 @@ impl<W: Write> RecordWriter<W> {
         self.records
     }
 
+    /// The sink the (compressed) stream goes to.
+    pub fn get_ref(&self) -> &W {
+        match &self.sink {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.get_ref(),
+            Sink::Zlib(w) => w.get_ref(),
+        }
+    }
+
     /// Flushes what was written so far so that a reader sees every complete record
     /// (compressed: a zlib sync flush, which costs a few bytes).
     ///
@@ -124,11 +133,16 @@ impl<W: Write> RecordWriter<W> {
     }
 }
 
-/// Writes a TFRecord file atomically: the records go to a temporary file beside `path`, which
-/// is synced and renamed over `path` by [`FileWriter::commit`]. Dropped without `commit` (an
-/// error halfway), the temporary file is removed and `path` is untouched.
+/// Writes a TFRecord file through tensorcast-io's atomic output layer ([`OutputFile`]), as
+/// every tensorcast writer does: the records go to a hidden temporary file beside `path`
+/// (`0666` minus the umask, or the replaced file's mode), which [`FileWriter::commit`] syncs
+/// and renames over `path`. Dropped without `commit` (an error halfway), the temporary file is
+/// removed and `path` is untouched; a signal the program handles with
+/// `tensorcast_io::remove_temporary_files` removes it too. A symbolic link is followed (the
+/// file it names is replaced, the link stays); a FIFO or character device (`/dev/null`) is
+/// written as a stream, never replaced; a directory, block device or socket is refused.
 pub struct FileWriter {
-    writer: RecordWriter<BufWriter<tempfile::NamedTempFile>>,
+    writer: RecordWriter<BufWriter<OutputFile>>,
     path: PathBuf,
 }
 
@@ -145,19 +159,12 @@ impl FileWriter {
     /// Starts writing `path`.
     ///
     /// # Errors
-    /// [`RecordsError::Io`] when the temporary file cannot be created in `path`'s directory.
+    /// [`RecordsError::Output`] when the target is a directory, block device or socket, or
+    /// the temporary file cannot be created in its directory (a FIFO or device: opened).
     pub fn create(path: impl AsRef<Path>, compression: Compression) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".tfrecord.")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| RecordsError::io("cannot create a temporary file", e))?;
-        let writer = RecordWriter::new(BufWriter::with_capacity(256 << 10, tmp), compression)?;
+        let out = OutputFile::create(&path)?;
+        let writer = RecordWriter::new(BufWriter::with_capacity(256 << 10, out), compression)?;
         Ok(Self { writer, path })
     }
 
@@ -169,28 +176,32 @@ impl FileWriter {
         self.writer.write_record(data)
     }
 
+    /// Flushes the records written so far to the temporary file (to the stream, for a FIFO
+    /// or device target, where a reader then sees them); the file itself appears at
+    /// [`FileWriter::commit`].
+    ///
+    /// # Errors
+    /// [`RecordsError::Io`] when writing fails.
+    pub fn flush(&mut self) -> Result<()> {
+        self.writer.flush()
+    }
+
+    /// True when the target is a FIFO or character device, written as a stream.
+    pub fn is_stream(&self) -> bool {
+        self.writer.get_ref().get_ref().is_stream()
+    }
+
     /// Ends the stream, syncs the file and renames it over the target.
     ///
     /// # Errors
-    /// [`RecordsError::Io`] when writing, syncing or renaming fails (the target is then
-    /// untouched).
+    /// [`RecordsError::Io`] when writing fails, [`RecordsError::Output`] when syncing or
+    /// renaming does (the target is then untouched).
     pub fn commit(self) -> Result<()> {
         let buf = self.writer.finish()?;
-        let tmp = buf
+        let out = buf
             .into_inner()
             .map_err(|e| RecordsError::io("cannot write", e.into_error()))?;
-        tmp.as_file()
-            .sync_all()
-            .map_err(|e| RecordsError::io("cannot sync", e))?;
-        tmp.persist(&self.path)
-            .map_err(|e| RecordsError::io("cannot rename into place", e.error))?;
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // Make the rename durable; a directory that cannot be opened or synced (some
-            // file systems) is not an error, as for the other writers.
-            if let Ok(d) = File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
+        out.commit()?;
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use tensorcast_core::Tensor;
 use tensorcast_records::events::{read_events, SummaryWriter};
-use tensorcast_testkit::peers::{python_interpreter, python_with, stdout_of};
+use tensorcast_testkit::peers::{python_with, stdout_of};
 
 fn write_log(dir: &Path) -> PathBuf {
     let mut w = SummaryWriter::create(dir, "testhost").unwrap();
@@ -107,26 +107,32 @@ fn images_are_pngs_that_decode_to_the_pixels() {
     assert_eq!(&t.string_val[0][..], b"4");
     let png = &t.string_val[2];
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
-    let python = python_interpreter();
-    let ok = Command::new(&python)
-        .args([
-            "-c",
-            "import sys, io, numpy as np, zlib, struct\n\
-             d = sys.stdin.buffer.read()\n\
-             assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n'\n\
-             i = d.index(b'IDAT'); n = struct.unpack('>I', d[i-4:i])[0]\n\
-             raw = zlib.decompress(d[i+4:i+4+n])\n\
-             rows = [raw[r*13+1:(r+1)*13] for r in range(4)]\n\
-             assert all(r == bytes([255,0,0])*4 for r in rows), rows",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(png)?;
-            c.wait()
-        });
-    if let Ok(status) = ok {
-        assert!(status.success());
-    }
+    // Decoded by Python's zlib (an inflater that is not ours), with the standard library
+    // only: any Python will do, and a machine with none skips (fails under CI=true).
+    let Some(python) = python_with("zlib") else {
+        return;
+    };
+    let file = dir.path().join("red.png");
+    std::fs::write(&file, png).unwrap();
+    let out = stdout_of(Command::new(&python).arg("-c").arg(DECODE_PNG).arg(&file));
+    let rows: Vec<Vec<u8>> = serde_json::from_str(&out).unwrap();
+    // Four rows of filter type 0 (none) and four red RGB pixels.
+    let row: Vec<u8> = std::iter::once(0)
+        .chain((0..4).flat_map(|_| [255, 0, 0]))
+        .collect();
+    assert_eq!(rows, vec![row; 4]);
 }
+
+/// Prints the rows of the PNG file `argv[1]` (one IDAT chunk) inflated: a JSON list of byte
+/// lists.
+const DECODE_PNG: &str = r#"
+import json, struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"\x89PNG\r\n\x1a\n"
+width, height = struct.unpack(">II", d[16:24])
+i = d.index(b"IDAT")
+n = struct.unpack(">I", d[i - 4:i])[0]
+raw = zlib.decompress(d[i + 4:i + 4 + n])
+stride = 1 + 3 * width
+print(json.dumps([list(raw[r * stride:(r + 1) * stride]) for r in range(height)]))
+"#;

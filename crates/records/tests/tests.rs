@@ -4,3 +4,4 @@ mod events;
 mod parse;
 mod tf_observed;
 mod tfrecord;
+mod writer;

@@ -310,29 +310,26 @@ fn stream_to_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<bool> {
     Ok(true)
 }
 
-/// A checkpoint rewritten as a checkpoint: every entry under its key, the data in the
-/// original's order (so a checkpoint TensorFlow wrote comes back byte for byte), the object
-/// graph kept as it was.
+/// A checkpoint rewritten as a checkpoint: every stored tensor under its key (a partitioned
+/// tensor as its slices), shard by shard, in the order TensorFlow added them (so a checkpoint
+/// TensorFlow wrote comes back byte for byte, zero-element tensors and slices included), the
+/// object graph kept as it was.
 fn rewrite_checkpoint(args: &Args, prefix: &std::path::Path) -> Result<i32> {
     let ckpt = checkpoint::open(&args.input)?;
     let name = || escaped(&args.input.display().to_string());
-    let mut entries: Vec<_> = ckpt.entries().to_vec();
-    entries.sort_by_key(|e| (e.shard_id, e.offset));
-    let mut tensors = Vec::with_capacity(entries.len());
-    for e in &entries {
-        tensors.push(NamedTensor::new(
-            e.key.clone(),
-            ckpt.read(&e.key).with_context(name)?,
-        ));
-    }
+    let shards = tensorcast::io::checkpoint::stored_items(&ckpt).with_context(name)?;
     if super::source::is_std(prefix) {
         return Err(anyhow!(
             "a checkpoint is two files and cannot go to standard output; name its prefix"
         ))
         .with_context(|| escaped(&prefix.display().to_string()));
     }
-    write_checkpoint(prefix, &tensors, &CheckpointWriteOptions::default())
-        .with_context(|| escaped(&prefix.display().to_string()))?;
+    tensorcast::io::checkpoint::write_sharded_bundle(
+        prefix,
+        &shards,
+        &CheckpointWriteOptions::default(),
+    )
+    .with_context(|| escaped(&prefix.display().to_string()))?;
     Ok(EXIT_OK)
 }
 

@@ -435,6 +435,7 @@ impl Error {
         match &mut self {
             Error::Kernel { node, location, .. }
             | Error::NoKernel { node, location, .. }
+            | Error::AllocationLimit { node, location, .. }
             | Error::ConstTypeMismatch { node, location, .. } => {
                 node.clone_from(&n.name);
                 *location = node_location(n).into();

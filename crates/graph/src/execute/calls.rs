@@ -4,9 +4,15 @@
 //! calls too) and planned by a session of its own on the caller's variables - and that plan is
 //! run per call. (`PartitionedCall` nodes are inlined into the caller's plan instead, see
 //! `import/functions.rs`.)
+//!
+//! A call runs inside its caller's run (`registry/run.rs`): the same cancellation flag and
+//! allocation limit, and the chain of calls it is nested in, which refuses a function that
+//! re-enters itself more than `MAX_RECURSION` levels deep. Nesting of different functions is
+//! not bounded: each call runs on stack grown on demand (`stacker`, which switches to a fresh
+//! heap-allocated segment when little of the current one is left), so 500 nested `If`s cost
+//! heap, not the thread's stack (TensorFlow runs them too).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -21,10 +27,13 @@ use super::{Session, SessionOptions};
 use crate::build::graph::Graph;
 use crate::error::{Error, Result};
 use crate::import::import_graph_def;
-use crate::registry::{Functions, Resources};
+use crate::registry::{Functions, Resources, Run};
 
-/// How deep function calls may nest at run time (a loop whose body runs the loop again).
-const MAX_DEPTH: usize = 64;
+/// The stack a call needs left to run on the current segment; with less, it runs on a new one.
+const STACK_RED_ZONE: usize = 256 << 10;
+
+/// The size of each stack segment a deep chain of calls adds.
+const STACK_SEGMENT: usize = 4 << 20;
 
 /// A graph's function library, with the functions compiled so far.
 pub(crate) struct FunctionLibrary {
@@ -33,7 +42,6 @@ pub(crate) struct FunctionLibrary {
     compiled: Mutex<HashMap<String, Arc<Compiled>>>,
     resources: Arc<Resources>,
     options: SessionOptions,
-    depth: AtomicUsize,
 }
 
 impl std::fmt::Debug for FunctionLibrary {
@@ -69,7 +77,6 @@ impl FunctionLibrary {
             compiled: Mutex::default(),
             resources,
             options,
-            depth: AtomicUsize::new(0),
         })
     }
 
@@ -80,8 +87,9 @@ impl FunctionLibrary {
 }
 
 impl Functions for FunctionLibrary {
-    /// Runs function `name` on `args`: its outputs in order.
-    fn call(&self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    /// Runs function `name` on `args` inside `run`: its outputs in order.
+    fn call(&self, name: &str, args: Vec<Tensor>, run: &Run<'_>) -> Result<Vec<Tensor>> {
+        run.check_cancelled()?;
         let f = self.compiled_fn(name)?;
         if args.len() != f.feeds.len() {
             return Err(Error::Function(format!(
@@ -90,17 +98,16 @@ impl Functions for FunctionLibrary {
                 args.len()
             )));
         }
-        if self.depth.fetch_add(1, Ordering::Relaxed) >= MAX_DEPTH {
-            self.depth.fetch_sub(1, Ordering::Relaxed);
-            return Err(Error::Function(format!(
-                "function calls nest deeper than {MAX_DEPTH} at function '{name}'"
-            )));
-        }
+        // The function's identity is its compiled form, which the library keeps.
+        let frame = run.frame(Arc::as_ptr(&f) as usize, name)?;
+        let inner = run.nested(f.session.resources(), &frame);
         let feeds: Vec<(&str, Tensor)> = f.feeds.iter().map(String::as_str).zip(args).collect();
         let fetches: Vec<&str> = f.fetches.iter().map(String::as_str).collect();
-        let out = f.session.run(&feeds, &fetches, &[]);
-        self.depth.fetch_sub(1, Ordering::Relaxed);
-        out
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            f.session
+                .run_in(&feeds, &fetches, &[], &inner)
+                .map(|(out, _)| out)
+        })
     }
 }
 

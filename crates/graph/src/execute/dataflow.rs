@@ -39,7 +39,7 @@ use super::executor::{run_step, Outputs, Value};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::plan::dataflow::{Class, DNode, DynPlan, Edge, ROOT};
-use crate::registry::Resources;
+use crate::registry::Run as RunCtx;
 
 /// One iteration of a frame instance.
 struct Iter {
@@ -130,7 +130,7 @@ enum Fetched {
 
 struct Run<'a> {
     plan: &'a DynPlan,
-    res: &'a Resources,
+    ctx: &'a RunCtx<'a>,
     feeds: &'a [Tensor],
     instances: Vec<Option<Instance>>,
     free: Vec<u32>,
@@ -149,12 +149,12 @@ struct Run<'a> {
 pub(crate) fn run(
     plan: &DynPlan,
     feeds: &[Tensor],
-    res: &Resources,
+    ctx: &RunCtx<'_>,
     nodes_run: &mut usize,
 ) -> Result<Vec<Tensor>> {
     let mut r = Run {
         plan,
-        res,
+        ctx,
         feeds,
         instances: Vec::new(),
         free: Vec::new(),
@@ -183,6 +183,8 @@ pub(crate) fn run(
         r.make_ready(l, 0, 0, false)?;
     }
     while let Some((l, inst, it, dead)) = r.ready.pop() {
+        // A loop that never ends stops when its run is cancelled.
+        ctx.check_cancelled()?;
         r.process(l, inst, it, dead)?;
     }
     *nodes_run += r.nodes_run;
@@ -203,7 +205,7 @@ pub(crate) fn run(
         let (node, _, fed) = &plan.fetches[i];
         out.push(match (f, fed) {
             (_, Some(k)) => feeds[*k].clone(),
-            (Fetched::Live(v), None) => v.materialize().map_err(|e| e.at_node(node))?,
+            (Fetched::Live(v), None) => v.materialize(ctx).map_err(|e| e.at_node(node))?,
             // Never computed (a graph that stops before reaching it) or dead.
             (Fetched::Dead | Fetched::Unset, None) => {
                 return Err(Error::DeadFetch(plan.retvals[i].0))
@@ -438,7 +440,7 @@ impl Run<'_> {
                     for v in &mut self.iter(inst, it)?.slots[base..base + n_in] {
                         vals.push(v.take().ok_or_else(|| missing(d))?);
                     }
-                    let out = run_step(&d.step, &mut vals, self.res);
+                    let out = run_step(&d.step, &mut vals, self.ctx);
                     self.scratch = vals;
                     match out? {
                         Outputs::One(v) => self.send(l, 0, inst, it, &mut Some(v))?,
@@ -476,7 +478,7 @@ impl Run<'_> {
                     self.nodes_run += 1;
                     let pred = pred.ok_or_else(|| missing(d))?;
                     let data = data.ok_or_else(|| missing(d))?;
-                    let taken = switch_pred(pred).map_err(|e| e.at_node(&d.step.node))?;
+                    let taken = switch_pred(pred, self.ctx).map_err(|e| e.at_node(&d.step.node))?;
                     let port = usize::from(taken);
                     self.send(l, port, inst, it, &mut Some(data))?;
                     self.send(l, 1 - port, inst, it, &mut None)?;
@@ -799,7 +801,7 @@ fn scalar_binary(d: &DNode, ins: &mut [Option<Value>]) -> Option<Result<Value>> 
 }
 
 /// `Switch`'s predicate: a scalar bool.
-fn switch_pred(pred: Value) -> Result<bool> {
+fn switch_pred(pred: Value, ctx: &RunCtx<'_>) -> Result<bool> {
     // The usual predicate (`LoopCond`'s scalar), read in place.
     if let Value::Dense(t) = &pred {
         if t.dims() == 0 && t.dtype() == DataType::BOOL {
@@ -808,7 +810,7 @@ fn switch_pred(pred: Value) -> Result<bool> {
             }
         }
     }
-    let t = pred.materialize()?;
+    let t = pred.materialize(ctx)?;
     if t.dims() != 0 {
         return Err(Error::Kernel {
             node: String::new(),

@@ -12,7 +12,7 @@ use super::{NodeTime, RunStats};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel};
 use crate::plan::{Plan, Read, Step};
-use crate::registry::Resources;
+use crate::registry::Run;
 
 /// A value flowing along an edge.
 #[derive(Clone)]
@@ -41,10 +41,13 @@ impl Value {
             Value::Lazy { shape, .. } => shape.num_elements(),
         }
     }
-    pub(super) fn materialize(self) -> Result<Tensor> {
+    /// The value as a tensor: a lazy broadcast is made, once `run`'s allocation limit allows
+    /// it (beyond the bytes of its base).
+    pub(super) fn materialize(self, run: &Run<'_>) -> Result<Tensor> {
         match self {
             Value::Dense(t) => Ok(t),
             Value::Lazy { base, shape } => {
+                run.check_tensor(base.dtype(), shape.dim_sizes(), base.total_bytes() as u64)?;
                 tensorcast_kernels::broadcast::broadcast_to(&base, &shape).map_err(|source| {
                     Error::Kernel {
                         node: String::new(),
@@ -137,11 +140,11 @@ fn feed(plan: &Plan, feeds: Vec<Tensor>, slots: &mut [Option<Value>]) -> Result<
     Ok(())
 }
 
-/// Runs `plan` with `feeds` (one tensor per planned feed, in order).
+/// Runs `plan` with `feeds` (one tensor per planned feed, in order) within `run`.
 pub(super) fn run(
     plan: &Plan,
     feeds: Vec<Tensor>,
-    res: &Resources,
+    run: &Run<'_>,
     parallel: Option<&Parallel>,
     stats: &mut RunStats,
     profile: Option<&mut Vec<NodeTime>>,
@@ -153,29 +156,29 @@ pub(super) fn run(
         let mut fed = Vec::with_capacity(plan.feeds.len());
         for f in &plan.feeds {
             match slots[f.slot].clone() {
-                Some(v) => fed.push(v.materialize()?),
+                Some(v) => fed.push(v.materialize(run)?),
                 None => return Err(Error::Internal("feed missing".into())),
             }
         }
-        return super::dataflow::run(d, &fed, res, &mut stats.nodes_run);
+        return super::dataflow::run(d, &fed, run, &mut stats.nodes_run);
     }
     match (parallel, profile) {
         // On a worker of the rayon pool (`in_worker`), so that each kernel's parallel loops
         // start there: called from outside the pool, every loop would hand its work to the
         // pool and sleep until it is done, a round trip through the scheduler per kernel.
         (_, Some(times)) => in_worker(plan, || {
-            run_in_order(plan, &mut slots, res, stats, Some(times))
+            run_in_order(plan, &mut slots, run, stats, Some(times))
         })?,
         (Some(p), None) if plan.has_parallel_branches && rayon::current_num_threads() > 1 => {
-            super::parallel::run(plan, &mut slots, res, p, stats)?
+            super::parallel::run(plan, &mut slots, run, p, stats)?
         }
-        _ => in_worker(plan, || run_in_order(plan, &mut slots, res, stats, None))?,
+        _ => in_worker(plan, || run_in_order(plan, &mut slots, run, stats, None))?,
     }
     let mut out = Vec::with_capacity(plan.fetches.len());
     for f in &plan.fetches {
         let v = read(&mut slots, f.read)
             .ok_or_else(|| Error::Internal(format!("fetch {} not computed", f.node.name)))?;
-        out.push(v.materialize().map_err(|e| e.at_node(&f.node))?);
+        out.push(v.materialize(run).map_err(|e| e.at_node(&f.node))?);
     }
     Ok(out)
 }
@@ -209,12 +212,13 @@ pub(super) fn read(slots: &mut [Option<Value>], r: Read) -> Option<Value> {
 fn run_in_order(
     plan: &Plan,
     slots: &mut [Option<Value>],
-    res: &Resources,
+    run: &Run<'_>,
     stats: &mut RunStats,
     mut profile: Option<&mut Vec<NodeTime>>,
 ) -> Result<()> {
     let mut inputs: Vec<Value> = Vec::with_capacity(2);
     for step in &plan.steps {
+        run.check_cancelled()?;
         for &r in &step.inputs {
             match read(slots, r) {
                 Some(v) => inputs.push(v),
@@ -222,7 +226,7 @@ fn run_in_order(
             }
         }
         let start = profile.is_some().then(std::time::Instant::now);
-        let out = run_step(step, &mut inputs, res)?;
+        let out = run_step(step, &mut inputs, run)?;
         if let (Some(times), Some(start)) = (profile.as_deref_mut(), start) {
             times.push(NodeTime::of(step, start.elapsed()));
         }
@@ -240,8 +244,8 @@ pub(super) fn missing(step: &Step) -> Error {
     Error::Internal(format!("value of {} missing", step.node.name))
 }
 
-/// Runs one step on `inputs` (drained), with errors attributed to its node.
-pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) -> Result<Outputs> {
+/// Runs one step on `inputs` (drained) within `run`, with errors attributed to its node.
+pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, run: &Run<'_>) -> Result<Outputs> {
     if matches!(
         (&step.kernel, inputs.len()),
         (Kernel::Fused(_), 1) | (Kernel::ConvChain(_), 2)
@@ -250,7 +254,7 @@ pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) ->
         // of the chain), not the step's.
         let dense: Result<Vec<Tensor>> = inputs
             .drain(..)
-            .map(|v| v.materialize().map_err(|e| e.at_node(&step.node)))
+            .map(|v| v.materialize(run).map_err(|e| e.at_node(&step.node)))
             .collect();
         return step
             .kernel
@@ -262,20 +266,20 @@ pub(super) fn run_step(step: &Step, inputs: &mut Vec<Value>, res: &Resources) ->
             .drain(..)
             .map(|v| match v {
                 Value::Dense(t) => Ok(t),
-                lazy => lazy.materialize(),
+                lazy => lazy.materialize(run),
             })
             .collect();
         return dense
-            .and_then(|d| step.kernel.compute_all(d, &step.node.name, res))
+            .and_then(|d| step.kernel.compute_all(d, &step.node.name, run))
             .map(Outputs::Many)
             .map_err(|e| e.at_node(&step.node));
     }
-    run_node(step, inputs)
+    run_node(step, inputs, run)
         .map(Outputs::One)
         .map_err(|e| e.at_node(&step.node))
 }
 
-fn run_node(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {
+fn run_node(step: &Step, inputs: &mut Vec<Value>, run: &Run<'_>) -> Result<Value> {
     let may_stay_lazy = step.may_stay_lazy;
     let has_lazy = inputs.iter().any(|v| matches!(v, Value::Lazy { .. }));
     match (&step.kernel, inputs.len()) {
@@ -305,8 +309,17 @@ fn run_node(step: &Step, inputs: &mut Vec<Value>) -> Result<Value> {
     }
     let dense = |v: Value| match v {
         Value::Dense(t) => Ok(t),
-        lazy => lazy.materialize(),
+        lazy => lazy.materialize(run),
     };
+    if let (Kernel::BroadcastTo, [Value::Dense(x), Value::Dense(s)]) =
+        (&step.kernel, inputs.as_slice())
+    {
+        // A materialised broadcast: its shape comes from a value.
+        if let Ok(target) = shape_from_tensor(s) {
+            run.check_tensor(x.dtype(), target.dim_sizes(), x.total_bytes() as u64)
+                .inspect_err(|_| inputs.clear())?;
+        }
+    }
     // The inputs on the stack for the usual arities (no allocation per node).
     let out = match inputs.len() {
         0 => step.kernel.compute(&[]),

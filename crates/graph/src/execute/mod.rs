@@ -30,7 +30,8 @@ use crate::build::operation::Output;
 use crate::error::{Error, Result};
 use crate::import::functions::Lowered;
 use crate::plan::Plan;
-use crate::registry::Resources;
+use crate::registry::run::Cancellation;
+use crate::registry::{Resources, Run};
 use parallel::Parallel;
 
 /// Options of a [`Session`].
@@ -57,6 +58,15 @@ pub struct SessionOptions {
     /// (checked from their protos before any is decoded): a GraphDef of a few bytes may not
     /// make a run allocate gigabytes. Default 256 MiB; the CLI sets it from `--max-memory`.
     pub max_constant_bytes: u64,
+    /// The most bytes one kernel may allocate beyond the bytes of its inputs when it sizes
+    /// what it makes from values it reads: a `Fill`'s dims, a `Range`'s bounds, a `Tile`'s
+    /// multiples, a `Pad`'s paddings, a `OneHot`'s depth, a materialised `BroadcastTo`, a
+    /// `TensorListReserve`'s element count, the zeros of a `TensorListStack` of unset
+    /// elements... (checked before the kernel allocates; a run of a model of a few hundred
+    /// bytes may not ask for gigabytes, where TensorFlow aborts or commits memory the machine
+    /// may not have). Past it a run fails with [`Error::AllocationLimit`]. Default 4 GiB; the
+    /// CLI sets it from `--max-memory`.
+    pub max_allocation_bytes: u64,
 }
 
 impl Default for SessionOptions {
@@ -67,9 +77,13 @@ impl Default for SessionOptions {
             parallel: true,
             parallel_min_elements: 1 << 15,
             max_constant_bytes: DEFAULT_MAX_CONSTANT_BYTES,
+            max_allocation_bytes: DEFAULT_MAX_ALLOCATION_BYTES,
         }
     }
 }
+
+/// The default [`SessionOptions::max_allocation_bytes`]: 4 GiB.
+pub const DEFAULT_MAX_ALLOCATION_BYTES: u64 = 4 << 30;
 
 /// The default [`SessionOptions::max_constant_bytes`]: 256 MiB.
 pub const DEFAULT_MAX_CONSTANT_BYTES: u64 = 1 << 28;
@@ -313,6 +327,60 @@ impl Session {
         fetches: &[&str],
         targets: &[&str],
     ) -> Result<(Vec<Tensor>, RunStats)> {
+        let run = Run::new(&self.resources, self.options.max_allocation_bytes, None);
+        self.run_in(feeds, fetches, targets, &run)
+    }
+
+    /// [`Session::run`] that stops with [`Error::Cancelled`] (`Run call was cancelled`) once
+    /// `cancel` is set (from another thread: a Ctrl-C handler, a timeout). The flag is read
+    /// before each node, each iteration of a loop and each function call, so a run that never
+    /// ends (a `While` whose condition stays true) stops too; one long kernel finishes first.
+    ///
+    /// ```
+    /// use tensorcast_core::{DataType, Tensor};
+    /// use tensorcast_graph::ops::{AddV2, Placeholder};
+    /// use tensorcast_graph::{Cancellation, Error, Scope, Session};
+    /// let s = Scope::new_root_scope();
+    /// let x = Placeholder::new(&s.with_op_name("x"), DataType::FLOAT)?;
+    /// AddV2::new(&s.with_op_name("y"), &x, &x)?;
+    /// let session = Session::new(s.graph());
+    /// let cancel = Cancellation::new();
+    /// let x = Tensor::scalar_of(1.0f32);
+    /// assert!(session.run_cancellable(&[("x", x.clone())], &["y"], &[], &cancel).is_ok());
+    /// cancel.cancel();
+    /// let e = session.run_cancellable(&[("x", x)], &["y"], &[], &cancel).unwrap_err();
+    /// assert_eq!(e, Error::Cancelled);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Session::run`], and [`Error::Cancelled`].
+    pub fn run_cancellable(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+        cancel: &Cancellation,
+    ) -> Result<Vec<Tensor>> {
+        let run = Run::new(
+            &self.resources,
+            self.options.max_allocation_bytes,
+            Some(cancel),
+        );
+        self.run_in(feeds, fetches, targets, &run)
+            .map(|(out, _)| out)
+    }
+
+    /// Runs within `run` (a top-level run's context, or a function call's inside its caller's
+    /// run).
+    pub(crate) fn run_in(
+        &self,
+        feeds: &[(&str, Tensor)],
+        fetches: &[&str],
+        targets: &[&str],
+        run: &Run<'_>,
+    ) -> Result<(Vec<Tensor>, RunStats)> {
+        run.check_cancelled()?;
         let plan = self.plan(feeds, fetches, targets)?;
         let tensors: Vec<Tensor> = feeds.iter().map(|(_, t)| t.clone()).collect();
         let parallel = Parallel {
@@ -322,12 +390,17 @@ impl Session {
         let out = executor::run(
             &plan,
             tensors,
-            &self.resources,
+            run,
             self.options.parallel.then_some(&parallel),
             &mut stats,
             None,
         )?;
         Ok((out, stats))
+    }
+
+    /// The session's variables (a compiled function's run uses its caller's).
+    pub(crate) fn resources(&self) -> &Resources {
+        &self.resources
     }
 
     /// [`Session::run`] with each node timed (TensorFlow's `benchmark_model
@@ -363,10 +436,11 @@ impl Session {
         let plan = self.plan(feeds, fetches, targets)?;
         let tensors: Vec<Tensor> = feeds.iter().map(|(_, t)| t.clone()).collect();
         let mut times = Vec::with_capacity(plan.steps.len());
+        let run = Run::new(&self.resources, self.options.max_allocation_bytes, None);
         let out = executor::run(
             &plan,
             tensors,
-            &self.resources,
+            &run,
             None,
             &mut RunStats::default(),
             Some(&mut times),

@@ -23,7 +23,7 @@ use super::executor::{missing, run_step, store, Outputs, Value};
 use super::RunStats;
 use crate::error::{Error, Result};
 use crate::plan::Plan;
-use crate::registry::Resources;
+use crate::registry::Run;
 
 /// When to run ready steps concurrently.
 #[derive(Debug, Clone, Copy)]
@@ -87,7 +87,7 @@ fn elements(v: &Value) -> u64 {
 pub(super) fn run(
     plan: &Plan,
     slots: &mut [Option<Value>],
-    res: &Resources,
+    run: &Run<'_>,
     p: &Parallel,
     stats: &mut RunStats,
 ) -> Result<()> {
@@ -108,6 +108,10 @@ pub(super) fn run(
             if i >= st.limit {
                 continue;
             }
+            if let Err(e) = run.check_cancelled() {
+                st.finish(plan, slots, i, Err(e));
+                continue;
+            }
             let step = &plan.steps[i];
             let mut inputs = Vec::with_capacity(step.inputs.len());
             for r in &step.inputs {
@@ -120,7 +124,7 @@ pub(super) fn run(
                 heavy.push((i, inputs));
                 continue;
             }
-            let r = run_step(step, &mut inputs, res);
+            let r = run_step(step, &mut inputs, run);
             stats.nodes_run += 1;
             stats.max_concurrent_nodes = stats.max_concurrent_nodes.max(1);
             st.finish(plan, slots, i, r);
@@ -136,7 +140,7 @@ pub(super) fn run(
             stats.max_concurrent_nodes = stats.max_concurrent_nodes.max(1);
             batch
                 .into_iter()
-                .map(|(i, mut inputs)| (i, run_step(&plan.steps[i], &mut inputs, res)))
+                .map(|(i, mut inputs)| (i, run_step(&plan.steps[i], &mut inputs, run)))
                 .collect()
         } else {
             stats.parallel_rounds += 1;
@@ -148,7 +152,7 @@ pub(super) fn run(
                 .map(|(i, mut inputs)| {
                     let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                     most.fetch_max(now, Ordering::SeqCst);
-                    let r = run_step(&plan.steps[i], &mut inputs, res);
+                    let r = run_step(&plan.steps[i], &mut inputs, run);
                     running.fetch_sub(1, Ordering::SeqCst);
                     (i, r)
                 })

@@ -26,7 +26,7 @@ use tensorcast_io::saved_model::{SavedModel as SavedModelFile, Signature};
 use tensorcast_io::ReadOptions;
 
 use crate::error::{Error, Result};
-use crate::{Graph, Session};
+use crate::{Cancellation, Graph, Session, SessionOptions};
 
 /// The fields of TensorFlow's `SaverDef` a loader reads.
 #[derive(Clone, PartialEq, Message)]
@@ -63,9 +63,28 @@ impl SavedModel {
     /// from the checkpoint, a dtype that differs); [`Error::MissingKernels`] when the restore
     /// or init op needs an op without a kernel here.
     pub fn load(dir: impl AsRef<Path>, tags: &[&str]) -> Result<SavedModel> {
+        Self::load_with_options(
+            dir,
+            tags,
+            SessionOptions::default(),
+            &ReadOptions::default(),
+        )
+    }
+
+    /// [`SavedModel::load`] with the options of the session its signatures run in (the limits
+    /// on constants and allocations: what the CLI's `--max-memory` sets) and of the reader of
+    /// its files (`saved_model.pb`'s memory bound, memory mapping).
+    ///
+    /// # Errors
+    /// As [`SavedModel::load`].
+    pub fn load_with_options(
+        dir: impl AsRef<Path>,
+        tags: &[&str],
+        options: SessionOptions,
+        read: &ReadOptions,
+    ) -> Result<SavedModel> {
         let dir = dir.as_ref();
-        let file = SavedModelFile::open(dir, &ReadOptions::default())
-            .map_err(|e| Error::SavedModel(e.to_string()))?;
+        let file = SavedModelFile::open(dir, read).map_err(|e| Error::SavedModel(e.to_string()))?;
         let Some(meta) = file.meta_graph(tags) else {
             // TensorFlow's C++ loader (`LoadSavedModel`), whose API this mirrors.
             return Err(Error::SavedModel(format!(
@@ -77,7 +96,7 @@ impl SavedModel {
         if let Some(gd) = &meta.graph_def {
             crate::import_graph_def(&graph, gd)?;
         }
-        let session = Session::new(&graph);
+        let session = Session::with_options(&graph, options);
         let signatures: BTreeMap<String, Signature> = file
             .signatures(tags)
             .unwrap_or_default()
@@ -171,6 +190,29 @@ impl SavedModel {
     /// missing; a dtype or shape that does not fit the signature's (TensorFlow's messages);
     /// any kernel's error.
     pub fn run(&self, key: &str, inputs: &[(&str, Tensor)]) -> Result<Vec<(String, Tensor)>> {
+        self.run_inner(key, inputs, None)
+    }
+
+    /// [`SavedModel::run`] that stops with [`Error::Cancelled`] once `cancel` is set (see
+    /// [`Session::run_cancellable`]).
+    ///
+    /// # Errors
+    /// As [`SavedModel::run`], and [`Error::Cancelled`].
+    pub fn run_cancellable(
+        &self,
+        key: &str,
+        inputs: &[(&str, Tensor)],
+        cancel: &Cancellation,
+    ) -> Result<Vec<(String, Tensor)>> {
+        self.run_inner(key, inputs, Some(cancel))
+    }
+
+    fn run_inner(
+        &self,
+        key: &str,
+        inputs: &[(&str, Tensor)],
+        cancel: Option<&Cancellation>,
+    ) -> Result<Vec<(String, Tensor)>> {
         let sig = self.signatures.get(key).ok_or_else(|| {
             Error::SavedModel(format!(
                 "signature '{key}' not found; the model has {}",
@@ -213,7 +255,10 @@ impl SavedModel {
             )));
         }
         let fetches: Vec<&str> = sig.outputs.iter().map(|o| o.name.as_str()).collect();
-        let out = self.session.run(&feeds, &fetches, &[])?;
+        let out = match cancel {
+            Some(c) => self.session.run_cancellable(&feeds, &fetches, &[], c)?,
+            None => self.session.run(&feeds, &fetches, &[])?,
+        };
         Ok(sig.outputs.iter().map(|o| o.key.clone()).zip(out).collect())
     }
 }

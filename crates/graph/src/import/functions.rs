@@ -7,6 +7,12 @@
 //! returns. The lowered graph is imported like any GraphDef (names, dtypes and shapes checked
 //! and inferred) and planned like any graph, so a call costs nothing per run beyond its body's
 //! nodes. The original graph is untouched: it exports as it was read.
+//!
+//! Before anything is built, the size of the lowered graph is computed from the call graph
+//! (each function's inlined size once, saturating), so a library of a few kilobytes whose calls
+//! would inline to 2^40 nodes is refused on the count, and a function that calls itself
+//! (directly or through others: its inlining would never end) is refused by name. Calls of
+//! different functions nest as deep as the library makes them.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -24,11 +30,8 @@ pub(crate) fn is_call(op: &str) -> bool {
     matches!(op, "PartitionedCall" | "StatefulPartitionedCall")
 }
 
-/// How deep calls may nest (a function that calls itself would never end).
-const MAX_CALL_DEPTH: usize = 64;
-
-/// The most nodes a lowered graph may have: a function calling itself twice per level would
-/// otherwise double the graph at every level before the depth limit is reached.
+/// The most nodes a lowered graph may have: a function calling another twice per level doubles
+/// the graph at every level (40 levels of a few bytes each make 2^40 nodes).
 const MAX_LOWERED_NODES: usize = 1 << 18;
 
 /// A graph with its calls inlined, and where the calls' outputs went.
@@ -62,8 +65,9 @@ fn unsupported(what: String) -> Error {
 ///
 /// # Errors
 /// [`Error::Function`] for a call whose function is not in the library, a signature with list
-/// args, a body using attr placeholders, nesting past [`MAX_CALL_DEPTH`]; import errors of the
-/// lowered graph.
+/// args, a body using attr placeholders, a function that calls itself, a lowered graph of more
+/// than [`MAX_LOWERED_NODES`] nodes (refused before it is built); import errors of the lowered
+/// graph.
 pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
     let gd = graph.to_graph_def();
     if !gd.node.iter().any(|n| is_call(&n.op)) {
@@ -72,20 +76,33 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
     let library = FunctionDefLibrary::decode_optional(gd.library.as_ref())
         .map_err(|e| unsupported(format!("the graph's function library does not decode: {e}")))?;
     let functions: HashMap<&str, &FunctionDef> = library.by_name().collect();
-    let mut out: Vec<NodeDef> = Vec::with_capacity(gd.node.len());
-    let mut aliases: HashMap<(String, i64), String> = HashMap::new();
-    let mut queue: VecDeque<(NodeDef, usize)> = gd.node.into_iter().map(|n| (n, 0)).collect();
-    while let Some((node, depth)) = queue.pop_front() {
+    let sizes = inlined_sizes(&functions, gd.node.iter())?;
+    let total = gd.node.iter().fold(0usize, |n, node| {
+        n.saturating_add(match called(node).and_then(|f| sizes.get(f)) {
+            Some(&body) => body.saturating_add(1),
+            None => 1,
+        })
+    });
+    if total > MAX_LOWERED_NODES {
+        return Err(unsupported(format!(
+            "inlining the function calls would make a graph of {} nodes, more than \
+             {MAX_LOWERED_NODES}",
+            if total == usize::MAX {
+                "too many".to_string()
+            } else {
+                total.to_string()
+            }
+        )));
+    }
+    let mut out: Vec<NodeDef> = Vec::with_capacity(total);
+    // `(call, k)` -> the tensor it stands for, in the order the calls were expanded (a call's
+    // before those of the calls in its body).
+    let mut aliases: Vec<((String, i64), String)> = Vec::new();
+    let mut queue: VecDeque<NodeDef> = gd.node.into_iter().collect();
+    while let Some(node) = queue.pop_front() {
         if !is_call(&node.op) {
             out.push(node);
             continue;
-        }
-        if depth >= MAX_CALL_DEPTH {
-            return Err(unsupported(format!(
-                "function calls nest deeper than {MAX_CALL_DEPTH} at node '{}' (a function that \
-                 calls itself?)",
-                node.name
-            )));
         }
         let (body, noop, returns) = expand(&node, &functions)?;
         if out.len() + queue.len() + body.len() > MAX_LOWERED_NODES {
@@ -96,39 +113,34 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
             )));
         }
         for (k, t) in returns.into_iter().enumerate() {
-            aliases.insert((node.name.clone(), k as i64), t);
+            aliases.push(((node.name.clone(), k as i64), t));
         }
-        queue.extend(body.into_iter().map(|n| (n, depth + 1)));
+        queue.extend(body);
         out.push(noop);
     }
+    // Each alias resolved to a tensor that is no call's output: the deepest calls' first, so a
+    // call that returns what a call in its body returns finds it resolved.
+    let mut resolved: HashMap<(String, i64), String> = HashMap::with_capacity(aliases.len());
+    for (key, t) in aliases.into_iter().rev() {
+        let id = parse_tensor_name(&t);
+        let t = resolved
+            .get(&(id.node.to_string(), i64::from(id.index)))
+            .cloned()
+            .unwrap_or(t);
+        resolved.insert(key, t);
+    }
     // Consumers of a call's outputs read what the function returned (following nested calls).
-    let resolve = |s: &str| -> String {
-        let mut s = s.to_string();
-        for _ in 0..=MAX_CALL_DEPTH {
-            let id = parse_tensor_name(&s);
-            match aliases.get(&(id.node.to_string(), i64::from(id.index))) {
-                Some(t) => s = t.clone(),
-                None => break,
-            }
-        }
-        s
+    let resolve = |s: &str| -> Option<&String> {
+        let id = parse_tensor_name(s);
+        resolved.get(&(id.node.to_string(), i64::from(id.index)))
     };
     for n in &mut out {
         for input in n.input.iter_mut().filter(|i| !i.starts_with('^')) {
-            *input = resolve(input);
+            if let Some(t) = resolve(input) {
+                input.clone_from(t);
+            }
         }
     }
-    let resolved: HashMap<(String, i64), String> = aliases
-        .keys()
-        .map(|(op, k)| {
-            let name = if *k == 0 {
-                op.clone()
-            } else {
-                format!("{op}:{k}")
-            };
-            ((op.clone(), *k), resolve(&name))
-        })
-        .collect();
     let lowered = Graph::new();
     import_graph_def(
         &lowered,
@@ -144,6 +156,77 @@ pub(crate) fn lower(graph: &Graph) -> Result<Option<Lowered>> {
         graph: lowered,
         aliases: resolved,
     }))
+}
+
+/// The function a call node calls (its `f` attr).
+fn called(node: &NodeDef) -> Option<&str> {
+    if !is_call(&node.op) {
+        return None;
+    }
+    match node.attr.get("f").and_then(|a| a.value.as_ref()) {
+        Some(attr_value::Value::Func(f)) => Some(f.name.as_str()),
+        _ => None,
+    }
+}
+
+/// The number of nodes each function the `roots` call (directly or through other functions)
+/// inlines to - its body's nodes, each call among them counted as its `NoOp` plus its
+/// function's size - computed once per function over the call graph, saturating. A function
+/// the library lacks is left out (expanding its call reports it).
+///
+/// # Errors
+/// [`Error::Function`] for a function that calls itself, directly or through others.
+fn inlined_sizes<'a>(
+    functions: &HashMap<&'a str, &'a FunctionDef>,
+    roots: impl Iterator<Item = &'a NodeDef>,
+) -> Result<HashMap<&'a str, usize>> {
+    let mut sizes: HashMap<&'a str, usize> = HashMap::new();
+    // Depth-first on an explicit stack: (function, index of its next body node, size so far).
+    let mut on_path: std::collections::HashSet<&'a str> = std::collections::HashSet::new();
+    let mut stack: Vec<(&'a str, usize, usize)> = Vec::new();
+    for root in roots.filter_map(called) {
+        let Some((&root, _)) = functions.get_key_value(root) else {
+            continue;
+        };
+        if sizes.contains_key(root) {
+            continue;
+        }
+        stack.push((root, 0, 0));
+        on_path.insert(root);
+        while let Some(top) = stack.last_mut() {
+            let (name, next, size) = *top;
+            let body = &functions[name].node_def;
+            let Some(node) = body.get(next) else {
+                stack.pop();
+                on_path.remove(name);
+                sizes.insert(name, size);
+                if let Some(parent) = stack.last_mut() {
+                    parent.2 = parent.2.saturating_add(size).saturating_add(1);
+                }
+                continue;
+            };
+            top.1 += 1;
+            let callee = called(node).and_then(|f| functions.get_key_value(f));
+            match callee {
+                Some((&callee, _)) if on_path.contains(callee) => {
+                    return Err(unsupported(format!(
+                        "function '{callee}' calls itself (directly or through other functions; \
+                         node '{}' of function '{name}'): a recursive call cannot be inlined",
+                        node.name
+                    )));
+                }
+                Some((&callee, _)) => match sizes.get(callee) {
+                    Some(&s) => top.2 = size.saturating_add(s).saturating_add(1),
+                    None => {
+                        on_path.insert(callee);
+                        stack.push((callee, 0, 0));
+                    }
+                },
+                None => top.2 = size.saturating_add(1),
+            }
+        }
+    }
+    Ok(sizes)
 }
 
 /// The output index of `node`'s output arg `arg` (element `index` of it): the position of the

@@ -47,6 +47,18 @@ fn entry(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
     kernel_entry(def, shape, kernel, true)
 }
 
+/// An op whose output size comes from a value it reads (`Fill`'s dims, `Range`'s bounds,
+/// `Tile`'s multiples, `Pad`'s paddings, `OneHot`'s depth), or multiplies its inputs' sizes
+/// (`GatherV2`: indices times rows): checked against the run's allocation limit, from its
+/// shape function on the actual inputs, before its kernel runs. (`StridedSlice`, `Slice`,
+/// `ConcatV2` and the like never make more elements than their inputs hold.)
+fn sized(def: &'static OpDef, shape: ShapeFn, kernel: KernelFn) -> Entry {
+    Entry {
+        sized_by_values: true,
+        ..entry(def, shape, kernel)
+    }
+}
+
 pub(super) fn entries() -> Vec<Entry> {
     vec![
         entry(
@@ -161,7 +173,7 @@ pub(super) fn entries() -> Vec<Entry> {
             },
             |c, x| out(k::strided_slice(&x[0], &x[1], &x[2], &x[3], masks(c.attrs))),
         ),
-        entry(
+        sized(
             op_def("GatherV2"),
             |c| {
                 one(k::gather_v2_shape(
@@ -180,25 +192,25 @@ pub(super) fn entries() -> Vec<Entry> {
                 ))
             },
         ),
-        entry(op_def("Pad"), pad_shape, |_, x| out(k::pad(&x[0], &x[1]))),
-        entry(op_def("PadV2"), pad_shape, |_, x| {
+        sized(op_def("Pad"), pad_shape, |_, x| out(k::pad(&x[0], &x[1]))),
+        sized(op_def("PadV2"), pad_shape, |_, x| {
             out(k::pad_v2(&x[0], &x[1], &x[2]))
         }),
-        entry(op_def("MirrorPad"), pad_shape, |c, x| {
+        sized(op_def("MirrorPad"), pad_shape, |c, x| {
             let mode = attr::get_string(c.attrs, "mode").unwrap_or_default();
             out(k::mirror_pad(&x[0], &x[1], &String::from_utf8_lossy(mode)))
         }),
-        entry(
+        sized(
             op_def("Tile"),
             |c| one(k::tile_shape(&c.shape(0), &c.shape(1), c.value(1))),
             |_, x| out(k::tile(&x[0], &x[1])),
         ),
-        entry(
+        sized(
             op_def("Fill"),
             |c| one(k::fill_shape(&c.shape(0), c.value(0))),
             |_, x| out(k::fill(&x[0], &x[1])),
         ),
-        entry(
+        sized(
             op_def("Range"),
             |c| one(k::range_shape(c.value(0), c.value(1), c.value(2))),
             |_, x| out(k::range(&x[0], &x[1], &x[2])),
@@ -235,7 +247,7 @@ pub(super) fn entries() -> Vec<Entry> {
                 outs(k::shape_n(&refs, out_type(c.attrs)))
             },
         ),
-        entry(
+        sized(
             op_def("OneHot"),
             |c| {
                 one(k::one_hot_shape(

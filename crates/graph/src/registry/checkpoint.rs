@@ -105,5 +105,6 @@ pub(super) fn entries() -> Vec<Entry> {
         shape: unknown_shapes,
         kernel,
         fold: false,
+        sized_by_values: false,
     }]
 }

@@ -141,11 +141,13 @@ fn to_bool(op: &'static str, t: &Tensor) -> Result<bool> {
 
 /// `While` / `StatelessWhile`: `body` runs while `cond` holds, on the loop variables.
 fn while_kernel(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    let functions = c.resources.functions()?;
+    let functions = c.run.resources.functions()?;
     let (cond, body) = (func_attr(c, "cond")?, func_attr(c, "body")?);
     let mut vars = inputs;
     loop {
-        let r = functions.call(cond, vars.clone())?;
+        // A loop that never ends stops when its run is cancelled.
+        c.run.check_cancelled()?;
+        let r = functions.call(cond, vars.clone(), c.run)?;
         if r.len() != 1 {
             return Err(op_error(
                 "While",
@@ -159,7 +161,7 @@ fn while_kernel(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
         if !to_bool("While", &r[0])? {
             return Ok(vars);
         }
-        let next = functions.call(body, vars)?;
+        let next = functions.call(body, vars, c.run)?;
         if next.len() != c.out_types.len() {
             return Err(op_error(
                 "While",
@@ -177,7 +179,7 @@ fn while_kernel(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 
 /// `If` / `StatelessIf`: `then_branch` or `else_branch` on the inputs after the condition.
 fn if_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    let functions = c.resources.functions()?;
+    let functions = c.run.resources.functions()?;
     if inputs.is_empty() {
         return Err(Error::Internal("If without a condition".into()));
     }
@@ -187,7 +189,7 @@ fn if_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> 
     } else {
         func_attr(c, "else_branch")?
     };
-    let out = functions.call(branch, inputs)?;
+    let out = functions.call(branch, inputs, c.run)?;
     checked_outputs("If", c, out)
 }
 
@@ -213,7 +215,7 @@ fn checked_outputs(op: &'static str, c: &KernelCtx<'_>, out: Vec<Tensor>) -> Res
 /// `Case` / `StatelessCase`: branch `branch_index` (the last one when out of range, as
 /// TensorFlow's kernel does) on the inputs after the index.
 fn case_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    let functions = c.resources.functions()?;
+    let functions = c.run.resources.functions()?;
     if inputs.is_empty() {
         return Err(Error::Internal("Case without a branch index".into()));
     }
@@ -240,7 +242,7 @@ fn case_kernel(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Tensor>
         .ok()
         .filter(|&k| k <= last)
         .unwrap_or(last);
-    let out = functions.call(branches[pick], inputs)?;
+    let out = functions.call(branches[pick], inputs, c.run)?;
     checked_outputs("Case", c, out)
 }
 
@@ -283,48 +285,56 @@ pub(super) fn entries() -> Vec<Entry> {
             shape: switch_shape,
             kernel: Some(dataflow_only),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("Merge"),
             shape: merge_shape,
             kernel: Some(dataflow_only),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("While"),
             shape: while_shape,
             kernel: Some(while_kernel),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("StatelessWhile"),
             shape: while_shape,
             kernel: Some(while_kernel),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("If"),
             shape: if_shape,
             kernel: Some(if_kernel),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("StatelessIf"),
             shape: if_shape,
             kernel: Some(if_kernel),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("Case"),
             shape: if_shape,
             kernel: Some(case_kernel),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("StatelessCase"),
             shape: if_shape,
             kernel: Some(case_kernel),
             fold: false,
+            sized_by_values: false,
         },
     ]
 }

@@ -26,12 +26,14 @@ pub(super) fn entries() -> Vec<Entry> {
             shape: shapes_of_inputs,
             kernel: Some(forward),
             fold: true,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("PlaceholderWithDefault"),
             shape: placeholder_with_default_shape,
             kernel: Some(forward),
             fold: false,
+            sized_by_values: false,
         },
     ]
 }

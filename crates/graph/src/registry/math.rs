@@ -90,18 +90,23 @@ pub(super) fn entries() -> Vec<Entry> {
             |_, x| out(select::select(&x[0], &x[1], &x[2])),
             true,
         ),
-        kernel_entry(
-            op_def("SelectV2"),
-            |c| {
-                one(select::select_v2_shape(
-                    &c.shape(0),
-                    &c.shape(1),
-                    &c.shape(2),
-                ))
-            },
-            |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),
-            true,
-        ),
+        Entry {
+            // Broadcasts its three inputs together: checked against the run's allocation
+            // limit before it runs.
+            sized_by_values: true,
+            ..kernel_entry(
+                op_def("SelectV2"),
+                |c| {
+                    one(select::select_v2_shape(
+                        &c.shape(0),
+                        &c.shape(1),
+                        &c.shape(2),
+                    ))
+                },
+                |_, x| out(select::select_v2(&x[0], &x[1], &x[2])),
+                true,
+            )
+        },
         r(op_def("Sum"), reduce_kernel!(Reduction::Sum)),
         r(op_def("Mean"), reduce_kernel!(Reduction::Mean)),
         r(op_def("Max"), reduce_kernel!(Reduction::Max)),

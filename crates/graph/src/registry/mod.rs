@@ -18,11 +18,13 @@ mod math;
 pub(crate) mod nn;
 pub(crate) mod opdef;
 mod parse_example;
+pub(crate) mod run;
 mod spec;
 mod tensor_list;
 mod variables;
 
 pub(crate) use control_flow::Flow;
+pub(crate) use run::Run;
 pub(crate) use variables::{Functions, Resources};
 
 use std::collections::HashMap;
@@ -51,6 +53,11 @@ pub(crate) struct Entry {
     pub(crate) kernel: Option<KernelFn>,
     /// Evaluated at graph time when every input's value is known and small.
     pub(crate) fold: bool,
+    /// Its outputs' sizes come from values it reads (a `Fill`'s dims, a `Tile`'s multiples):
+    /// before its kernel runs, its shape function runs on the actual inputs and what the
+    /// outputs would take beyond the inputs' bytes is checked against the run's allocation
+    /// limit (`run.rs`).
+    pub(crate) sized_by_values: bool,
 }
 
 /// Every registry entry, in no particular order.
@@ -77,6 +84,7 @@ fn entries() -> &'static [Entry] {
                     shape: unknown_shapes,
                     kernel: None,
                     fold: false,
+                    sized_by_values: false,
                 });
             }
         }
@@ -183,8 +191,9 @@ pub(crate) struct KernelCtx<'a> {
         reason = "read by the kernel entries of ops whose output dtype is an attr"
     )]
     pub(crate) out_types: &'a [DataType],
-    /// The session's variables.
-    pub(crate) resources: &'a Resources,
+    /// The run: the session's variables, the allocation limit, cancellation, the calls it is
+    /// nested in.
+    pub(crate) run: &'a Run<'a>,
 }
 
 #[allow(
@@ -224,6 +233,7 @@ pub(crate) fn kernel_entry(
         shape,
         kernel: Some(kernel),
         fold,
+        sized_by_values: false,
     }
 }
 

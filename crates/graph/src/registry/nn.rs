@@ -123,18 +123,23 @@ pub(super) fn entries() -> Vec<Entry> {
             linalg::batch_mat_mul_v2,
             batch_mat_mul_args => (adj_x, adj_y)
         ),
-        entry(
-            op_def("Einsum"),
-            |c| {
-                let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.shape(i)).collect();
-                let refs: Vec<_> = shapes.iter().collect();
-                one(linalg::einsum_shape(&refs, &string(c.attrs, "equation")))
-            },
-            |c, x| {
-                let refs: Vec<_> = x.iter().collect();
-                out(linalg::einsum(&refs, &string(c.attrs, "equation")))
-            },
-        ),
+        Entry {
+            // Its output multiplies its inputs' dims (an outer product): checked against the
+            // run's allocation limit before it runs.
+            sized_by_values: true,
+            ..entry(
+                op_def("Einsum"),
+                |c| {
+                    let shapes: Vec<_> = (0..c.num_inputs()).map(|i| c.shape(i)).collect();
+                    let refs: Vec<_> = shapes.iter().collect();
+                    one(linalg::einsum_shape(&refs, &string(c.attrs, "equation")))
+                },
+                |c, x| {
+                    let refs: Vec<_> = x.iter().collect();
+                    out(linalg::einsum(&refs, &string(c.attrs, "equation")))
+                },
+            )
+        },
         entry(
             op_def("BiasAdd"),
             |c| one(nn::bias_add_shape(&c.shape(0), &c.shape(1))),

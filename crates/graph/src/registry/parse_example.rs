@@ -308,5 +308,6 @@ pub(super) fn entries() -> Vec<Entry> {
         #[cfg(not(feature = "parse-example"))]
         kernel: None,
         fold: false,
+        sized_by_values: false,
     }]
 }

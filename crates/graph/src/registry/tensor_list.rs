@@ -16,7 +16,7 @@ use tensorcast_core::{
 use tensorcast_proto::{Message, TensorShapeProto};
 
 use super::spec::op_def;
-use super::{kernel_error, unknown_shapes, Entry, KernelCtx, ShapeCtx};
+use super::{kernel_error, unknown_shapes, Entry, KernelCtx, Run, ShapeCtx};
 use crate::attr;
 use crate::error::Result;
 
@@ -36,6 +36,33 @@ fn err(op: &'static str, message: String) -> crate::error::Error {
         code: Code::InvalidArgument,
         message,
     })
+}
+
+/// The memory one element of a list takes however small it is: its slot while decoded, and up
+/// to five bytes of metadata (its index) while unset.
+const SLOT_BYTES: u64 = std::mem::size_of::<Option<Tensor>>() as u64 + 5;
+
+/// Checks that a list of `len` elements fits the run's allocation limit beyond `justified`
+/// bytes (TensorFlow makes a `std::vector` of that many tensors, and aborts when it cannot).
+fn check_slots(op: &'static str, run: &Run<'_>, len: u64, justified: u64) -> Result<()> {
+    run.check_bytes(
+        || format!("{op}: a list of {len} elements"),
+        len.saturating_mul(SLOT_BYTES),
+        justified,
+    )
+}
+
+/// An empty vector with room for `len` slots, allocated fallibly.
+fn slots(op: &'static str, len: usize) -> Result<Vec<Option<Tensor>>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        kernel_error(tensorcast_core::Error::Op {
+            op,
+            code: Code::ResourceExhausted,
+            message: format!("cannot allocate a list of {len} elements"),
+        })
+    })?;
+    Ok(v)
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -82,7 +109,10 @@ impl List {
         Tensor::scalar_of(Variant::Encoded(data))
     }
 
-    fn decode(op: &'static str, t: &Tensor) -> Result<List> {
+    /// The list `t` holds. Its slots take memory in proportion to its element count, which
+    /// the encoding carries in a byte or so per unset element: checked against `run`'s limit
+    /// beyond the encoding's bytes before they are made.
+    fn decode(op: &'static str, t: &Tensor, run: &Run<'_>) -> Result<List> {
         if t.dtype() != DataType::VARIANT {
             return Err(err(
                 op,
@@ -109,23 +139,35 @@ impl List {
         let bad = || err(op, "Input handle holds a malformed TensorList".into());
         let b = &data.metadata;
         let mut pos = 0;
-        let n_unset = get_varint(b, &mut pos).ok_or_else(bad)? as usize;
-        if n_unset > b.len() {
-            return Err(bad());
-        }
+        let n_unset = get_varint(b, &mut pos).ok_or_else(bad)?;
+        // Each unset index takes a byte at least.
+        let n_unset = usize::try_from(n_unset)
+            .ok()
+            .filter(|&n| n <= b.len())
+            .ok_or_else(bad)?;
+        let len = data.tensors.len() + n_unset;
+        check_slots(op, run, len as u64, b.len() as u64)?;
+        // The unset indices, ascending as TensorFlow writes them, each below the length.
         let mut unset = Vec::with_capacity(n_unset);
         for _ in 0..n_unset {
-            unset.push(get_varint(b, &mut pos).ok_or_else(bad)? as usize);
+            let i = get_varint(b, &mut pos).ok_or_else(bad)?;
+            let i = usize::try_from(i)
+                .ok()
+                .filter(|&i| i < len && unset.last().is_none_or(|&p| p < i))
+                .ok_or_else(bad)?;
+            unset.push(i);
         }
         let dtype = DataType::from_number(get_varint(b, &mut pos).ok_or_else(bad)? as i32);
         let max = get_varint(b, &mut pos).ok_or_else(bad)? as i64;
         let proto = TensorShapeProto::decode(&b[pos..]).map_err(|_| bad())?;
-        let len = data.tensors.len() + n_unset;
-        let mut items: Vec<Option<Tensor>> = (0..len).map(|_| None).collect();
+        let mut items = slots(op, len)?;
         let mut set = data.tensors.into_iter();
-        for (i, slot) in items.iter_mut().enumerate() {
-            if !unset.contains(&i) {
-                *slot = set.next();
+        let mut unset = unset.into_iter().peekable();
+        for i in 0..len {
+            if unset.next_if_eq(&i).is_some() {
+                items.push(None);
+            } else {
+                items.push(set.next());
             }
         }
         Ok(List {
@@ -219,8 +261,10 @@ fn scalar_i32(op: &'static str, t: &Tensor, what: &str) -> Result<i64> {
     Ok(i64::from(t.as_slice::<i32>().map_err(kernel_error)?[0]))
 }
 
-/// Zeros of `dtype` and fully defined `shape`.
-fn zeros(dtype: DataType, dims: &[i64]) -> Result<Tensor> {
+/// Zeros of `dtype` and fully defined `shape` (what reading an unset element gives), checked
+/// against the run's allocation limit first.
+fn zeros(run: &Run<'_>, dtype: DataType, dims: &[i64]) -> Result<Tensor> {
+    run.check_tensor(dtype, dims, 0)?;
     let zero =
         tensorcast_kernels::cast::cast(&Tensor::scalar_of(0.0f32), dtype).map_err(kernel_error)?;
     let shape = TensorShape::new(dims).map_err(kernel_error)?;
@@ -241,11 +285,14 @@ fn reserve(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
             format!("The num_elements to reserve must be a non negative number, but got {n}"),
         ));
     }
+    check_slots(OP, c.run, n as u64, 0)?;
+    let mut items = slots(OP, n as usize)?;
+    items.resize_with(n as usize, || None);
     let list = List {
         dtype: element_dtype(c),
         shape,
         max: -1,
-        items: (0..n).map(|_| None).collect(),
+        items,
     };
     Ok(vec![list.encode()])
 }
@@ -274,7 +321,9 @@ fn from_tensor(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
             ),
         ));
     }
-    let mut items = Vec::with_capacity(dims[0] as usize);
+    // The elements are the input's bytes again; their slots come on top.
+    check_slots(OP, c.run, dims[0] as u64, 0)?;
+    let mut items = slots(OP, dims[0] as usize)?;
     for i in 0..dims[0] {
         items.push(Some(
             t.sub_slice(i)
@@ -304,7 +353,7 @@ fn check_index(op: &'static str, verb: &str, index: i64, len: usize) -> Result<u
 
 fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     const OP: &str = "TensorListGetItem";
-    let list = List::decode(OP, &inputs[0])?;
+    let list = List::decode(OP, &inputs[0], c.run)?;
     let dtype = list.check_dtype(OP, c)?;
     let index = check_index(
         OP,
@@ -318,7 +367,7 @@ fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     let given = shape_input(OP, &inputs[2])?;
     let s = list.element_shape(OP, &given)?;
     match s.dims() {
-        Some(d) if s.is_fully_defined() => Ok(vec![zeros(dtype, d)?]),
+        Some(d) if s.is_fully_defined() => Ok(vec![zeros(c.run, dtype, d)?]),
         _ => Err(err(
             OP,
             format!(
@@ -331,7 +380,7 @@ fn get_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 
 fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     const OP: &str = "TensorListSetItem";
-    let mut list = List::decode(OP, &inputs[0])?;
+    let mut list = List::decode(OP, &inputs[0], c.run)?;
     let item = inputs[2].clone();
     if item.dtype() != list.dtype {
         return Err(err(
@@ -345,7 +394,12 @@ fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     }
     let index = scalar_i32(OP, &inputs[1], "index")?;
     if c.bool("resize_if_index_out_of_bounds") && index >= list.items.len() as i64 {
-        list.items.resize_with(index as usize + 1, || None);
+        let len = index as u64 + 1;
+        check_slots(OP, c.run, len, list.items.len() as u64 * SLOT_BYTES)?;
+        list.items
+            .try_reserve_exact(len as usize - list.items.len())
+            .map_err(|_| err(OP, format!("cannot allocate a list of {len} elements")))?;
+        list.items.resize_with(len as usize, || None);
     }
     let index = check_index(OP, "modify", index, list.items.len())?;
     let elem = PartialTensorShape::from(item.shape());
@@ -365,7 +419,7 @@ fn set_item(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
 
 fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     const OP: &str = "TensorListStack";
-    let list = List::decode(OP, &inputs[0])?;
+    let list = List::decode(OP, &inputs[0], c.run)?;
     let dtype = list.check_dtype(OP, c)?;
     let want = attr::get_int(c.attrs, "num_elements").unwrap_or(-1);
     if want != -1 && want != list.items.len() as i64 {
@@ -380,47 +434,61 @@ fn stack(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     let given = shape_input(OP, &inputs[1])?;
     let s = list.element_shape(OP, &given)?;
     let full = s.dims().filter(|_| s.is_fully_defined());
-    let mut items = Vec::with_capacity(list.items.len());
-    for t in list.items {
-        match (t, &full) {
-            (Some(t), _) => items.push(t),
-            (None, Some(d)) => items.push(zeros(dtype, d)?),
-            (None, None) => {
+    if list.items.iter().all(Option::is_some) {
+        if list.items.is_empty() {
+            let Some(d) = full else {
                 return Err(err(
                     OP,
                     format!(
-                        "Tried to stack list which only contains uninitialized tensors and has a non-fully-defined element_shape: {}",
+                        "Tried to stack elements of an empty list with non-fully-defined element_shape: {}",
                         s
                     ),
-                ))
-            }
+                ));
+            };
+            let mut dims = vec![0];
+            dims.extend_from_slice(d);
+            return Ok(vec![zeros(c.run, dtype, &dims)?]);
         }
+        // The stack is the set elements' bytes again.
+        let refs: Vec<&Tensor> = list.items.iter().flatten().collect();
+        return super::out(tensorcast_kernels::array::pack(&refs, 0));
     }
-    if items.is_empty() {
-        let Some(d) = full else {
-            return Err(err(
-                OP,
-                format!(
-                    "Tried to stack elements of an empty list with non-fully-defined element_shape: {}",
-                    s
-                ),
-            ));
-        };
-        let mut dims = vec![0];
-        dims.extend_from_slice(d);
-        return Ok(vec![zeros(dtype, &dims)?]);
-    }
-    let refs: Vec<&Tensor> = items.iter().collect();
+    let Some(d) = full else {
+        return Err(err(
+            OP,
+            format!(
+                "Tried to stack list which only contains uninitialized tensors and has a non-fully-defined element_shape: {}",
+                s
+            ),
+        ));
+    };
+    // Unset elements read as zeros: the output is checked whole, beyond the set elements'
+    // bytes, before anything is made; the unset elements share one zeros tensor.
+    let mut dims = Vec::with_capacity(d.len() + 1);
+    dims.push(list.items.len() as i64);
+    dims.extend_from_slice(d);
+    let set_bytes = list
+        .items
+        .iter()
+        .flatten()
+        .fold(0u64, |n, t| n.saturating_add(t.total_bytes() as u64));
+    c.run.check_tensor(dtype, &dims, set_bytes)?;
+    let zero = zeros(c.run, dtype, d)?;
+    let refs: Vec<&Tensor> = list
+        .items
+        .iter()
+        .map(|t| t.as_ref().unwrap_or(&zero))
+        .collect();
     super::out(tensorcast_kernels::array::pack(&refs, 0))
 }
 
-fn length(_: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    let list = List::decode("TensorListLength", &inputs[0])?;
+fn length(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
+    let list = List::decode("TensorListLength", &inputs[0], c.run)?;
     Ok(vec![Tensor::scalar_of(list.items.len() as i32)])
 }
 
 fn element_shape(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
-    let list = List::decode("TensorListElementShape", &inputs[0])?;
+    let list = List::decode("TensorListElementShape", &inputs[0], c.run)?;
     let int64 = attr::get_type(c.attrs, "shape_type") == Some(DataType::INT64);
     let dims = match list.shape.dims() {
         None => {
@@ -455,6 +523,7 @@ pub(super) fn entries() -> Vec<Entry> {
         shape,
         kernel: Some(kernel),
         fold: false,
+        sized_by_values: false,
     };
     vec![
         e(op_def("TensorListReserve"), scalar_shape, reserve),

@@ -34,8 +34,9 @@ impl std::fmt::Debug for Resources {
 
 /// Runs functions of a graph's library by name.
 pub(crate) trait Functions: Send + Sync {
-    /// Runs function `name` on `args`: its outputs, in order.
-    fn call(&self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>>;
+    /// Runs function `name` on `args` inside `run` (its cancellation, limits and the calls it
+    /// is nested in): the function's outputs, in order.
+    fn call(&self, name: &str, args: Vec<Tensor>, run: &super::Run<'_>) -> Result<Vec<Tensor>>;
 }
 
 impl Resources {
@@ -135,7 +136,7 @@ fn var_handle(c: &KernelCtx<'_>, _: Vec<Tensor>) -> Result<Vec<Tensor>> {
 fn read_variable(c: &KernelCtx<'_>, inputs: Vec<Tensor>) -> Result<Vec<Tensor>> {
     let h = handle("ReadVariableOp", &inputs[0])?;
     let dtype = attr::get_type(c.attrs, "dtype").unwrap_or(DataType::INVALID);
-    let Some(v) = c.resources.get(&key(&h)) else {
+    let Some(v) = c.run.resources.get(&key(&h)) else {
         return Err(op_error(
             "ReadVariableOp",
             Code::FailedPrecondition,
@@ -176,7 +177,7 @@ fn assign_variable(c: &KernelCtx<'_>, mut inputs: Vec<Tensor>) -> Result<Vec<Ten
             ),
         ));
     }
-    c.resources.set(&key(&h), value);
+    c.run.resources.set(&key(&h), value);
     Ok(Vec::new())
 }
 
@@ -204,18 +205,21 @@ pub(super) fn entries() -> Vec<Entry> {
             shape: scalar_shape,
             kernel: Some(var_handle),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("ReadVariableOp"),
             shape: read_shape,
             kernel: Some(read_variable),
             fold: false,
+            sized_by_values: false,
         },
         Entry {
             def: op_def("AssignVariableOp"),
             shape: no_outputs,
             kernel: Some(assign_variable),
             fold: false,
+            sized_by_values: false,
         },
     ]
 }

@@ -67,6 +67,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod commit;
 mod crc;
 mod object_graph;
 mod reader;
@@ -77,8 +78,9 @@ mod writer;
 pub use object_graph::{escape_local_name, unescape_local_name, ObjectGraph, ObjectTensor, SlotOf};
 pub use reader::{resolve_prefix, Checkpoint, CheckpointEntry};
 pub use writer::{
-    bundle_bytes, checkpoint_bytes, sharded_bundle_bytes, write_bundle, write_checkpoint,
-    write_checkpoint_streamed, write_sharded_bundle, BundleItem, CheckpointWriteOptions,
+    bundle_bytes, checkpoint_bytes, sharded_bundle_bytes, stored_items, write_bundle,
+    write_checkpoint, write_checkpoint_streamed, write_sharded_bundle, BundleItem,
+    CheckpointWriteOptions,
 };
 
 /// The key of a TF2 checkpoint's object graph (`OBJECT_GRAPH_PROTO_KEY`).

@@ -771,3 +771,236 @@ fn streamed_writes_equal_whole_writes_and_refuse_a_source_unlike_its_plan() {
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
+
+/// Every tensor of the checkpoint at `prefix`, read (each checksum verified), by key.
+fn read_back(prefix: &Path) -> std::result::Result<Vec<(String, Tensor)>, crate::IoError> {
+    let c = Checkpoint::open(prefix, &ReadOptions::default())?;
+    c.read_all()
+        .map(|v| v.into_iter().map(|nt| (nt.name, nt.tensor)).collect())
+}
+
+fn by_key(ts: &[NamedTensor]) -> Vec<(String, Tensor)> {
+    let mut v: Vec<(String, Tensor)> = ts
+        .iter()
+        .map(|nt| (nt.name.clone(), nt.tensor.clone()))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+#[test]
+fn checkpoint_overwrite_killed_between_steps_keeps_a_readable_checkpoint() {
+    use super::commit::{Step, STOP_AFTER};
+    // The old and the new checkpoint differ in every byte of their data and in their keys,
+    // so a mix of the two cannot read.
+    let old = vec![
+        NamedTensor::new("a", Tensor::vector(&[1.0f32, 2.0, 3.0])),
+        NamedTensor::new("s", Tensor::vector(&[TString::from("old")])),
+    ];
+    let new = vec![
+        NamedTensor::new("b", Tensor::vector(&[7i64, 8])),
+        NamedTensor::new("a", Tensor::vector(&[-4.0f32, 5.5, 6.0, 0.25])),
+    ];
+    let opts = CheckpointWriteOptions::default();
+    for (step, expect_new) in [
+        (Step::Staged, false),
+        (Step::StagedIndex, true),
+        (Step::ShardsInPlace, true),
+        (Step::IndexInPlace, true),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        write_checkpoint(&prefix, &old, &opts).unwrap();
+        STOP_AFTER.with(|s| s.set(Some(step)));
+        let r = write_checkpoint(&prefix, &new, &opts);
+        STOP_AFTER.with(|s| s.set(None));
+        assert!(r.is_err(), "{step:?}: the hook stops the write");
+        // What a reader finds at that instant: one whole checkpoint.
+        let want = by_key(if expect_new { &new } else { &old });
+        assert_eq!(read_back(&prefix).unwrap(), want, "{step:?}");
+        // The next write completes and leaves the two files only.
+        write_checkpoint(&prefix, &new, &opts).unwrap();
+        assert_eq!(read_back(&prefix).unwrap(), by_key(&new), "{step:?}");
+        assert_eq!(
+            dir_entries(dir.path()),
+            ["ckpt.data-00000-of-00001", "ckpt.index"],
+            "{step:?}"
+        );
+        // Byte for byte the checkpoint written from scratch.
+        let (index, data) = checkpoint_bytes(&new, &opts).unwrap();
+        assert_eq!(std::fs::read(dir.path().join("ckpt.index")).unwrap(), index);
+        assert_eq!(
+            std::fs::read(dir.path().join("ckpt.data-00000-of-00001")).unwrap(),
+            data
+        );
+    }
+}
+
+#[test]
+fn checkpoint_overwrite_of_a_sharded_bundle_killed_between_steps_keeps_a_readable_checkpoint() {
+    use super::commit::{Step, STOP_AFTER};
+    let items = |base: i32| {
+        vec![
+            vec![BundleItem::Tensor(NamedTensor::new(
+                "x",
+                Tensor::vector(&[base, base + 1]),
+            ))],
+            vec![BundleItem::Tensor(NamedTensor::new(
+                "y",
+                Tensor::vector(&[base as f64 * 0.5; 3]),
+            ))],
+        ]
+    };
+    let flat = |shards: &[Vec<BundleItem>]| {
+        let mut v: Vec<(String, Tensor)> = shards
+            .iter()
+            .flatten()
+            .map(|i| match i {
+                BundleItem::Tensor(nt) => (nt.name.clone(), nt.tensor.clone()),
+                BundleItem::Slice { .. } => unreachable!(),
+            })
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    let opts = CheckpointWriteOptions::default();
+    for step in [
+        Step::Staged,
+        Step::StagedIndex,
+        Step::ShardsInPlace,
+        Step::IndexInPlace,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("ckpt");
+        write_sharded_bundle(&prefix, &items(1), &opts).unwrap();
+        STOP_AFTER.with(|s| s.set(Some(step)));
+        let r = write_sharded_bundle(&prefix, &items(100), &opts);
+        STOP_AFTER.with(|s| s.set(None));
+        assert!(r.is_err());
+        let got = read_back(&prefix).unwrap();
+        let want = if step == Step::Staged {
+            items(1)
+        } else {
+            items(100)
+        };
+        assert_eq!(got, flat(&want), "{step:?}");
+        write_sharded_bundle(&prefix, &items(100), &opts).unwrap();
+        assert_eq!(
+            dir_entries(dir.path()),
+            [
+                "ckpt.data-00000-of-00002",
+                "ckpt.data-00001-of-00002",
+                "ckpt.index"
+            ],
+            "{step:?}"
+        );
+        assert_eq!(read_back(&prefix).unwrap(), flat(&items(100)));
+    }
+}
+
+#[test]
+fn checkpoint_data_symlink_is_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let opts = CheckpointWriteOptions::default();
+    let old = vec![NamedTensor::new("a", Tensor::vector(&[1u8, 2, 3]))];
+    let new = vec![NamedTensor::new("a", Tensor::vector(&[9u16, 8]))];
+    // The data file and the index are links to files in another directory.
+    let data = elsewhere.path().join("real.data");
+    let index = elsewhere.path().join("real.index");
+    for fresh in [true, false] {
+        if fresh {
+            // Links to files that do not exist yet.
+            std::os::unix::fs::symlink(&data, dir.path().join("ckpt.data-00000-of-00001")).unwrap();
+            std::os::unix::fs::symlink(&index, dir.path().join("ckpt.index")).unwrap();
+            write_checkpoint(&prefix, &old, &opts).unwrap();
+        } else {
+            // Overwritten in place, through the links.
+            write_checkpoint(&prefix, &new, &opts).unwrap();
+        }
+        let want = if fresh { &old } else { &new };
+        for link in ["ckpt.data-00000-of-00001", "ckpt.index"] {
+            let m = std::fs::symlink_metadata(dir.path().join(link)).unwrap();
+            assert!(m.file_type().is_symlink(), "{link} is still a link");
+        }
+        let (want_index, want_data) = checkpoint_bytes(want, &opts).unwrap();
+        assert_eq!(std::fs::read(&data).unwrap(), want_data);
+        assert_eq!(std::fs::read(&index).unwrap(), want_index);
+        assert_eq!(read_back(&prefix).unwrap(), by_key(want));
+        assert_eq!(
+            dir_entries(dir.path()),
+            ["ckpt.data-00000-of-00001", "ckpt.index"]
+        );
+        assert_eq!(dir_entries(elsewhere.path()), ["real.data", "real.index"]);
+    }
+}
+
+#[test]
+fn checkpoint_output_keeps_a_replaced_files_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    let opts = CheckpointWriteOptions::default();
+    let ts = vec![NamedTensor::new("a", Tensor::vector(&[1u8]))];
+    write_checkpoint(&prefix, &ts, &opts).unwrap();
+    let data = dir.path().join("ckpt.data-00000-of-00001");
+    let index = dir.path().join("ckpt.index");
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::fs::set_permissions(&index, std::fs::Permissions::from_mode(0o604)).unwrap();
+    write_checkpoint(&prefix, &ts, &opts).unwrap();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&data), mode(&index)), (0o640, 0o604));
+}
+
+#[test]
+fn checkpoint_rewrite_with_empty_tensor_is_byte_identical() {
+    // TensorFlow's order: "m", then the empty "e" (offset 8, no bytes), then "b" at offset 8
+    // too, then a partitioned "p" whose slices were added bottom row first, with an empty
+    // string tensor between them.
+    let full = TensorShape::new(&[2, 2]).unwrap();
+    let row = |r: i64, v: [f32; 2]| BundleItem::Slice {
+        name: "p".into(),
+        full_shape: full.clone(),
+        slice: TensorSliceProto {
+            extent: vec![
+                Extent {
+                    start: r,
+                    length: Some(1),
+                },
+                Extent {
+                    start: 0,
+                    length: None,
+                },
+            ],
+        },
+        tensor: Tensor::from_vec(v.to_vec(), [1i64, 2]).unwrap(),
+    };
+    let t = |name: &str, tensor: Tensor| BundleItem::Tensor(NamedTensor::new(name, tensor));
+    let items = vec![
+        t("m", Tensor::vector(&[1.0f64])),
+        t("e", Tensor::new(DataType::FLOAT, [0i64, 3]).unwrap()),
+        t("b", Tensor::vector(&[5i32, 6])),
+        row(1, [3.0, 4.0]),
+        t("z", Tensor::new(DataType::INT64, [0i64]).unwrap()),
+        t("d", Tensor::new(DataType::INT8, [2i64, 0]).unwrap()),
+        row(0, [1.0, 2.0]),
+    ];
+    let opts = CheckpointWriteOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("ckpt");
+    write_bundle(&prefix, &items, &opts).unwrap();
+    let c = Checkpoint::open(&prefix, &ReadOptions::default()).unwrap();
+    assert_eq!(
+        (c.entry("e").unwrap().offset, c.entry("b").unwrap().offset),
+        (8, 8)
+    );
+    let shards = stored_items(&c).unwrap();
+    assert_eq!(shards.len(), 1);
+    let (index, data) = bundle_bytes(&shards[0], &opts).unwrap();
+    assert_eq!(index, std::fs::read(dir.path().join("ckpt.index")).unwrap());
+    assert_eq!(
+        data,
+        std::fs::read(dir.path().join("ckpt.data-00000-of-00001")).unwrap()
+    );
+}

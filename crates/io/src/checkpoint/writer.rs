@@ -1,7 +1,7 @@
 //! [`write_checkpoint`]: tensor bundles byte-identical to TensorFlow's `SaveV2`.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use std::collections::BTreeMap;
 
@@ -11,12 +11,13 @@ use tensorcast_proto::{
     TensorSliceProto, TrackableObjectGraph, VersionDef,
 };
 
+use super::commit::BundleFiles;
 use super::crc;
 use super::slices;
 use super::table::{mask, put_varint, TableBuilder};
-use super::{data_file_name, OBJECT_GRAPH_KEY};
+use super::OBJECT_GRAPH_KEY;
 use crate::error::{IoError, Result};
-use crate::{atomic, escaped, NamedTensor};
+use crate::{escaped, NamedTensor};
 
 /// Options of [`write_checkpoint`].
 #[derive(Debug, Clone, Default)]
@@ -35,14 +36,7 @@ pub struct CheckpointWriteOptions {
 /// The piece a tensor's bytes are checksummed and written in: small enough to stay in the
 /// core's L2 cache between the CRC and the copy into the file, and the data file's buffer
 /// size, so that each piece goes to the file without a copy through the buffer.
-const CHUNK: usize = 256 << 10;
-
-fn prepare_options(options: &CheckpointWriteOptions) -> atomic::PrepareOptions {
-    atomic::PrepareOptions {
-        sync: options.sync,
-        buffer: CHUNK,
-    }
-}
+pub(crate) const CHUNK: usize = 256 << 10;
 
 /// One item of a bundle: a whole tensor, or one slice of a partitioned tensor (as
 /// `SaveV2` with a `shape_and_slices` spec, or a TF1 partitioned variable, saves it).
@@ -112,22 +106,7 @@ pub fn write_bundle(
     items: &[BundleItem],
     options: &CheckpointWriteOptions,
 ) -> Result<()> {
-    let graph = graph_tensor(options)?;
-    let all = with_graph(items, graph);
-    let plan = Plan::new(&all)?;
-    let data_path = suffixed(prefix, &data_file_name("", 0, 1));
-    let mut written = Vec::with_capacity(all.len());
-    let data = atomic::prepare_with(&data_path, prepare_options(options), |w| {
-        let mut offset = 0u64;
-        for item in &all {
-            let (size, crc) = write_tensor(w, item_tensor(item))?;
-            written.push((offset, size, crc));
-            offset += size;
-        }
-        Ok(())
-    })?;
-    let index_bytes = merged_index(&[(&plan, &all, &written)])?;
-    commit_with_index(prefix, options, data, &index_bytes)
+    write_sharded_bundle(prefix, std::slice::from_ref(&items.to_vec()), options)
 }
 
 /// The `.index` and `.data-00000-of-00001` bytes [`write_checkpoint`] writes, in memory.
@@ -159,7 +138,8 @@ pub fn bundle_bytes(
         let (size, crc) = write_tensor(&mut data, item_tensor(item))?;
         written.push((offset, size, crc));
     }
-    Ok((merged_index(&[(&plan, &all, &written)])?, data))
+    let entries = merged_entries(&[(&plan, &all, &written)])?;
+    Ok((index_table(&entries, 1), data))
 }
 
 /// [`sharded_bundle_bytes`] written to `prefix.index` and `prefix.data-NNNNN-of-NNNNN`,
@@ -174,32 +154,49 @@ pub fn write_sharded_bundle(
     shards: &[Vec<BundleItem>],
     options: &CheckpointWriteOptions,
 ) -> Result<()> {
-    let (index, datas) = sharded_bundle_bytes(shards, options)?;
-    let n = datas.len() as i32;
-    let mut prepared = Vec::with_capacity(datas.len() + 1);
-    for (i, data) in datas.iter().enumerate() {
-        let path = suffixed(prefix, &data_file_name("", i as i32, n));
-        prepared.push(atomic::prepare_with(
-            &path,
-            prepare_options(options),
-            |w| {
-                w.write_all(data)
-                    .map_err(|e| IoError::io("cannot write", e))
-            },
-        )?);
+    let (alls, plans) = sharded_plans(shards, options)?;
+    let mut files = BundleFiles::begin(prefix, alls.len() as i32, options)?;
+    let mut writtens = Vec::with_capacity(alls.len());
+    for all in &alls {
+        let mut written = Vec::with_capacity(all.len());
+        files.write_shard(|w| {
+            let mut offset = 0u64;
+            for item in all {
+                let (size, crc) = write_tensor(w, item_tensor(item))?;
+                written.push((offset, size, crc));
+                offset += size;
+            }
+            Ok(())
+        })?;
+        writtens.push(written);
     }
-    prepared.push(atomic::prepare_with(
-        &suffixed(prefix, ".index"),
-        prepare_options(options),
-        |w| {
-            w.write_all(&index)
-                .map_err(|e| IoError::io("cannot write", e))
-        },
-    )?);
-    for p in prepared {
-        p.commit()?;
+    let parts: Vec<ShardPart<'_>> = plans
+        .iter()
+        .zip(&alls)
+        .zip(&writtens)
+        .map(|((p, a), w)| (p, a.as_slice(), w.as_slice()))
+        .collect();
+    files.commit(&merged_entries(&parts)?)
+}
+
+/// Each shard's items (the object graph at the end of the last) and their checked plans.
+fn sharded_plans(
+    shards: &[Vec<BundleItem>],
+    options: &CheckpointWriteOptions,
+) -> Result<(Vec<Vec<BundleItem>>, Vec<Plan>)> {
+    let graph = graph_tensor(options)?;
+    let n = shards.len().max(1);
+    let mut alls = Vec::with_capacity(n);
+    for i in 0..n {
+        let items = shards.get(i).map(Vec::as_slice).unwrap_or(&[]);
+        let g = if i + 1 == n { graph.clone() } else { None };
+        alls.push(with_graph(items, g));
     }
-    Ok(())
+    let plans = alls
+        .iter()
+        .map(|a| Plan::new(a))
+        .collect::<Result<Vec<_>>>()?;
+    Ok((alls, plans))
 }
 
 /// A bundle of several data shards, as TensorFlow's sharded saves write them (each device or
@@ -214,20 +211,9 @@ pub fn sharded_bundle_bytes(
     shards: &[Vec<BundleItem>],
     options: &CheckpointWriteOptions,
 ) -> Result<(Vec<u8>, Vec<Vec<u8>>)> {
-    let graph = graph_tensor(options)?;
-    let n = shards.len().max(1);
-    let mut alls = Vec::with_capacity(n);
-    for i in 0..n {
-        let items = shards.get(i).map(Vec::as_slice).unwrap_or(&[]);
-        let g = if i + 1 == n { graph.clone() } else { None };
-        alls.push(with_graph(items, g));
-    }
-    let plans = alls
-        .iter()
-        .map(|a| Plan::new(a))
-        .collect::<Result<Vec<_>>>()?;
-    let mut datas = Vec::with_capacity(n);
-    let mut writtens = Vec::with_capacity(n);
+    let (alls, plans) = sharded_plans(shards, options)?;
+    let mut datas = Vec::with_capacity(alls.len());
+    let mut writtens = Vec::with_capacity(alls.len());
     for all in &alls {
         let mut data = Vec::new();
         let mut written = Vec::with_capacity(all.len());
@@ -245,7 +231,66 @@ pub fn sharded_bundle_bytes(
         .zip(&writtens)
         .map(|((p, a), w)| (p, a.as_slice(), w.as_slice()))
         .collect();
-    Ok((merged_index(&parts)?, datas))
+    let n = parts.len() as i32;
+    Ok((index_table(&merged_entries(&parts)?, n), datas))
+}
+
+/// The items of the checkpoint `ckpt` as [`write_sharded_bundle`] takes them to write the same
+/// bundle again: every stored tensor (a whole tensor, or one slice of a partitioned one) read,
+/// shard by shard, each shard's items in the order TensorFlow added them - the data file's
+/// order, where a zero-element tensor (which takes no bytes) comes before the tensor that
+/// starts at its offset, and a partitioned tensor's slices keep the order its entry lists
+/// them in. For a checkpoint TensorFlow wrote, `write_sharded_bundle(prefix, &items, &
+/// CheckpointWriteOptions::default())` writes its files back byte for byte (the object graph,
+/// if any, is one of the items).
+///
+/// # Errors
+/// As [`super::Checkpoint::read`].
+pub fn stored_items(ckpt: &super::Checkpoint) -> Result<Vec<Vec<BundleItem>>> {
+    // (shard, offset, takes bytes, position in its tensor's slice list): TensorFlow records
+    // each tensor at the data size when it is added, so an empty one shares its offset with
+    // the next tensor added and was added before it.
+    type Order = (i32, i64, bool, usize);
+    let mut items: Vec<(Order, BundleItem)> = Vec::new();
+    for e in ckpt.entries() {
+        let slices = ckpt.slices(&e.key).unwrap_or(&[]);
+        if slices.is_empty() {
+            let t = ckpt.read(&e.key)?;
+            items.push((
+                (e.shard_id, e.offset, e.size > 0, 0),
+                BundleItem::Tensor(NamedTensor::new(e.key.clone(), t)),
+            ));
+            continue;
+        }
+        for (i, sl) in slices.iter().enumerate() {
+            let se = ckpt.slice_entry(&e.key, sl).ok_or_else(|| {
+                IoError::corrupt(format!(
+                    "a slice of '{}' has no entry of its own",
+                    escaped(&e.key)
+                ))
+            })?;
+            items.push((
+                (se.shard_id, se.offset, se.size > 0, i),
+                BundleItem::Slice {
+                    name: e.key.clone(),
+                    full_shape: e.shape.clone(),
+                    slice: sl.clone(),
+                    tensor: ckpt.read_slice(&e.key, sl)?,
+                },
+            ));
+        }
+    }
+    items.sort_by_key(|(order, _)| *order);
+    let n = ckpt.num_shards().max(1) as usize;
+    let mut shards: Vec<Vec<BundleItem>> = vec![Vec::new(); n];
+    for ((shard, ..), item) in items {
+        let shard = usize::try_from(shard)
+            .ok()
+            .filter(|&s| s < n)
+            .ok_or_else(|| IoError::corrupt(format!("an entry names shard {shard} of {n}")))?;
+        shards[shard].push(item);
+    }
+    Ok(shards)
 }
 
 fn whole(tensors: &[NamedTensor]) -> Vec<BundleItem> {
@@ -329,12 +374,12 @@ impl Plan {
 /// One shard's part of a merged index: its plan, items and where each item's bytes went.
 type ShardPart<'a> = (&'a Plan, &'a [BundleItem], &'a [(u64, u64, u32)]);
 
-/// The index table of one or more shards as `MergeBundles` merges them: the header (the
-/// shard count), then every entry sorted by key, each whole tensor or slice with its shard id,
-/// and a partitioned tensor's full entry listing its slices shard by shard.
-fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
-    let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
-    for (shard, (plan, items, written)) in parts.iter().enumerate() {
+/// The index entries of one or more shards as `MergeBundles` merges them, sorted by key: each
+/// whole tensor or slice with its shard id, and a partitioned tensor's full entry listing its
+/// slices shard by shard.
+fn merged_entries<'a>(parts: &[ShardPart<'a>]) -> Result<BTreeMap<&'a [u8], BundleEntryProto>> {
+    let mut entries: BTreeMap<&'a [u8], BundleEntryProto> = BTreeMap::new();
+    for (shard, &(plan, items, written)) in parts.iter().enumerate() {
         for ((key, item), &(offset, size, crc)) in
             plan.keys.iter().zip(items.iter()).zip(written.iter())
         {
@@ -348,7 +393,7 @@ fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
             }
         }
     }
-    for (plan, _, _) in parts {
+    for &(plan, _, _) in parts {
         for (k, e) in &plan.full {
             match entries.get_mut(k.as_slice()) {
                 None => {
@@ -370,12 +415,12 @@ fn merged_index(parts: &[ShardPart<'_>]) -> Result<Vec<u8>> {
             }
         }
     }
-    Ok(index_table(&entries, parts.len() as i32))
+    Ok(entries)
 }
 
 /// The `.index` table: the header entry (`num_shards` shards, little-endian, TensorFlow's
 /// versions), then `entries` in key order.
-fn index_table(entries: &BTreeMap<&[u8], BundleEntryProto>, num_shards: i32) -> Vec<u8> {
+pub(crate) fn index_table(entries: &BTreeMap<&[u8], BundleEntryProto>, num_shards: i32) -> Vec<u8> {
     let header = BundleHeaderProto {
         num_shards,
         endianness: 0,
@@ -473,9 +518,9 @@ pub fn write_checkpoint_streamed(
             )));
         }
     }
-    let data_path = suffixed(prefix, &data_file_name("", 0, 1));
+    let mut files = BundleFiles::begin(prefix, 1, options)?;
     let mut entries: BTreeMap<&[u8], BundleEntryProto> = BTreeMap::new();
-    let data = atomic::prepare_with(&data_path, prepare_options(options), |w| {
+    files.write_shard(|w| {
         let mut offset = 0u64;
         for (i, p) in planned.iter().enumerate() {
             let mut out = Checksummed {
@@ -545,8 +590,7 @@ pub fn write_checkpoint_streamed(
         }
         Ok(())
     })?;
-    let index_bytes = index_table(&entries, 1);
-    commit_with_index(prefix, options, data, &index_bytes)
+    files.commit(&entries)
 }
 
 /// `TensorSlice::AsProto`: a whole dimension is an empty extent.
@@ -559,12 +603,6 @@ fn canonical(slice: &TensorSliceProto) -> TensorSliceProto {
         }
     }
     s
-}
-
-fn suffixed(prefix: &Path, suffix: &str) -> PathBuf {
-    let mut p = prefix.as_os_str().to_os_string();
-    p.push(suffix);
-    PathBuf::from(p)
 }
 
 fn graph_tensor(options: &CheckpointWriteOptions) -> Result<Option<NamedTensor>> {
@@ -686,22 +724,6 @@ fn write_tensor(w: &mut impl Write, t: &Tensor) -> Result<(u64, u32)> {
             Ok((bytes.len() as u64, crc))
         }
     }
-}
-
-/// Writes the `.index` file of `prefix` (`index_bytes`) beside the prepared data file, then
-/// commits the data file and the index, in that order.
-fn commit_with_index(
-    prefix: &Path,
-    options: &CheckpointWriteOptions,
-    data: atomic::Prepared,
-    index_bytes: &[u8],
-) -> Result<()> {
-    let index = atomic::prepare_with(&suffixed(prefix, ".index"), prepare_options(options), |w| {
-        w.write_all(index_bytes)
-            .map_err(|e| IoError::io("cannot write", e))
-    })?;
-    data.commit()?;
-    index.commit()
 }
 
 /// Refuses a checkpoint's tensor names as TensorFlow's writer does: no empty name (the key of

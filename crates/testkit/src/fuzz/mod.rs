@@ -16,6 +16,7 @@ pub mod ops_cast;
 pub mod ops_elementwise;
 pub mod ops_math;
 pub mod ops_nn;
+pub mod ops_tensor_list;
 pub mod proto_decode;
 mod reader;
 pub mod safetensors_header;
@@ -42,6 +43,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("ops_elementwise", ops_elementwise::run),
     ("ops_math", ops_math::run),
     ("ops_nn", ops_nn::run),
+    ("ops_tensor_list", ops_tensor_list::run),
     ("proto_decode", proto_decode::run),
     ("safetensors_header", safetensors_header::run),
     ("tfrecord_reader", tfrecord_reader::run),

@@ -112,7 +112,10 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         if args.profile {
             bail!("graph bench --profile times the nodes of a GraphDef; give a frozen graph");
         }
-        let (model, name) = super::run::load_saved_model(&args.model)?;
+        let (model, name) = super::run::load_saved_model(
+            &args.model,
+            super::run::session_options(args.no_optimize, args.no_fuse),
+        )?;
         time_runs(args.warmup, args.runs, || {
             model
                 .run(&args.model.signature, &refs)

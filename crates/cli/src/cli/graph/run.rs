@@ -88,18 +88,45 @@ fn load_feed(spec: &str) -> Result<(String, Tensor)> {
     Ok((name.to_string(), t.tensor))
 }
 
-/// The session `graph run` and `graph bench` run a GraphDef in: optimized unless
-/// `--no-optimize` (fused unless `--no-fuse`), its constants bounded by `--max-memory`.
+/// The options `graph run` and `graph bench` run a GraphDef or a SavedModel with: optimized
+/// unless `--no-optimize` (fused unless `--no-fuse`), its constants and what its kernels
+/// allocate from values they read bounded by `--max-memory`.
+pub(super) fn session_options(no_optimize: bool, no_fuse: bool) -> SessionOptions {
+    let max_memory = crate::cli::source::read_options().max_memory;
+    SessionOptions {
+        optimize: !no_optimize,
+        fuse: !no_fuse,
+        max_constant_bytes: max_memory,
+        max_allocation_bytes: max_memory,
+        ..SessionOptions::default()
+    }
+}
+
+/// The session `graph run` and `graph bench` run a GraphDef in ([`session_options`]).
 pub(super) fn session(graph: &Graph, no_optimize: bool, no_fuse: bool) -> Session {
-    Session::with_options(
-        graph,
-        SessionOptions {
-            optimize: !no_optimize,
-            fuse: !no_fuse,
-            max_constant_bytes: crate::cli::source::read_options().max_memory,
-            ..SessionOptions::default()
-        },
-    )
+    Session::with_options(graph, session_options(no_optimize, no_fuse))
+}
+
+/// A run's error as one line: the limits it hit name `--max-memory`, a node's error names the
+/// node.
+fn run_error(e: &Error) -> anyhow::Error {
+    match (e, e.node()) {
+        (Error::ConstantBudget { needed, limit }, _) => anyhow!(
+            "the constants this run needs hold {needed} bytes, more than --max-memory \
+             ({limit} bytes); raise --max-memory to run it"
+        ),
+        (Error::AllocationLimit { limit, .. }, Some(node)) => anyhow!(
+            "node {}: {}; raise --max-memory (now {limit} bytes) to run it",
+            super::safe(node),
+            super::safe(&e.to_string())
+        ),
+        (_, Some(node)) => anyhow!(
+            "node {}: {}",
+            super::safe(node),
+            super::safe(&e.to_string())
+        ),
+        (_, None) => anyhow!("{}", super::safe(&e.to_string())),
+    }
 }
 
 /// The npz/safetensors member name of a fetch (`y:0` -> `y_0`), refused where a tool that
@@ -164,18 +191,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     let session = session(&graph, args.no_optimize, args.no_fuse);
     let out = session
         .run(&feed_refs, &fetch, &[])
-        .map_err(|e| match (&e, e.node()) {
-            (Error::ConstantBudget { needed, limit }, _) => anyhow!(
-                "the constants this run needs hold {needed} bytes, more than --max-memory \
-                 ({limit} bytes); raise --max-memory to run it"
-            ),
-            (_, Some(node)) => anyhow!(
-                "node {}: {}",
-                super::safe(node),
-                super::safe(&e.to_string())
-            ),
-            (_, None) => anyhow!("{}", super::safe(&e.to_string())),
-        })
+        .map_err(|e| run_error(&e))
         .with_context(|| name)?;
     match (&args.output, format) {
         (Some(path), Some(format)) => {
@@ -199,9 +215,13 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
 
 /// `graph run` on a SavedModel: the signature's outputs (all, or those fetched by key), named
 /// by key.
-/// The SavedModel `--model` names, loaded with the tags of `--tag-set`, and its name as
+/// The SavedModel `--model` names, loaded with the tags of `--tag-set` to run with `options`
+/// (its file read and its runs bounded by `--max-memory` as a GraphDef's are), and its name as
 /// messages show it.
-pub(super) fn load_saved_model(m: &ModelArgs) -> Result<(tensorcast::graph::SavedModel, String)> {
+pub(super) fn load_saved_model(
+    m: &ModelArgs,
+    options: SessionOptions,
+) -> Result<(tensorcast::graph::SavedModel, String)> {
     let dir = super::saved_model_dir(&m.file);
     let name = super::shown(&dir);
     let tags: Vec<&str> = m
@@ -210,9 +230,14 @@ pub(super) fn load_saved_model(m: &ModelArgs) -> Result<(tensorcast::graph::Save
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .collect();
-    let model = tensorcast::graph::SavedModel::load(&dir, &tags)
-        .map_err(|e| anyhow!("{}", super::safe(&e.to_string())))
-        .with_context(|| name.clone())?;
+    let model = tensorcast::graph::SavedModel::load_with_options(
+        &dir,
+        &tags,
+        options,
+        &crate::cli::source::read_options(),
+    )
+    .map_err(|e| run_error(&e))
+    .with_context(|| name.clone())?;
     for w in model.warnings() {
         eprintln!(
             "tensorcast: warning: {}",
@@ -230,7 +255,8 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         ),
         None => None,
     };
-    let (model, name) = load_saved_model(&args.model)?;
+    let (model, name) =
+        load_saved_model(&args.model, session_options(args.no_optimize, args.no_fuse))?;
     let inputs = load_feeds(args.model.input.iter().chain(&args.model.feed))?;
     let refs: Vec<(&str, Tensor)> = inputs
         .iter()
@@ -238,14 +264,7 @@ fn run_saved_model(args: &Args) -> Result<i32> {
         .collect();
     let out = model
         .run(&args.model.signature, &refs)
-        .map_err(|e| match e.node() {
-            Some(node) => anyhow!(
-                "node {}: {}",
-                super::safe(node),
-                super::safe(&e.to_string())
-            ),
-            None => anyhow!("{}", super::safe(&e.to_string())),
-        })
+        .map_err(|e| run_error(&e))
         .with_context(|| name.clone())?;
     let out: Vec<(String, Tensor)> = if args.model.fetch.is_empty() {
         out
