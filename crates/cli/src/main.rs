@@ -21,13 +21,16 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// The most memory a file may make a read spend beyond its own size: decompressed npz
-    /// members, values a TensorProto declares but does not carry, its string, resource and
-    /// variant elements. K, M, G, T are powers of 1024.
+    /// The most memory the files a command reads may make it spend beyond their own size, all
+    /// together (one budget per command, not per tensor): decompressed npz members and
+    /// compressed TFRecord records that are kept, values a TensorProto declares but does not
+    /// carry, string, resource and variant elements, the metadata files of a SavedModel. K,
+    /// M, G, T are powers of 1024.
     #[arg(long, global = true, value_name = "SIZE", default_value = "256M",
           value_parser = cli::source::parse_size)]
     max_memory: u64,
-    /// The most read from standard input (`-`), a pipe, a FIFO or a character device.
+    /// The most read from standard input (`-`), a pipe, a FIFO, a character device or a file
+    /// that reports a size of 0 (procfs, sysfs).
     #[arg(long, global = true, value_name = "SIZE", default_value = "4G",
           value_parser = cli::source::parse_size)]
     max_stream: u64,
@@ -113,6 +116,7 @@ fn main() {
         } else {
             tensorcast::io::ReadMode::Read
         },
+        budget: None,
     });
     // For the graph commands, the main thread is one of the pool's threads (rayon's
     // `use_current_thread`): a kernel's parallel loop starts on it and the other threads join

@@ -8,6 +8,7 @@ mod graph_hostile;
 mod graph_saved_model;
 mod hostile;
 mod outputs;
+mod readers;
 mod readme;
 mod saved_model;
 mod tfrecord;

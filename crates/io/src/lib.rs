@@ -52,6 +52,7 @@
 #![warn(unreachable_pub, missing_debug_implementations)]
 
 mod atomic;
+mod budget;
 pub mod checkpoint;
 mod error;
 mod escape;
@@ -72,6 +73,7 @@ use tensorcast_buffer::Buffer;
 use tensorcast_core::Tensor;
 
 pub use atomic::{remove_temporary_files, OutputFile, OutputOptions};
+pub use budget::MemoryBudget;
 pub use error::{ErrorKind, IoError, Result};
 pub use escape::escaped;
 pub use format::{detect_format, Format};
@@ -157,8 +159,7 @@ pub fn read_file_contents(path: &Path) -> Result<FileContents> {
 /// An [`IoError`]: the file cannot be opened, read or mapped (a directory, a block device),
 /// a stream is longer than its limit, the format is unknown, or the decode fails.
 pub fn read_file_contents_with(path: &Path, options: &ReadOptions) -> Result<FileContents> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::io("cannot open", e))?;
-    let buf = source::file_bytes(file, options)?;
+    let buf = source::read_path(path, options.mode, &source::Bound::input(options))?;
     let hint = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     read_buffer(buf, hint, Some(path), options)
 }
@@ -180,17 +181,42 @@ pub fn read_stream_contents_with(
 }
 
 /// The bytes of the file at `path`, as [`read_file_contents_with`] gets them: a regular file
-/// mapped or read by `options.mode`, a FIFO, pipe or character device read as a stream of at
-/// most [`ReadOptions::max_stream_bytes`]. For formats this crate does not decode (a
-/// `GraphDef`, say) that should still be read through the same safe input layer.
+/// that reports a size mapped or read by `options.mode`; a FIFO, pipe or character device, or a
+/// regular file that reports a size of 0 (procfs, sysfs), read as a stream of at most
+/// [`ReadOptions::max_stream_bytes`]. For formats this crate does not decode (a `GraphDef`,
+/// say) that should still be read through the same safe input layer.
 ///
 /// # Errors
 /// [`ErrorKind::Io`] when the file cannot be opened, read or mapped (a directory, a block
 /// device); `TooLarge` for a stream past its limit; `Truncated` for a file that shrank while it
 /// was read.
 pub fn read_path_buffer(path: &Path, options: &ReadOptions) -> Result<Buffer> {
-    let file = std::fs::File::open(path).map_err(|e| IoError::io("cannot open", e))?;
-    source::file_bytes(file, options)
+    source::read_path(path, options.mode, &source::Bound::input(options))
+}
+
+/// At most `max_bytes` of the file at `path`, whatever it is: a regular file that reports a
+/// larger size is refused before anything is read; a stream, or a regular file that reports a
+/// size of 0 (procfs, sysfs: they may hold any amount), is read up to `max_bytes` and refused
+/// past it. For small files a reader holds whole (a spec, a state file, a sniffed header).
+///
+/// ```
+/// use std::path::Path;
+/// use tensorcast_io::{read_path_at_most, ReadMode};
+/// let status = read_path_at_most(Path::new("/proc/self/status"), 1 << 20, ReadMode::Read)?;
+/// assert!(status.as_slice().starts_with(b"Name:"));
+/// assert!(read_path_at_most(Path::new("/proc/self/pagemap"), 1 << 20, ReadMode::Read).is_err());
+/// # Ok::<(), tensorcast_io::IoError>(())
+/// ```
+///
+/// # Errors
+/// As [`read_path_buffer`]; `TooLarge` past `max_bytes`.
+pub fn read_path_at_most(path: &Path, max_bytes: u64, mode: ReadMode) -> Result<Buffer> {
+    let bound = source::Bound {
+        known: max_bytes,
+        unknown: max_bytes,
+        name: "the limit".to_string(),
+    };
+    source::read_path(path, mode, &bound)
 }
 
 /// Writes `bytes` to `path` as [`write_file_with`] writes tensor files: atomically through a

@@ -13,7 +13,7 @@
 //!   the member's size, and decompression reads exactly that many bytes. Members may not
 //!   overlap each other in the file (a zip bomb's trick: many directory entries pointing at
 //!   the same compressed bytes), the declared sizes of all deflated members together must fit
-//!   the caller's [`crate::ReadOptions::max_memory`], and the output buffer grows only as
+//!   the caller's memory budget ([`crate::ReadOptions::read_budget`]), and the output buffer grows only as
 //!   decompressed bytes actually arrive: a declared size is never allocated up front. So a
 //!   small archive cannot make the reader allocate much more than the file justifies.
 //! - **Writing**: stored by default ([`Compression::Stored`]), with each member's data placed
@@ -40,7 +40,7 @@ use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipArchive, ZipWriter};
 
 use crate::error::{ErrorKind, IoError, Result};
-use crate::{npy, NamedTensor, ReadOptions};
+use crate::{npy, MemoryBudget, NamedTensor, ReadOptions};
 
 /// The most a deflated member may declare per compressed byte (deflate's limit is about 1032).
 const MAX_DEFLATE_RATIO: u64 = 1100;
@@ -94,8 +94,9 @@ pub fn read(buf: Buffer) -> Result<Vec<NamedTensor>> {
     read_with(buf, &ReadOptions::default())
 }
 
-/// [`read()`] with `options` (its [`ReadOptions::max_memory`] bounds the decompressed bytes
-/// of all deflated members together).
+/// [`read()`] with `options`: the decompressed bytes of all deflated members together are
+/// charged to its budget ([`ReadOptions::read_budget`]: the reads' shared one, or
+/// [`ReadOptions::max_memory`] for this read alone).
 ///
 /// # Errors
 /// As [`read()`].
@@ -119,8 +120,9 @@ fn check_ratio(name: &str, size: u64, compressed: u64) -> Result<()> {
 }
 
 /// Refuses members whose bytes (local header to end of compressed data) overlap another's,
-/// and deflated members whose declared sizes together exceed `max_inflated` bytes.
-fn check_members(archive: &mut ZipArchive<Cursor<&[u8]>>, max_inflated: u64) -> Result<()> {
+/// and charges the declared sizes of the deflated members together to `budget` (refusing
+/// them when they do not fit).
+fn check_members(archive: &mut ZipArchive<Cursor<&[u8]>>, budget: &MemoryBudget) -> Result<()> {
     let mut spans = Vec::new();
     let mut inflated: u64 = 0;
     for i in 0..archive.len() {
@@ -135,12 +137,6 @@ fn check_members(archive: &mut ZipArchive<Cursor<&[u8]>>, max_inflated: u64) -> 
             check_ratio(f.name(), f.size(), f.compressed_size())?;
             inflated = inflated.saturating_add(f.size());
         }
-    }
-    if inflated > max_inflated {
-        return Err(IoError::too_large(format!(
-            "the archive's compressed members declare {inflated} bytes together, more than \
-             the memory limit of {max_inflated} bytes"
-        )));
     }
     spans.sort_unstable();
     for w in spans.windows(2) {
@@ -159,7 +155,10 @@ fn check_members(archive: &mut ZipArchive<Cursor<&[u8]>>, max_inflated: u64) -> 
             )));
         }
     }
-    Ok(())
+    budget.charge(
+        inflated,
+        "the archive's compressed members (their declared sizes together)",
+    )
 }
 
 /// [`read()`], also telling for each tensor whether its data was copied.
@@ -174,7 +173,7 @@ pub(crate) fn read_with_info(
         ));
     }
     let mut archive = ZipArchive::new(Cursor::new(bytes)).map_err(zip_error)?;
-    check_members(&mut archive, options.max_memory)?;
+    check_members(&mut archive, &options.read_budget())?;
     let mut out = Vec::with_capacity(archive.len().min(bytes.len() / 22 + 1));
     for i in 0..archive.len() {
         let (name, stored_range) = {

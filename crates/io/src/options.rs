@@ -1,6 +1,8 @@
 //! [`ReadOptions`]: how reads get their bytes and how much memory an untrusted file may make
 //! them spend.
 
+use crate::budget::MemoryBudget;
+
 /// Default of [`ReadOptions::max_memory`]: 256 MiB (TensorProto's default fill limit).
 pub const DEFAULT_MAX_MEMORY: u64 = 1 << 28;
 
@@ -29,8 +31,13 @@ pub enum ReadMode {
 ///   elements and the message structs they decode into; see `tensorcast_proto::DecodeOptions`).
 ///   Past it a read fails with [`crate::ErrorKind::TooLarge`] before allocating.
 /// - [`mode`](Self::mode): map or read a regular file ([`ReadMode`]).
-/// - [`max_stream_bytes`](Self::max_stream_bytes): the most read from a stream (standard
-///   input, a FIFO, a pipe, a character device), whose size is not known in advance.
+/// - [`budget`](Self::budget): a [`MemoryBudget`] that every read made with these options (or
+///   a clone of them) charges what it allocates beyond its input, so that all they keep
+///   together stays under one limit ([`ReadOptions::with_shared_budget`]). Without one (the
+///   default) each read has `max_memory` of its own.
+/// - [`max_stream_bytes`](Self::max_stream_bytes): the most read from a file whose size is not
+///   known in advance: standard input, a FIFO, a pipe, a character device, or a regular file
+///   that reports a size of 0 (procfs and sysfs files, which may hold any amount).
 /// - [`max_npy_header_bytes`](Self::max_npy_header_bytes): the longest `.npy` header read (in
 ///   `.npy` files and `.npz` members); numpy's 10,000 by default.
 ///
@@ -48,6 +55,11 @@ pub struct ReadOptions {
     pub mode: ReadMode,
     /// The longest stream read, in bytes ([`DEFAULT_MAX_STREAM_BYTES`] by default).
     pub max_stream_bytes: u64,
+    /// The budget the reads share, when they share one (`None` by default: each read has
+    /// `max_memory` of its own). With a budget, its limit is what bounds the memory decodes
+    /// spend beyond their input, and `max_memory` still bounds the size of the metadata files
+    /// a reader holds whole (a SavedModel's `saved_model.pb`, say).
+    pub budget: Option<MemoryBudget>,
     /// The longest `.npy` header read, in bytes ([`crate::npy::MAX_HEADER_BYTES`], numpy's
     /// `max_header_size`, by default).
     pub max_npy_header_bytes: usize,
@@ -60,6 +72,38 @@ impl Default for ReadOptions {
             mode: ReadMode::Map,
             max_stream_bytes: DEFAULT_MAX_STREAM_BYTES,
             max_npy_header_bytes: crate::npy::MAX_HEADER_BYTES,
+            budget: None,
         }
+    }
+}
+
+impl ReadOptions {
+    /// These options with a new budget of [`max_memory`](Self::max_memory) bytes, named
+    /// `name` in errors (`--max-memory`), that every read made with them or a clone of them
+    /// charges: what those reads keep together stays under `max_memory`.
+    ///
+    /// ```
+    /// use tensorcast_io::ReadOptions;
+    /// let opts = ReadOptions { max_memory: 1 << 20, ..ReadOptions::default() }
+    ///     .with_shared_budget("the limit");
+    /// let other = opts.clone();
+    /// opts.read_budget().charge(1 << 19, "a fill")?;
+    /// assert_eq!(other.read_budget().remaining_bytes(), 1 << 19);
+    /// # Ok::<(), tensorcast_io::IoError>(())
+    /// ```
+    pub fn with_shared_budget(self, name: impl Into<String>) -> Self {
+        let budget = MemoryBudget::new(self.max_memory).with_name(name);
+        Self {
+            budget: Some(budget),
+            ..self
+        }
+    }
+
+    /// The budget a read charges: the shared [`budget`](Self::budget), or a new one of
+    /// [`max_memory`](Self::max_memory) bytes for this read alone.
+    pub fn read_budget(&self) -> MemoryBudget {
+        self.budget
+            .clone()
+            .unwrap_or_else(|| MemoryBudget::new(self.max_memory))
     }
 }

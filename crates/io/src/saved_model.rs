@@ -19,8 +19,12 @@
 //!   line with the ops sorted (TensorFlow prints a Python set, in no stable order), then the
 //!   variables. TensorFlow's last part, `Concrete Functions:`, loads the model in Python and is
 //!   not printed.
-//! - **Hostile files.** `saved_model.pb` may not be larger than
-//!   [`ReadOptions::max_memory`]; the decode is prost's (bounded nesting, a length prefix past
+//! - **Hostile files.** Every file is read through the crate's one input layer:
+//!   `saved_model.pb` and `fingerprint.pb` hold at most [`ReadOptions::max_memory`] bytes (a
+//!   link to a procfs file, which reports no size and may hold gigabytes, is read up to it and
+//!   refused past it); a `fingerprint.pb` that cannot be read or decoded is optional, as for
+//!   TensorFlow's loader: the model opens without it and [`SavedModel::warnings`] says why.
+//!   The decode is prost's (bounded nesting, a length prefix past
 //!   the input is an error before anything is allocated); object references out of range and
 //!   cycles in the object graph are ignored when paths are computed. Every failure is an
 //!   [`IoError`] naming the file, never a panic.
@@ -145,6 +149,7 @@ pub struct SavedModel {
     proto: tensorcast_proto::SavedModel,
     fingerprint: Option<FingerprintDef>,
     variables: Option<Checkpoint>,
+    warnings: Vec<String>,
 }
 
 fn dtype_name(dtype: i32) -> &'static str {
@@ -184,10 +189,11 @@ impl SavedModel {
     /// # Errors
     /// [`ErrorKind::Io`] when the folder has no `saved_model.pb` or a file cannot be read;
     /// [`ErrorKind::Unsupported`] for a folder holding only `saved_model.cpb` (not read
-    /// yet); [`ErrorKind::TooLarge`] for a `saved_model.pb` larger
-    /// than [`ReadOptions::max_memory`]; [`ErrorKind::Corrupt`] when `saved_model.pb` or
-    /// `fingerprint.pb` does not decode; the checkpoint's errors
-    /// ([`Checkpoint::open`]) for a damaged variables index.
+    /// yet); [`ErrorKind::TooLarge`] for a `saved_model.pb` larger than
+    /// [`ReadOptions::max_memory`] (one that reports no size, a procfs file, is read up to it);
+    /// [`ErrorKind::Corrupt`] when `saved_model.pb` does not decode; the checkpoint's errors
+    /// ([`Checkpoint::open`]) for a damaged variables index. A damaged `fingerprint.pb` is not
+    /// an error: it is left out and said in [`SavedModel::warnings`].
     pub fn open(dir: &Path, options: &ReadOptions) -> Result<Self> {
         let dir = if dir.is_file() {
             dir.parent().unwrap_or(Path::new(".")).to_path_buf()
@@ -197,11 +203,11 @@ impl SavedModel {
         let pb = dir.join(SAVED_MODEL_FILENAME_PB);
         let pbtxt = dir.join(SAVED_MODEL_FILENAME_PBTXT);
         let mut sm = if pb.is_file() {
-            let bytes = read_bounded(&pb, options.max_memory)?;
-            Self::from_bytes(&bytes).map_err(|e| e.context(pb.display()))?
+            let bytes = read_bounded(&pb, options)?;
+            Self::from_bytes(bytes.as_slice()).map_err(|e| e.context(pb.display()))?
         } else if pbtxt.is_file() {
-            let bytes = read_bounded(&pbtxt, options.max_memory)?;
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let bytes = read_bounded(&pbtxt, options)?;
+            let text = std::str::from_utf8(bytes.as_slice()).map_err(|e| {
                 IoError::new(
                     ErrorKind::Corrupt,
                     format!("{}: not UTF-8 text: {e}", pbtxt.display()),
@@ -223,14 +229,20 @@ impl SavedModel {
         };
         sm.dir = Some(dir.clone());
         let fp = dir.join(FINGERPRINT_FILENAME);
-        if fp.is_file() {
-            let bytes = read_bounded(&fp, options.max_memory)?;
-            sm.fingerprint = Some(FingerprintDef::decode(bytes.as_slice()).map_err(|e| {
-                IoError::new(
-                    ErrorKind::Corrupt,
-                    format!("{}: not a FingerprintDef: {e}", fp.display()),
-                )
-            })?);
+        if fp.exists() {
+            // Optional: TensorFlow's loader logs a damaged one and goes on, and so do we.
+            match read_bounded(&fp, options).and_then(|b| {
+                FingerprintDef::decode(b.as_slice()).map_err(|e| {
+                    IoError::new(ErrorKind::Corrupt, format!("not a FingerprintDef: {e}"))
+                })
+            }) {
+                Ok(f) => sm.fingerprint = Some(f),
+                Err(e) => sm.warnings.push(format!(
+                    "{}: Fingerprint was found, but there was an error when reading the proto. \
+                     Saved model loading will continue. ({e})",
+                    fp.display()
+                )),
+            }
         }
         let prefix = dir.join("variables").join("variables");
         if dir.join("variables").join("variables.index").is_file() {
@@ -264,6 +276,7 @@ impl SavedModel {
             proto,
             fingerprint: None,
             variables: None,
+            warnings: Vec::new(),
         })
     }
 
@@ -280,6 +293,13 @@ impl SavedModel {
     /// The decoded `fingerprint.pb`, when the folder has one.
     pub fn fingerprint(&self) -> Option<&FingerprintDef> {
         self.fingerprint.as_ref()
+    }
+
+    /// What [`SavedModel::open`] found wrong but went on without, as TensorFlow's loader logs
+    /// it and goes on: a `fingerprint.pb` that cannot be read or decoded (the model is
+    /// opened without a fingerprint). One line each, naming the file.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The variables bundle (`variables/variables`), when the folder has one.
@@ -694,16 +714,12 @@ fn python_set<'a>(items: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::metadata(path).map_err(|e| IoError::io(path.display(), e))?;
-    if meta.len() > max_bytes {
-        return Err(IoError::too_large(format!(
-            "{}: {} bytes is more than the memory limit of {max_bytes} bytes",
-            path.display(),
-            meta.len()
-        )));
-    }
-    std::fs::read(path).map_err(|e| IoError::io(path.display(), e))
+/// The bytes of a file the SavedModel reader parses whole, through the one input layer: at
+/// most [`ReadOptions::max_memory`] of them from any file (a regular file larger is refused
+/// before it is read; a procfs file that reports no size is read up to the limit).
+fn read_bounded(path: &Path, options: &ReadOptions) -> Result<tensorcast_buffer::Buffer> {
+    let bound = crate::source::Bound::metadata(options, true);
+    crate::source::read_path(path, options.mode, &bound).map_err(|e| e.context(path.display()))
 }
 
 #[cfg(test)]

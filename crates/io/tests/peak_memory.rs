@@ -319,3 +319,68 @@ fn errors_name_their_kind() {
     // Keeps ErrorKind in use for readers of this file: a limit is `TooLarge`.
     assert_eq!(ErrorKind::TooLarge.as_str(), "too large");
 }
+
+#[test]
+fn max_memory_budget_spans_every_read_that_shares_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // 2^22 floats, one value carried: 16 MiB of fill from 20 bytes, read 17 times with options
+    // that share one budget of 40 MiB while every tensor is kept.
+    let mut body = vec![0x2a, 4];
+    body.extend_from_slice(&1f32.to_le_bytes());
+    let bytes = tensor_proto(1, 1 << 22, &body);
+    let shared = options(40 << 20).with_shared_budget("--max-memory");
+    let (r, peak) = peak_of(|| {
+        let mut kept = Vec::new();
+        for i in 0..17 {
+            match read_as_with(
+                Buffer::from_vec(bytes.clone()),
+                Format::TensorProto,
+                "x",
+                &shared,
+            ) {
+                Ok(c) => kept.extend(c.tensors),
+                Err(e) => return Err((i, e.to_string())),
+            }
+        }
+        Ok(kept.len())
+    });
+    let (i, err) = r.unwrap_err();
+    assert_eq!(i, 2, "{err}");
+    assert!(
+        err.contains("left of --max-memory (41943040 bytes;"),
+        "{err}"
+    );
+    assert_bounded(
+        "17 fills under one budget",
+        peak,
+        17 * bytes.len(),
+        16,
+        40 * MIB,
+    );
+    // Given back as tensors are dropped, the same reads all fit one after the other.
+    let budget = shared.read_budget();
+    budget.release_to(0);
+    for _ in 0..17 {
+        let mark = budget.used_bytes();
+        let c = read_as_with(
+            Buffer::from_vec(bytes.clone()),
+            Format::TensorProto,
+            "x",
+            &shared,
+        )
+        .unwrap();
+        drop(c);
+        budget.release_to(mark);
+    }
+    assert_eq!(budget.used_bytes(), 0);
+    // Options without a shared budget keep a limit per read, as before.
+    for _ in 0..3 {
+        read_as_with(
+            Buffer::from_vec(bytes.clone()),
+            Format::TensorProto,
+            "x",
+            &options(20 << 20),
+        )
+        .unwrap();
+    }
+}

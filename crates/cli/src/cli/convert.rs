@@ -80,7 +80,7 @@ fn tfrecord_output(
     args: &Args,
     output: &std::path::Path,
 ) -> Option<tensorcast_records::Compression> {
-    let by_name = tfrecord::name_compression(output);
+    let by_name = super::detect::record_name_compression(output);
     let asked = args
         .format
         .as_deref()
@@ -97,7 +97,16 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     let output = output_path(args.output_pos.as_ref(), args.output.as_ref())
         .with_context(|| in_name.clone())?;
     let out_name = escaped(&output.display().to_string());
-    let in_tfrecord = tfrecord::detect(&args.input);
+    // One detector for every command: what `inspect` reads a file as, `convert` does too.
+    let detected = super::detect::detect_path(&args.input);
+    let in_tfrecord = match detected {
+        Some(super::detect::Input::Records(c)) => Some(c),
+        _ => None,
+    };
+    let in_arrow = match detected {
+        Some(super::detect::Input::Arrow(kind)) => Some(kind),
+        _ => None,
+    };
     let out_tfrecord = tfrecord_output(args, &output);
     if args.compression.is_some() && out_tfrecord.is_none() {
         return Err(anyhow!(
@@ -111,7 +120,6 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         ))
         .context(in_name);
     }
-    let in_arrow = super::arrow::input_kind(&args.input);
     let out_arrow = super::arrow::output_kind(&output, args.format.as_deref());
     if in_arrow.is_some() || out_arrow.is_some() {
         return convert_arrow(

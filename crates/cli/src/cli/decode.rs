@@ -75,11 +75,6 @@ impl<'a> Decoder<'a> {
         })
     }
 
-    /// The kind of values this decoder yields.
-    pub(crate) fn kind(&self) -> Kind {
-        self.kind
-    }
-
     /// Bytes per element.
     pub(crate) fn element_bytes(&self) -> usize {
         self.size

@@ -34,13 +34,17 @@ pub(crate) fn load(path: &Path) -> Result<Vec<(String, FeatureSpec)>> {
             tensorcast::io::escaped(&path.display().to_string())
         )
     };
-    let meta = std::fs::metadata(path).with_context(name)?;
-    if meta.len() > 64 << 20 {
-        return Err(anyhow!("a spec file of {} bytes is not a spec", meta.len()))
-            .with_context(name);
-    }
-    let text = std::fs::read_to_string(path).with_context(name)?;
-    parse(&text).with_context(name)
+    // Through the one input layer: at most 64 MiB from any file (a spec is a few lines).
+    let bytes = tensorcast::io::read_path_at_most(path, 64 << 20, tensorcast::io::ReadMode::Read)
+        .map_err(|e| match e.kind() {
+            tensorcast::io::ErrorKind::TooLarge => anyhow!("not a spec (they are small): {e}"),
+            _ => anyhow!(e),
+        })
+        .with_context(name)?;
+    let text = std::str::from_utf8(bytes.as_slice())
+        .map_err(|e| anyhow!("not UTF-8: {e}"))
+        .with_context(name)?;
+    parse(text).with_context(name)
 }
 
 /// Parses a spec document (see the module docs), features in name order.

@@ -1,23 +1,27 @@
 //! `tensorcast inspect [FILE...]`: what is in tensor files.
 //!
-//! Per file: the format (detected from the content), the size and any safetensors metadata;
-//! per tensor: name, dtype, shape, bytes, the data address's alignment and TensorFlow's
-//! `IsAligned`, min/max/mean/NaN count for numeric dtypes (see [`super::stats`]), and
-//! TensorFlow's `DebugString`. With no FILE, every tensor file in `samples/` (the current
+//! Per file: the format (told by the one detector, [`super::detect`]), the size and any
+//! safetensors metadata (a Parquet or Arrow file's rows and schema); per tensor: name, dtype,
+//! shape, bytes, the data address's alignment and TensorFlow's `IsAligned`, min/max/mean/NaN
+//! count for numeric dtypes (see [`super::stats`]), and TensorFlow's `DebugString`. A TFRecord
+//! file of many serialize_tensor records is summarised by dtype and shape (`--records`).
+//! What a file's report holds is charged to the `--max-memory` budget until it is printed. With no FILE, every tensor file in `samples/` (the current
 //! directory's, else the source tree's) and its SavedModel folders. A directory argument means the tensor
 //! files in it.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use serde_json::{json, Value};
-use tensorcast::io::{detect_format, escaped, FileContents, Format};
-use tensorcast::proto::{GraphDef, Message, TensorProto};
+use tensorcast::io::{escaped, FileContents};
+use tensorcast::proto::{Message, TensorProto};
 use tensorcast::Tensor;
 
+use super::detect::Input;
 use super::inspect_checkpoint::{self, CheckpointReport};
 use super::progress::{self, human_bytes};
+use super::source::BudgetScope;
 use super::stats::{self, Stats};
 use super::table::{Align, Table};
 use super::{EXIT_ERROR, EXIT_OK};
@@ -51,7 +55,8 @@ impl Report {
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// Tensor files (npy, npz, safetensors, serialized TensorProto), TFRecord files (of
-    /// serialize_tensor records or tf.train.Examples; none, GZIP or ZLIB), TensorFlow
+    /// serialize_tensor records, tf.train.Examples or TensorBoard events; none, GZIP or ZLIB),
+    /// Parquet and Arrow IPC files (schema, rows, a tensor per column), TensorFlow
     /// checkpoints (prefix, .index, .data-*, checkpoint or SavedModel directory) or
     /// directories of tensor files; none: the sample files in samples/.
     pub files: Vec<PathBuf>,
@@ -69,6 +74,18 @@ pub(crate) struct Args {
     /// Print one JSON document instead of tables.
     #[arg(long)]
     pub json: bool,
+    /// For TFRecord files of serialize_tensor records: how many records to list one by one
+    /// (each tensor's row and DebugString), after a summary of every record grouped by dtype
+    /// and shape (records, bytes, min/max/mean/NaN over all their values). Default 10, as
+    /// `head`: a file of at most 10 records is shown tensor by tensor like a tensor file; a
+    /// larger one is summarised, with its first 10 listed. 0 lists none, -1 all.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        allow_negative_numbers = true
+    )]
+    pub records: i64,
     /// For TensorFlow checkpoints: print exactly the lines TensorFlow's inspect_checkpoint
     /// prints (`<key> (<DT_TYPE>) <shape>` per entry).
     #[arg(long, conflicts_with = "json")]
@@ -93,6 +110,8 @@ pub(crate) struct FileReport {
     /// The format as shown (`npz`, `tfrecord (GZIP), 3 serialize_tensor records`).
     contents_format: String,
     metadata: Vec<(String, String)>,
+    /// A Parquet or Arrow file's rows and schema (each column's name and type).
+    schema: Option<(u64, Vec<(String, String)>)>,
     tensors: Vec<TensorReport>,
 }
 
@@ -121,6 +140,9 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
     let mut failed = false;
     let mut json_files = Vec::new();
     for (i, path) in files.iter().enumerate() {
+        // What a file's report holds is dropped before the next file is read: its charges to
+        // the --max-memory budget are given back then.
+        let _scope = BudgetScope::enter();
         let report = if super::checkpoint::is_checkpoint(path) {
             if args.tf_debug_string {
                 match inspect_checkpoint::tf_debug_string(path) {
@@ -142,10 +164,16 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
                  inspect_checkpoint lines"
             ))
             .with_context(|| escaped(&path.display().to_string()))
-        } else if let Some(compression) = super::tfrecord::detect(path) {
-            super::tfrecord::inspect(path, compression, args).map(Report::Records)
         } else {
-            inspect_file(path, args).map(Report::File)
+            match super::detect::detect_path(path) {
+                Some(Input::Records(c)) => {
+                    super::tfrecord::inspect(path, c, args).map(Report::Records)
+                }
+                Some(Input::Arrow(kind)) => {
+                    super::arrow::inspect(path, kind, args).map(Report::File)
+                }
+                Some(Input::Tensors(_)) | None => inspect_file(path, args).map(Report::File),
+            }
         };
         match report {
             Ok(report) => {
@@ -242,11 +270,17 @@ pub(crate) fn tensors_report(
         file_bytes,
         contents_format,
         metadata,
+        schema: None,
         tensors: reports,
     }
 }
 
 impl FileReport {
+    /// Adds a table's row count and schema (shown before its tensors).
+    pub(crate) fn set_schema(&mut self, rows: u64, columns: Vec<(String, String)>) {
+        self.schema = Some((rows, columns));
+    }
+
     pub(crate) fn to_text(&self) -> String {
         let n = self.tensors.len();
         let mut s = format!(
@@ -257,8 +291,22 @@ impl FileReport {
             if n == 1 { "" } else { "s" },
             human_bytes(self.file_bytes)
         );
+        s.push_str(&self.body_text());
+        s
+    }
+
+    /// [`Self::to_text`] without its first line: metadata, schema, the tensors' table and
+    /// their DebugStrings.
+    pub(crate) fn body_text(&self) -> String {
+        let n = self.tensors.len();
+        let mut s = String::new();
         for (k, v) in &self.metadata {
             s.push_str(&format!("  metadata {}: {}\n", escaped(k), escaped(v)));
+        }
+        if let Some((_, columns)) = &self.schema {
+            for (name, ty) in columns {
+                s.push_str(&format!("  column {}: {}\n", escaped(name), escaped(ty)));
+            }
         }
         let mut table = Table::new(
             &[
@@ -337,13 +385,21 @@ impl FileReport {
             .iter()
             .map(|(k, v)| (k.clone(), Value::String(v.clone())))
             .collect();
-        json!({
+        let mut doc = json!({
             "path": self.path,
             "format": self.contents_format,
             "file_bytes": self.file_bytes,
             "metadata": metadata,
             "tensors": tensors,
-        })
+        });
+        if let Some((rows, columns)) = &self.schema {
+            doc["rows"] = json!(rows);
+            doc["schema"] = columns
+                .iter()
+                .map(|(name, ty)| json!({"name": name, "type": ty}))
+                .collect();
+        }
+        doc
     }
 }
 
@@ -408,12 +464,10 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
         if super::checkpoint::is_data_file_name(name) || foreign(&path) {
             continue;
         }
-        if super::tfrecord::detect(&path).is_some() {
-            files.push(path);
-            continue;
-        }
-        if (Format::from_path(&path).is_some() || sniff(&path).is_some()) && !is_graph_def(&path) {
-            files.push(path);
+        match super::detect::detect_path(&path) {
+            Some(Input::Records(_) | Input::Arrow(_)) => files.push(path),
+            Some(Input::Tensors(_)) if !is_graph_def(&path) => files.push(path),
+            _ => {}
         }
     }
     files.sort();
@@ -421,27 +475,18 @@ fn tensor_files_in(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// True for a file that is a GraphDef rather than a tensor (samples/ holds graphs too; those
-/// are shown by `tensorcast graph inspect`): it is not a TensorProto but is a GraphDef with nodes.
+/// are shown by `tensorcast graph inspect`): it is not a TensorProto but is a GraphDef with
+/// nodes. Read through the one input layer, at most 256 MiB.
 fn is_graph_def(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
+    let Ok(bytes) =
+        tensorcast::io::read_path_at_most(path, 256 << 20, tensorcast::io::ReadMode::Read)
+    else {
         return false;
     };
-    TensorProto::decode(bytes.as_slice()).is_err()
-        && GraphDef::decode(bytes.as_slice()).is_ok_and(|g| !g.node.is_empty())
+    TensorProto::decode(bytes.as_slice()).is_err() && super::source::is_graph_def(bytes.as_slice())
 }
 
 /// True for a file tensorcast knows it does not read (Keras, HDF5, MetaGraphDef...).
 fn foreign(path: &Path) -> bool {
     super::source::foreign_format(path).is_some()
-}
-
-/// The format of a file from its first 4 KiB, if they tell.
-fn sniff(path: &Path) -> Option<Format> {
-    let mut head = Vec::with_capacity(4096);
-    std::fs::File::open(path)
-        .ok()?
-        .take(4096)
-        .read_to_end(&mut head)
-        .ok()?;
-    detect_format(&head, None)
 }

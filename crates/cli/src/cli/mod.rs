@@ -11,12 +11,14 @@ pub(crate) mod broadcast;
 pub(crate) mod checkpoint;
 pub(crate) mod convert;
 pub(crate) mod decode;
+pub(crate) mod detect;
 pub(crate) mod diff;
 pub(crate) mod example_spec;
 pub(crate) mod graph;
 pub(crate) mod inspect;
 pub(crate) mod inspect_checkpoint;
 pub(crate) mod progress;
+pub(crate) mod record_summary;
 pub(crate) mod saved_model;
 pub(crate) mod signals;
 pub(crate) mod source;
@@ -68,13 +70,14 @@ pub(crate) fn load(path: &Path) -> Result<FileContents> {
     source::load(path)
 }
 
-/// The tensors of `path`: a tensor file (see [`load`]) or a TensorFlow checkpoint by any name
-/// a TensorFlow user types (its tensors chosen and named as `select` says).
+/// The tensors of `path`: a TensorFlow checkpoint by any name a TensorFlow user types (its
+/// tensors chosen and named as `select` says), or whatever file the one detector says it is
+/// (see [`source::load_input`]: a tensor file, serialize_tensor records, Parquet or Arrow).
 pub(crate) fn load_tensors(path: &Path, select: &checkpoint::Select) -> Result<Vec<NamedTensor>> {
     if checkpoint::is_checkpoint(path) {
         checkpoint::load(path, select)
     } else {
-        load(path).map(|c| c.tensors)
+        source::load_input(path)
     }
 }
 
@@ -181,8 +184,8 @@ pub(crate) fn map_file(
         .with_context(|| tensorcast::io::escaped(&input.display().to_string()))?;
     let format = output_format(output, files.format.as_deref())
         .with_context(|| output.display().to_string())?;
-    let contents = load(input)?;
-    let tensors = map_tensors(contents.tensors, what, op).context(input.display().to_string())?;
+    let tensors = source::load_input(input)?;
+    let tensors = map_tensors(tensors, what, op).context(input.display().to_string())?;
     write(output, format, &tensors)?;
     Ok(EXIT_OK)
 }

@@ -58,6 +58,7 @@ pub(crate) fn run(command: &Command) -> Result<i32> {
 fn show(a: &ShowArgs) -> Result<i32> {
     // The reader's errors name the file they are about.
     let sm = SavedModel::open(&a.dir, &read_options())?;
+    warn(&sm);
     let text =
         if a.json {
             let mut v = serde_json::to_string_pretty(&to_json(&sm)?)?;
@@ -98,6 +99,14 @@ fn show(a: &ShowArgs) -> Result<i32> {
     out.write_all(terminal_safe(&text).as_bytes())?;
     out.flush()?;
     Ok(super::EXIT_OK)
+}
+
+/// Prints what opening the SavedModel went on without (a damaged `fingerprint.pb`), one line
+/// each on standard error, as TensorFlow's loader logs it and goes on.
+pub(crate) fn warn(sm: &SavedModel) {
+    for w in sm.warnings() {
+        eprintln!("tensorcast: warning: {}", terminal_safe(w));
+    }
 }
 
 /// The `fingerprint.pb` part of `show --all` (tensorcast's own, after the variables: TensorFlow

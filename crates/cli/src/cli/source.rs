@@ -7,22 +7,61 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use anyhow::{anyhow, Context, Result};
-use tensorcast::io::{FileContents, Format, NamedTensor, ReadMode, ReadOptions, WriteOptions};
+use tensorcast::io::{
+    FileContents, Format, MemoryBudget, NamedTensor, ReadMode, ReadOptions, WriteOptions,
+};
 
 static OPTIONS: OnceLock<ReadOptions> = OnceLock::new();
 
-/// Sets the read options of this run (from the global command-line options); first call wins.
+/// Sets the read options of this run (from the global command-line options), with one memory
+/// budget of their `max_memory` shared by every read (named `--max-memory` in errors); first
+/// call wins.
 pub(crate) fn set_read_options(options: ReadOptions) {
-    let _ = OPTIONS.set(options);
+    let _ = OPTIONS.set(options.with_shared_budget("--max-memory"));
 }
 
 /// The read options of this run: those set by [`set_read_options`], else the CLI's defaults
-/// (read, do not map).
+/// (read, do not map). Every clone shares the run's one memory budget (`--max-memory`), so
+/// that all the readers of a command charge one limit.
 pub(crate) fn read_options() -> ReadOptions {
-    OPTIONS.get().cloned().unwrap_or_else(|| ReadOptions {
-        mode: ReadMode::Read,
-        ..ReadOptions::default()
-    })
+    OPTIONS
+        .get_or_init(|| {
+            ReadOptions {
+                mode: ReadMode::Read,
+                ..ReadOptions::default()
+            }
+            .with_shared_budget("--max-memory")
+        })
+        .clone()
+}
+
+/// The command's memory budget (`--max-memory`): what every decode of this run allocates
+/// beyond its input is charged to it.
+pub(crate) fn budget() -> MemoryBudget {
+    read_options().read_budget()
+}
+
+/// Gives back to the budget, when dropped, everything charged to it since it was made: for a
+/// command that drops what it read before reading more (`inspect`, file after file, record
+/// after record). Charges made meanwhile must be for things dropped by then.
+pub(crate) struct BudgetScope {
+    budget: MemoryBudget,
+    mark: u64,
+}
+
+impl BudgetScope {
+    /// A scope from now.
+    pub(crate) fn enter() -> Self {
+        let budget = budget();
+        let mark = budget.used_bytes();
+        Self { budget, mark }
+    }
+}
+
+impl Drop for BudgetScope {
+    fn drop(&mut self) {
+        self.budget.release_to(self.mark);
+    }
 }
 
 /// True for the path `-` (standard input or output).
@@ -32,10 +71,11 @@ pub(crate) fn is_std(path: &Path) -> bool {
 
 /// Reads every tensor of `path` (`-`: standard input); errors name the file.
 ///
-/// Regular files are read into memory, not mapped, unless `--mmap` was given: another process
-/// truncating a mapped file would kill tensorcast with `SIGBUS`, while a read file that shrinks
-/// is a one-line error. Standard input, pipes, FIFOs and character devices are read as streams
-/// up to `--max-stream`.
+/// Every file goes through the one input layer (`tensorcast::io::read_path_buffer`): regular
+/// files are read into memory, not mapped, unless `--mmap` was given (another process
+/// truncating a mapped file would kill tensorcast with `SIGBUS`, while a read file that
+/// shrinks is a one-line error); standard input, pipes, FIFOs, character devices and files
+/// that report a size of 0 (procfs, sysfs) are read as streams up to `--max-stream`.
 pub(crate) fn load(path: &Path) -> Result<FileContents> {
     load_sized(path).map(|(c, _)| c)
 }
@@ -52,36 +92,34 @@ pub(crate) fn load_sized(path: &Path) -> Result<(FileContents, u64)> {
         return Ok((c, len));
     }
     let name = || tensorcast::io::escaped(&path.display().to_string());
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    if !regular && !path.is_dir() && path.exists() {
-        // A FIFO, pipe or character device: a bounded stream.
-        let f = std::fs::File::open(path).with_context(name)?;
-        let buf =
-            tensorcast::io::read_stream_buffer(f, options.max_stream_bytes).with_context(name)?;
-        let len = buf.len() as u64;
-        let hint = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let c =
-            tensorcast::io::read_buffer_contents_with(buf, hint, &options).with_context(name)?;
-        return Ok((c, len));
-    }
     if let Some(what) = foreign_format(path) {
         return Err(anyhow!(what)).with_context(name);
     }
-    let c = match tensorcast::io::read_file_contents_with(path, &options) {
-        Ok(c) => c,
-        Err(e) => {
-            if is_graph_def_file(path) {
-                return Err(anyhow!(
-                    "a TensorFlow GraphDef, not a tensor file; use `tensorcast graph inspect {}`",
-                    name()
-                ))
-                .with_context(name);
-            }
-            return Err(e).with_context(name);
-        }
-    };
-    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    Ok((c, len))
+    let buf = tensorcast::io::read_path_buffer(path, &options).with_context(name)?;
+    let len = buf.len() as u64;
+    let hint = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match tensorcast::io::read_buffer_contents_with(buf.clone(), hint, &options) {
+        Ok(c) => Ok((c, len)),
+        Err(_) if is_graph_def(buf.as_slice()) => Err(anyhow!(
+            "a TensorFlow GraphDef, not a tensor file; use `tensorcast graph inspect {}`",
+            name()
+        ))
+        .with_context(name),
+        Err(e) => Err(e).with_context(name),
+    }
+}
+
+/// Every tensor of the input `path` (`-`: standard input), whatever kind of file the one
+/// detector ([`super::detect`]) says it is: a tensor file, a TFRecord file of
+/// serialize_tensor records (named `record_<i>`), or a Parquet or Arrow IPC file (a tensor
+/// per column). Errors name the file.
+pub(crate) fn load_input(path: &Path) -> Result<Vec<NamedTensor>> {
+    use super::detect::Input;
+    match super::detect::detect_path(path) {
+        Some(Input::Records(c)) => super::tfrecord::read_tensors(path, c),
+        Some(Input::Arrow(_)) => super::arrow::load(path),
+        Some(Input::Tensors(_)) | None => load(path).map(|c| c.tensors),
+    }
 }
 
 /// The first `n` bytes of `path` (fewer if it is shorter); empty when it cannot be read.
@@ -182,16 +220,11 @@ fn looks_like_text_graph_def(head: &[u8]) -> bool {
     starts && text.contains("op:")
 }
 
-/// A binary GraphDef with nodes (checked only after the tensor decoders refused the file).
-fn is_graph_def_file(path: &Path) -> bool {
+/// True for the bytes of a binary GraphDef with nodes (checked only after the tensor decoders
+/// refused the file; at most 256 MiB are decoded).
+pub(crate) fn is_graph_def(bytes: &[u8]) -> bool {
     use tensorcast::proto::{GraphDef, Message};
-    if std::fs::metadata(path).map_or(true, |m| m.len() > 256 << 20) {
-        return false;
-    }
-    std::fs::read(path)
-        .ok()
-        .and_then(|b| GraphDef::decode(b.as_slice()).ok())
-        .is_some_and(|g| !g.node.is_empty())
+    bytes.len() <= 256 << 20 && GraphDef::decode(bytes).is_ok_and(|g| !g.node.is_empty())
 }
 
 /// The bytes of `path` (`-`: standard input) through the same input layer as [`load`]: a

@@ -1,61 +1,35 @@
-//! TFRecord files in the CLI: told by content ([`detect`]), shown by `inspect` (compression,
-//! record count, then the tensors of `tf.io.serialize_tensor` records or the schema of
-//! `tf.train.Example` / `SequenceExample` records), and read and written by `convert`
-//! (serialize_tensor records to and from tensor files, TFRecord to TFRecord with any
-//! compression, Examples parsed with a `--spec`).
+//! TFRecord files in the CLI: told by the one detector ([`super::detect`]), shown by `inspect`
+//! (compression, record count, then the tensors of `tf.io.serialize_tensor` records - listed
+//! for a few records, summarised by dtype and shape for many - or the schema of
+//! `tf.train.Example` / `SequenceExample` records, or an event file's tags), and read and
+//! written by `convert` (serialize_tensor records to and from tensor files, TFRecord to
+//! TFRecord with any compression, Examples parsed with a `--spec`).
+//!
+//! Memory: a record is held one at a time (the reader's buffer, bounded by the file's size,
+//! or by `--max-memory` for a compressed file); a decoded tensor's bytes beyond its record's
+//! (a TensorProto's fill, its string elements) are charged to the command's `--max-memory`
+//! budget, and so are a compressed file's decompressed records beyond the file's own size
+//! when their tensors are kept (`convert`); `inspect` gives back what it charged for a record
+//! once it has added it to the statistics.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use bytes::Bytes;
 use serde_json::{json, Value};
-use tensorcast::io::{escaped, NamedTensor};
+use tensorcast::io::{escaped, NamedTensor, ReadOptions};
 use tensorcast::proto::example::{feature::Kind, Example, Feature, Features, SequenceExample};
-use tensorcast::proto::Message;
+use tensorcast::proto::{DecodeOptions, Message, TensorProto};
 use tensorcast::{TString, Tensor};
 use tensorcast_records::events::{decode_event, SummaryValue};
-use tensorcast_records::{
-    detect_compression, Compression, FeatureSpec, Parsed, ReaderOptions, RecordReader,
-};
+use tensorcast_records::{Compression, FeatureSpec, Parsed, ReaderOptions, RecordReader};
 
 use super::inspect::{Args as InspectArgs, FileReport};
 use super::progress::{self, human_bytes};
+use super::record_summary::{Summariser, TensorSummary};
+use super::stats::{Accum, Stats};
 use super::table::{Align, Table};
-
-/// The compression of the TFRecord file at `path` (a regular file) when its content is one;
-/// an empty file named `.tfrecord` / `.tfrecords` (optionally `.gz` / `.zz`) counts as one.
-pub(crate) fn detect(path: &Path) -> Option<Compression> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    if meta.len() == 0 {
-        return name_compression(path);
-    }
-    let mut head = Vec::with_capacity(64 << 10);
-    std::fs::File::open(path)
-        .ok()?
-        .take(64 << 10)
-        .read_to_end(&mut head)
-        .ok()?;
-    detect_compression(&head)
-}
-
-/// The compression a TFRecord file name implies: `Some` for `.tfrecord` / `.tfrecords`
-/// (none), with `.gz` (GZIP) or `.zz` (ZLIB) after them; `None` for other names.
-pub(crate) fn name_compression(path: &Path) -> Option<Compression> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let (stem, c) = if let Some(s) = name.strip_suffix(".gz") {
-        (s, Compression::Gzip)
-    } else if let Some(s) = name.strip_suffix(".zz") {
-        (s, Compression::Zlib)
-    } else {
-        (name.as_str(), Compression::None)
-    };
-    (stem.ends_with(".tfrecord") || stem.ends_with(".tfrecords")).then_some(c)
-}
 
 /// Parses `--compression`: `none`, `gzip`, `zlib` (any case; TensorFlow's `""`, `GZIP`,
 /// `ZLIB` too).
@@ -112,7 +86,8 @@ impl Content {
         if decode_event(record).is_ok_and(|e| e.file_version.starts_with("brain.Event:")) {
             return Content::Events;
         }
-        if record.first() == Some(&0x08) && decode_tensor(record).is_ok() {
+        // The message, not the tensor: a record claiming a fill costs nothing to tell.
+        if record.first() == Some(&0x08) && TensorProto::decode(record).is_ok() {
             return Content::Tensors;
         }
         if let Ok(s) = SequenceExample::decode(record) {
@@ -127,10 +102,27 @@ impl Content {
     }
 }
 
-fn decode_tensor(record: &[u8]) -> Result<Tensor> {
-    let options = super::source::read_options();
-    let buf = tensorcast::buffer::Buffer::copy_from_slice(record)?;
-    Ok(tensorcast::io::tensorproto::read_with(buf, &options)?)
+/// Decodes a serialize_tensor record, charging the tensor's bytes beyond the record's to the
+/// budget of `options`; the tensor and the bytes charged.
+pub(crate) fn decode_tensor(record: &[u8], options: &ReadOptions) -> Result<(Tensor, u64)> {
+    decode_tensor_in(
+        tensorcast::buffer::Buffer::copy_from_slice(record)?,
+        options,
+    )
+}
+
+/// [`decode_tensor`] of a record held in `record` (the tensor may share its memory).
+pub(crate) fn decode_tensor_in(
+    record: tensorcast::buffer::Buffer,
+    options: &ReadOptions,
+) -> Result<(Tensor, u64)> {
+    tensorcast::io::tensorproto::read_charged(record, options).map_err(|e| {
+        if e.kind() == tensorcast::io::ErrorKind::TooLarge {
+            anyhow!(e)
+        } else {
+            anyhow!(e).context("not a serialized TensorProto")
+        }
+    })
 }
 
 /// The file's name as errors show it.
@@ -143,6 +135,18 @@ fn shown(path: &Path) -> String {
 pub(crate) fn for_each_record(
     path: &Path,
     compression: Compression,
+    each: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<u64> {
+    for_each_record_with(path, compression, true, each)
+}
+
+/// [`for_each_record`], reading ahead on threads of its own when `prefetch` (worth it when
+/// `each` works on this thread; not when it hands the records to workers, which need the
+/// cores).
+fn for_each_record_with(
+    path: &Path,
+    compression: Compression,
+    prefetch: bool,
     mut each: impl FnMut(u64, &[u8]) -> Result<()>,
 ) -> Result<u64> {
     let file_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -154,7 +158,7 @@ pub(crate) fn for_each_record(
     };
     let options = ReaderOptions {
         compression,
-        prefetch: true,
+        prefetch,
         max_record_bytes,
         ..ReaderOptions::default()
     };
@@ -195,8 +199,19 @@ pub(crate) fn read_all(path: &Path, compression: Compression) -> Result<Vec<Byte
     Ok(out)
 }
 
-/// The tensors of a file of serialize_tensor records, named `record_<i>`.
+/// The tensors of a file of serialize_tensor records, named `record_<i>`, all kept: each
+/// tensor's bytes beyond its record's are charged to the `--max-memory` budget, and for a
+/// compressed file the records' bytes beyond the file's own size too (a few KB of GZIP can
+/// hold gigabytes of records).
 pub(crate) fn read_tensors(path: &Path, compression: Compression) -> Result<Vec<NamedTensor>> {
+    let options = super::source::read_options();
+    let budget = options.read_budget();
+    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    // What the file's own bytes pay for; past it, a compressed file's records are charged.
+    let mut paid = match compression {
+        Compression::None => u64::MAX,
+        _ => file_bytes,
+    };
     let mut out = Vec::new();
     let mut content = None;
     for_each_record(path, compression, |i, r| {
@@ -212,7 +227,14 @@ pub(crate) fn read_tensors(path: &Path, compression: Compression) -> Result<Vec<
                 }
             );
         }
-        let t = decode_tensor(r).context("not a serialized TensorProto")?;
+        let len = r.len() as u64;
+        let unpaid = len.saturating_sub(paid);
+        paid = paid.saturating_sub(len);
+        budget.charge(
+            unpaid,
+            format_args!("the decompressed record {i} ({len} bytes)"),
+        )?;
+        let (t, _) = decode_tensor(r, &options)?;
         out.push(NamedTensor::new(format!("record_{i}"), t));
         Ok(())
     })?;
@@ -436,8 +458,42 @@ struct TagStats {
     last: String,
 }
 
-/// The last value of a summary value, as one short line.
-fn summary_text(v: &SummaryValue, values: i64) -> (String, String) {
+/// The last value of a summary value, as one short line. Its tensor is decoded within what is
+/// left of the `--max-memory` budget (a few bytes of event can claim a fill of gigabytes: the
+/// decode's fill and element allocations are bounded by it) and dropped once the line is
+/// made; past the budget the error is returned, any other failure to decode is the line.
+fn summary_text(v: &SummaryValue, values: i64, options: &ReadOptions) -> Result<(String, String)> {
+    let budget = options.read_budget();
+    let left = usize::try_from(budget.remaining_bytes()).unwrap_or(usize::MAX);
+    let decode = DecodeOptions::new().with_max_fill_bytes(left);
+    let tensor = v
+        .tensor
+        .as_ref()
+        .map(|p| tensorcast::proto::tensor_from_proto_with(p, &decode));
+    if let Some(Err(e)) = &tensor {
+        if e.code() == tensorcast::Code::ResourceExhausted {
+            return Err(anyhow!(
+                "tag '{}': its tensor does not fit in what is left of --max-memory ({} of {} \
+                 bytes): {e}",
+                escaped(&v.tag),
+                budget.remaining_bytes(),
+                budget.limit_bytes()
+            ));
+        }
+    }
+    Ok(summary_line(
+        v,
+        tensor.map(|r| r.map_err(|e| e.to_string())),
+        values,
+    ))
+}
+
+/// [`summary_text`] once the tensor is decoded (or not).
+fn summary_line(
+    v: &SummaryValue,
+    tensor: Option<std::result::Result<Tensor, String>>,
+    values: i64,
+) -> (String, String) {
     let plugin = v.plugin_name();
     if let Some(x) = v.simple_value {
         return ("scalar".into(), x.to_string());
@@ -448,12 +504,10 @@ fn summary_text(v: &SummaryValue, values: i64) -> (String, String) {
             format!("{} values in [{}, {}]", h.num, h.min, h.max),
         );
     }
-    let Some(proto) = &v.tensor else {
-        return ("other".into(), "-".into());
-    };
-    let t = match tensorcast::proto::tensor_from_proto(proto) {
-        Ok(t) => t,
-        Err(e) => return ("tensor".into(), format!("(cannot decode: {e})")),
+    let t = match tensor {
+        None => return ("other".into(), "-".into()),
+        Some(Ok(t)) => t,
+        Some(Err(e)) => return ("tensor".into(), format!("(cannot decode: {e})")),
     };
     let kind = if plugin.is_empty() { "tensor" } else { plugin };
     let text = match plugin {
@@ -495,32 +549,56 @@ pub(crate) struct RecordsReport {
     record_bytes: (u64, u64, u64),
     schema: Schema,
     tags: BTreeMap<String, TagStats>,
+    /// serialize_tensor records: the report on the tensors listed one by one (the first
+    /// `--records`), and the summary of all of them.
     tensors: Option<FileReport>,
+    listed: u64,
+    summary: TensorSummary,
     values: i64,
 }
 
 /// Runs `inspect` on the TFRecord file `path`.
+///
+/// serialize_tensor records are decoded one at a time (on worker threads, see
+/// [`super::record_summary`]), added to their (dtype, shape) group's count and statistics and
+/// dropped (what each charged to `--max-memory` given back), except the first `--records`,
+/// whose tensors are kept and listed one by one as a tensor file's are.
 pub(crate) fn inspect(
     path: &Path,
     compression: Compression,
     args: &InspectArgs,
 ) -> Result<RecordsReport> {
+    let options = super::source::read_options();
+    let list = u64::try_from(args.records).unwrap_or(u64::MAX);
     let file_bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let mut content = Content::Empty;
     let mut schema = Schema::default();
-    let mut tensors = Vec::new();
+    let mut summary = TensorSummary::default();
+    let mut listed = Vec::new();
     let mut tags: BTreeMap<String, TagStats> = BTreeMap::new();
     let (mut min_b, mut max_b, mut total_b) = (u64::MAX, 0u64, 0u64);
-    let records = for_each_record(path, compression, |i, r| {
+    // Records past the listed ones are summarised on worker threads while reading goes on.
+    let mut summariser: Option<Summariser> = None;
+    let read = for_each_record_with(path, compression, false, |i, r| {
         if i == 0 {
             content = Content::of(r);
         }
         let len = r.len() as u64;
         (min_b, max_b, total_b) = (min_b.min(len), max_b.max(len), total_b + len);
         match content {
+            Content::Tensors if i < list => {
+                let (t, _) = decode_tensor(r, &options)?;
+                summary.add(&t);
+                listed.push(NamedTensor::new(format!("record_{i}"), t));
+            }
             Content::Tensors => {
-                let t = decode_tensor(r).context("not a serialized TensorProto")?;
-                tensors.push(NamedTensor::new(format!("record_{i}"), t));
+                if summariser.is_none() {
+                    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+                    summariser = Some(Summariser::start(threads, &options)?);
+                }
+                if let Some(s) = &mut summariser {
+                    s.add(i, r);
+                }
             }
             Content::Examples => {
                 let e = Example::decode(r).map_err(|e| anyhow!("not a tf.train.Example: {e}"))?;
@@ -534,7 +612,7 @@ pub(crate) fn inspect(
             Content::Events => {
                 let e = decode_event(r)?;
                 for v in e.summary.iter().flat_map(|s| &s.value) {
-                    let (kind, last) = summary_text(v, args.values);
+                    let (kind, last) = summary_text(v, args.values, &options)?;
                     let t = tags.entry(v.tag.clone()).or_insert_with(|| TagStats {
                         kind: kind.clone(),
                         values: 0,
@@ -554,10 +632,17 @@ pub(crate) fn inspect(
             Content::Empty | Content::Bytes => {}
         }
         Ok(())
-    })?;
+    });
+    // A record that did not decode comes before any reading error (it was read).
+    if let Some(s) = summariser {
+        s.finish(&mut summary)
+            .map_err(|(i, e)| e.context(format!("{}: record {i}", shown(path))))?;
+    }
+    let records = read?;
     if records == 0 {
         min_b = 0;
     }
+    let listed_count = listed.len() as u64;
     let tensors = (content == Content::Tensors).then(|| {
         super::inspect::tensors_report(
             path,
@@ -568,7 +653,7 @@ pub(crate) fn inspect(
                 if records == 1 { "" } else { "s" }
             ),
             Vec::new(),
-            std::mem::take(&mut tensors),
+            std::mem::take(&mut listed),
             args,
         )
     });
@@ -582,6 +667,8 @@ pub(crate) fn inspect(
         schema,
         tags,
         tensors,
+        listed: listed_count,
+        summary,
         values: args.values,
     })
 }
@@ -595,9 +682,65 @@ fn range(a: u64, b: u64) -> String {
 }
 
 impl RecordsReport {
+    /// True when the records' tensors are summarised (some are not listed one by one).
+    fn summarised(&self) -> bool {
+        self.tensors.is_some() && self.listed < self.records
+    }
+
+    /// The summary of serialize_tensor records: the groups by dtype and shape, then the
+    /// records listed one by one.
+    fn summarised_text(&self, listed: &FileReport) -> String {
+        let (lo, hi, _) = self.record_bytes;
+        let mut s = format!(
+            "{}: tfrecord ({}), {} serialize_tensor records, {}\n  record bytes: {}\n",
+            escaped(&self.path),
+            compression_name(self.compression),
+            self.records,
+            human_bytes(self.file_bytes),
+            range(lo, hi)
+        );
+        let mut table = Table::new(
+            &[
+                &[
+                    ("dtype", Align::Left),
+                    ("shape", Align::Left),
+                    ("records", Align::Right),
+                    ("bytes", Align::Right),
+                ][..],
+                &Stats::COLUMNS,
+            ]
+            .concat(),
+        );
+        for g in &self.summary.groups {
+            let mut row = vec![
+                g.dtype.name(),
+                g.shape.to_string(),
+                g.records.to_string(),
+                g.bytes.to_string(),
+            ];
+            let stats = g.stats.as_ref().and_then(Accum::finish);
+            row.extend(Stats::cells(stats.as_ref(), g.dtype));
+            table.row(row);
+        }
+        s.push_str(&table.render("  "));
+        if self.listed > 0 {
+            s.push_str(&format!(
+                "  the first {} record{} (--records N lists more, -1 all):\n",
+                self.listed,
+                if self.listed == 1 { "" } else { "s" }
+            ));
+            s.push_str(&listed.body_text());
+        }
+        s
+    }
+
     pub(crate) fn to_text(&self) -> String {
         if let Some(t) = &self.tensors {
-            return t.to_text();
+            return if self.summarised() {
+                self.summarised_text(t)
+            } else {
+                t.to_text()
+            };
         }
         let what = match self.content {
             Content::Examples => " of tf.train.Example",
@@ -741,6 +884,24 @@ impl RecordsReport {
         if self.content == Content::SequenceExamples {
             doc["feature_lists"] = json!(feature_json(&self.schema.lists, true));
         }
+        if self.content == Content::Tensors {
+            let groups: Vec<Value> = self
+                .summary
+                .groups
+                .iter()
+                .map(|g| {
+                    json!({
+                        "dtype": g.dtype.name(),
+                        "shape": g.shape.dim_sizes(),
+                        "records": g.records,
+                        "bytes": g.bytes,
+                        "stats": g.stats.as_ref().and_then(Accum::finish).map(|st| st.to_json(g.dtype)),
+                    })
+                })
+                .collect();
+            doc["groups"] = json!(groups);
+            doc["listed_records"] = json!(self.listed);
+        }
         doc
     }
 }
@@ -748,17 +909,6 @@ impl RecordsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_imply_compressions() {
-        let c = |s: &str| name_compression(Path::new(s));
-        assert_eq!(c("a.tfrecord"), Some(Compression::None));
-        assert_eq!(c("dir/train.TFRecords"), Some(Compression::None));
-        assert_eq!(c("a.tfrecord.gz"), Some(Compression::Gzip));
-        assert_eq!(c("a.tfrecords.zz"), Some(Compression::Zlib));
-        assert_eq!(c("a.npz"), None);
-        assert_eq!(c("a.gz"), None);
-    }
 
     #[test]
     fn compressions_parse() {

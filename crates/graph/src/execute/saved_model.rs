@@ -47,6 +47,7 @@ pub struct SavedModel {
     tags: Vec<String>,
     session: Session,
     signatures: BTreeMap<String, Signature>,
+    warnings: Vec<String>,
 }
 
 /// The key of the signature TensorFlow 2 stores its init op under.
@@ -145,7 +146,15 @@ impl SavedModel {
                 .into_iter()
                 .filter(|(k, _)| k != INIT_OP_SIGNATURE_KEY)
                 .collect(),
+            warnings: file.warnings().to_vec(),
         })
+    }
+
+    /// What the loader went on without, as TensorFlow's loader logs it and goes on (a damaged
+    /// `fingerprint.pb`): one line each, naming the file (see
+    /// [`tensorcast_io::saved_model::SavedModel::warnings`]).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The folder it was loaded from.

@@ -27,6 +27,8 @@ const MIN_PRODUCER: i32 = 0;
 /// The piece tensors are read, checksummed and copied in: small enough to stay in a core's
 /// L2 cache between the read, the CRC and the copy out.
 const PIECE: usize = 256 << 10;
+/// The largest `checkpoint` state file read (they hold a few lines).
+const MAX_STATE_BYTES: u64 = 16 << 20;
 
 /// Reads `buf.len()` bytes at `at`; a file that ends first is `UnexpectedEof`.
 fn read_piece(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
@@ -113,8 +115,15 @@ pub fn resolve_prefix(path: &Path) -> Result<PathBuf> {
     if path.is_dir() {
         let state = path.join("checkpoint");
         if state.is_file() {
-            let text = std::fs::read_to_string(&state)
-                .map_err(|e| IoError::io(format!("cannot read {}", state.display()), e))?;
+            // A state file is a few lines; through the one input layer, bounded.
+            let bound = crate::source::Bound {
+                known: MAX_STATE_BYTES,
+                unknown: MAX_STATE_BYTES,
+                name: "the limit of a checkpoint state file".to_string(),
+            };
+            let bytes = crate::source::read_path(&state, ReadMode::Read, &bound)
+                .map_err(|e| e.context(format!("cannot read {}", state.display())))?;
+            let text = String::from_utf8_lossy(bytes.as_slice());
             let name = checkpoint_state_path(&text).ok_or_else(|| {
                 IoError::corrupt(format!(
                     "{} names no model_checkpoint_path",
@@ -225,9 +234,17 @@ impl Checkpoint {
         let mut index_path = prefix.clone().into_os_string();
         index_path.push(".index");
         let index_path = PathBuf::from(index_path);
-        let bytes = std::fs::read(&index_path)
-            .map_err(|e| IoError::io(index_path.display().to_string(), e))?;
-        Self::from_index_bytes(&prefix, &bytes, options)
+        // Through the one input layer: a link to a procfs file (no size, any amount) is read
+        // up to the memory limit, not until memory runs out.
+        let bound = crate::source::Bound::metadata(options, false);
+        let bytes = crate::source::read_path(&index_path, options.mode, &bound).map_err(|e| {
+            let message = e
+                .message()
+                .strip_prefix("cannot open: ")
+                .unwrap_or(e.message());
+            IoError::new(e.kind(), format!("{}: {message}", index_path.display()))
+        })?;
+        Self::from_index_bytes(&prefix, bytes.as_slice(), options)
     }
 
     /// Parses an `.index` file's bytes; the data shards are looked for beside `prefix`.
@@ -419,8 +436,9 @@ impl Checkpoint {
     /// No such file or directory`); [`ErrorKind::Truncated`] when the shard ends before the
     /// tensor (`Read less bytes than requested`); [`ErrorKind::Corrupt`] for entries that
     /// disagree with their dtype and shape or slices that do not tile their tensor;
-    /// [`ErrorKind::TooLarge`] when a string tensor's element table would pass
-    /// [`ReadOptions::max_memory`]; [`ErrorKind::Unsupported`] for dtypes tensorcast has no
+    /// [`ErrorKind::TooLarge`] when a string tensor's element table (beyond the bytes of its
+    /// entry) would pass what is left of the memory budget ([`ReadOptions::read_budget`]: the
+    /// reads' shared one, or [`ReadOptions::max_memory`] for this read); [`ErrorKind::Unsupported`] for dtypes tensorcast has no
     /// tensors of, or byte-swapping variants.
     pub fn read(&self, key: &str) -> Result<Tensor> {
         let s = self.find(key.as_bytes()).ok_or_else(|| {
@@ -841,13 +859,15 @@ impl Checkpoint {
                 s.proto.size
             )));
         }
+        // The element table is what the file's bytes do not pay for: charged to the budget
+        // (the reads' shared one, or this read's own of `max_memory`) before it is built.
         let per = std::mem::size_of::<TString>().max(std::mem::size_of::<Variant>()) as u128;
-        if n as u128 * per > u128::from(self.options.max_memory) {
-            return Err(IoError::too_large(format!(
-                "tensor '{}' has {n} elements, whose table would pass the memory limit of {} bytes",
-                crate::escaped(&key),
-                self.options.max_memory
-            )));
+        let table = (n as u128 * per).saturating_sub(s.proto.size.max(0) as u128);
+        let budget = self.options.read_budget();
+        let what = || format!("the {n} elements of tensor '{}'", crate::escaped(&key));
+        match u64::try_from(table) {
+            Ok(t) => budget.charge(t, what())?,
+            Err(_) => return Err(budget.exceeded(what(), table)),
         }
         let (bytes, _) = self.shard_bytes(s.proto.shard_id, s.proto.offset, s.proto.size, false)?;
         match dtype {
@@ -931,7 +951,8 @@ impl Checkpoint {
         // What the elements' nested tensors may claim beyond their bytes (values a proto
         // declares but does not carry) shares the memory limit.
         let share =
-            usize::try_from(self.options.max_memory / (n.max(1) as u64)).unwrap_or(usize::MAX);
+            usize::try_from(self.options.read_budget().remaining_bytes() / (n.max(1) as u64))
+                .unwrap_or(usize::MAX);
         let fill = DecodeOptions::new().with_max_fill_bytes(share);
         for i in 0..n {
             let len = get_varint(data, &mut pos, 10).ok_or_else(short)?;
@@ -1046,12 +1067,14 @@ impl Checkpoint {
         for &sh in &shards {
             on_disk = on_disk.saturating_add(self.shard_len(sh)?);
         }
-        if total as u64 > on_disk && total as u64 > self.options.max_memory {
-            return Err(IoError::too_large(format!(
-                "partitioned tensor '{}' needs {total} bytes, more than its shards hold ({on_disk}) and the memory limit ({})",
-                crate::escaped(&key),
-                self.options.max_memory
-            )));
+        if total as u64 > on_disk {
+            self.options.read_budget().charge(
+                total as u64 - on_disk,
+                format_args!(
+                    "partitioned tensor '{}' (of {total} bytes, its shards {on_disk})",
+                    crate::escaped(&key)
+                ),
+            )?;
         }
         let n = full.shape.num_elements_usize();
         let mut out = Vec::new();

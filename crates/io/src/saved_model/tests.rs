@@ -1,4 +1,5 @@
 use tensorcast_proto::trackable_object_graph::trackable_object::ObjectReference;
+use tensorcast_proto::Message as _;
 use tensorcast_proto::{
     meta_graph_def::MetaInfoDef, AttrValue, FunctionDef, GraphDef, NameAttrList, OpDefProto,
     SavedObject, SavedVariable,
@@ -59,6 +60,7 @@ fn in_memory(m: MetaGraphDef) -> SavedModel {
         },
         fingerprint: None,
         variables: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -115,6 +117,54 @@ fn open_garbage_pb_is_corrupt_naming_file() {
     );
     assert_eq!(e.kind(), ErrorKind::Corrupt);
     assert!(e.to_string().contains("saved_model.pb"), "{e}");
+}
+
+#[test]
+fn corrupt_optional_fingerprint_warns_and_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = tensorcast_proto::SavedModel {
+        saved_model_schema_version: 1,
+        meta_graphs: vec![meta(&["serve"])],
+    };
+    std::fs::write(dir.path().join("saved_model.pb"), pb.encode_to_vec()).unwrap();
+    let fp = dir.path().join(FINGERPRINT_FILENAME);
+    for bad in [&b"\xff\xff\xff garbage"[..], b"\x0a\x80"] {
+        std::fs::write(&fp, bad).unwrap();
+        let sm = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap();
+        assert!(sm.fingerprint().is_none());
+        assert_eq!(sm.warnings().len(), 1);
+        let w = &sm.warnings()[0];
+        assert!(
+            w.starts_with(&format!(
+                "{}: Fingerprint was found, but there was an error when reading the proto. \
+                 Saved model loading will continue. (not a FingerprintDef: ",
+                fp.display()
+            )),
+            "{w}"
+        );
+        assert_eq!(sm.tag_sets(), vec![vec!["serve".to_string()]]);
+    }
+    // A sound one: read, no warning.
+    std::fs::write(&fp, FingerprintDef::default().encode_to_vec()).unwrap();
+    let sm = SavedModel::open(dir.path(), &ReadOptions::default()).unwrap();
+    assert!(sm.fingerprint().is_some() && sm.warnings().is_empty());
+}
+
+#[test]
+fn procfs_symlinked_saved_model_pb_is_read_up_to_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/proc/self/pagemap", dir.path().join("saved_model.pb")).unwrap();
+    let opts = ReadOptions {
+        max_memory: 1 << 20,
+        ..ReadOptions::default()
+    };
+    let e = SavedModel::open(dir.path(), &opts).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge);
+    assert!(
+        e.to_string()
+            .contains("saved_model.pb: the file reports a size of 0"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -104,6 +104,7 @@ pub(crate) fn load(path: &Path) -> Result<Graph> {
             &crate::cli::source::read_options(),
         )
         .with_context(|| shown(&dir))?;
+        crate::cli::saved_model::warn(&sm);
         let metas = sm.meta_graphs_sorted();
         let meta = sm
             .meta_graph(&["serve"])

@@ -238,6 +238,12 @@ pub(super) fn load_saved_model(
     )
     .map_err(|e| run_error(&e))
     .with_context(|| name.clone())?;
+    for w in model.warnings() {
+        eprintln!(
+            "tensorcast: warning: {}",
+            crate::cli::source::terminal_safe(w)
+        );
+    }
     Ok((model, name))
 }
 
