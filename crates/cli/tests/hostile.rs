@@ -218,7 +218,11 @@ fn max_memory_bounds_a_tensorproto_fill() {
         .current_dir(&dir)
         .output()
         .unwrap();
-    assert_one_line_exit_2(&o, "tensorcast: fill.pb:", "limit");
+    assert_one_line_exit_2(
+        &o,
+        "tensorcast: fill.pb:",
+        "more than the 1048576 bytes left of --max-memory",
+    );
     let o = Command::new(BIN)
         .args(["--max-memory", "128M", "inspect", "fill.pb"])
         .current_dir(&dir)

@@ -132,11 +132,6 @@ fn interrupted(format: &str, out: &str, files: &[&str], signal: &str, number: i3
 }
 
 #[test]
-fn tfrecord_output_interrupted_by_sigterm_leaves_no_temp_file() {
-    interrupted("tfrecord", "out.tfrecord", &["out.tfrecord"], "TERM", 15);
-}
-
-#[test]
 fn every_output_format_interrupted_by_sigterm_leaves_no_temp_file() {
     for (format, out, files) in FORMATS {
         interrupted(format, out, files, "TERM", 15);

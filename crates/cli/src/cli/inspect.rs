@@ -30,7 +30,7 @@ use super::{EXIT_ERROR, EXIT_OK};
 enum Report {
     File(FileReport),
     Checkpoint(CheckpointReport),
-    Records(super::tfrecord::RecordsReport),
+    Records(Box<super::tfrecord::RecordsReport>),
 }
 
 impl Report {
@@ -167,7 +167,7 @@ pub(crate) fn run(args: &Args) -> Result<i32> {
         } else {
             match super::detect::detect_path(path) {
                 Some(Input::Records(c)) => {
-                    super::tfrecord::inspect(path, c, args).map(Report::Records)
+                    super::tfrecord::inspect(path, c, args).map(|r| Report::Records(Box::new(r)))
                 }
                 Some(Input::Arrow(kind)) => {
                     super::arrow::inspect(path, kind, args).map(Report::File)
