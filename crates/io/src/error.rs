@@ -135,6 +135,15 @@ impl IoError {
         }
     }
 
+    /// The same error (kind and cause) with `message` instead of its own.
+    pub(crate) fn with_message(self, message: impl Into<String>) -> Self {
+        Self {
+            kind: self.kind,
+            message: message.into(),
+            source: self.source,
+        }
+    }
+
     pub(crate) fn io(what: impl fmt::Display, e: std::io::Error) -> Self {
         Self::with_source(ErrorKind::Io, format!("{what}: {e}"), e)
     }

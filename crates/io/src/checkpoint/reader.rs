@@ -237,12 +237,14 @@ impl Checkpoint {
         // Through the one input layer: a link to a procfs file (no size, any amount) is read
         // up to the memory limit, not until memory runs out.
         let bound = crate::source::Bound::metadata(options, false);
+        // The operating system's error stays the cause (a missing index is NotFound).
         let bytes = crate::source::read_path(&index_path, options.mode, &bound).map_err(|e| {
             let message = e
                 .message()
                 .strip_prefix("cannot open: ")
                 .unwrap_or(e.message());
-            IoError::new(e.kind(), format!("{}: {message}", index_path.display()))
+            let message = format!("{}: {message}", index_path.display());
+            e.with_message(message)
         })?;
         Self::from_index_bytes(&prefix, bytes.as_slice(), options)
     }

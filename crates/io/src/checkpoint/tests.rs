@@ -1004,3 +1004,21 @@ fn checkpoint_rewrite_with_empty_tensor_is_byte_identical() {
         std::fs::read(dir.path().join("ckpt.data-00000-of-00001")).unwrap()
     );
 }
+
+#[test]
+fn missing_checkpoint_index_keeps_the_operating_systems_not_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("none-1");
+    let e = Checkpoint::open(&prefix, &ReadOptions::default()).unwrap_err();
+    let io = std::error::Error::source(&e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .map(std::io::Error::kind);
+    assert_eq!(io, Some(std::io::ErrorKind::NotFound), "{e}");
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}.index: No such file or directory (os error 2)",
+            prefix.display()
+        )
+    );
+}
