@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every fuzz target (or those named) one at a time for SECONDS each (default 600) under
-# `nice -n 19`, with libFuzzer's malloc and RSS limits so that an input making a decoder
-# allocate far more than it justifies is a finding. Builds once (`cargo fuzz build -O`, skipped
-# with FUZZ_NO_BUILD=1) and runs the built binaries, so that nothing is rebuilt between targets.
+# `nice -n 19` (FUZZ_NICE sets another level), with libFuzzer's malloc and RSS limits so that
+# an input making a decoder allocate far more than it justifies is a finding. Builds once
+# (`cargo fuzz build -O`, skipped with FUZZ_NO_BUILD=1) and runs the built binaries, so that
+# nothing is rebuilt between targets.
 # Needs a nightly toolchain and cargo-fuzz. Logs go to fuzz/logs/.
 #
 # Two folders per target:
@@ -40,7 +41,7 @@ bin_dir="$target_dir/x86_64-unknown-linux-gnu/release"
 update_seeds() {
   local t="$1" max="${FUZZ_SEEDS_MAX:-256}"
   rm -rf "seeds/$t.new" && mkdir "seeds/$t.new"
-  if ! nice -n 19 "$bin_dir/$t" -set_cover_merge=1 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+  if ! nice -n "${FUZZ_NICE:-19}" "$bin_dir/$t" -set_cover_merge=1 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
       "seeds/$t.new" "corpus/$t" "seeds/$t" >"logs/$t.seeds.log" 2>&1; then
     echo "$t: set cover failed, seeds kept (see fuzz/logs/$t.seeds.log)"
     rm -rf "seeds/$t.new"
@@ -66,7 +67,7 @@ for t in "${targets[@]}"; do
     status=1
     continue
   fi
-  nice -n 19 "$bin_dir/$t" "corpus/$t" "seeds/$t" -max_total_time="$secs" \
+  nice -n "${FUZZ_NICE:-19}" "$bin_dir/$t" "corpus/$t" "seeds/$t" -max_total_time="$secs" \
     -malloc_limit_mb="${FUZZ_MALLOC_MB:-512}" -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
     -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?
@@ -87,7 +88,7 @@ for t in "${targets[@]}"; do
     -o -name 'leak-*' -o -name 'slow-unit-*' \) -exec cp -n {} "seeds/$t/" \;
   before=$(ls "corpus/$t" | wc -l)
   rm -rf "corpus/$t.min" && mkdir "corpus/$t.min"
-  if nice -n 19 "$bin_dir/$t" -merge=1 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
+  if nice -n "${FUZZ_NICE:-19}" "$bin_dir/$t" -merge=1 -rss_limit_mb="${FUZZ_RSS_MB:-2048}" \
       "corpus/$t.min" "corpus/$t" >"logs/$t.cmin.log" 2>&1; then
     rm -rf "corpus/$t" && mv "corpus/$t.min" "corpus/$t"
   else

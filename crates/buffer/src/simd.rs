@@ -125,6 +125,9 @@ fn cpu_level() -> Level {
 /// (`AddV2` of two 256 MiB tensors: 9.8-10.2 ms against 7.6-8.2 ms). Loops that are bound by
 /// computation use [`vectorized_wide`].
 ///
+/// The compiler may decline to inline a closure that holds a large loop, which then runs as
+/// baseline code on every CPU: such loops go through [`vectorize`] and a [`Kernel`] instead.
+///
 /// Only code that is inlined into `f` is compiled for the wider vectors: write the loop in
 /// `f`'s body or in `#[inline(always)]` functions it calls. The level is a cached load, cheap
 /// enough to check once per block of a few KiB.
@@ -190,6 +193,87 @@ fn with_avx2_fma<R>(f: impl FnOnce() -> R) -> R {
 #[inline]
 fn with_avx512<R>(f: impl FnOnce() -> R) -> R {
     f()
+}
+
+/// A loop for [`vectorize`]: its data in the fields, the loop in [`Kernel::run`], which must be
+/// `#[inline(always)]`.
+///
+/// Why not a closure: [`vectorized`] compiles its closure for AVX2 only if the compiler inlines
+/// the closure into the function compiled for AVX2, and it is free not to. A closure has one
+/// call per level (the AVX2 call and the plain one), so once a loop is inlined into it, it is
+/// too large to be inlined into either and is compiled as a function of its own, for baseline
+/// SSE2, whatever the CPU (found in 2026-11: 44 of the release binary's 1,004 AVX2 entries
+/// were a jump to such a closure, among them the element-wise engine's broadcast-row loops).
+/// A trait method marked `#[inline(always)]` is inlined into each level's function every time.
+///
+/// ```
+/// use tensorcast_buffer::simd::{vectorize, Kernel};
+///
+/// struct Sum<'a>(&'a [f32]);
+/// impl Kernel for Sum<'_> {
+///     type Output = f32;
+///     #[inline(always)]
+///     fn run(self) -> f32 {
+///         let mut lanes = [0f32; 8];
+///         for c in self.0.chunks(8) {
+///             for (l, x) in lanes.iter_mut().zip(c) {
+///                 *l += x;
+///             }
+///         }
+///         lanes.iter().sum()
+///     }
+/// }
+/// assert_eq!(vectorize(Sum(&[1.0; 100])), 100.0);
+/// ```
+pub trait Kernel {
+    /// What the loop gives.
+    type Output;
+    /// The loop. Mark it `#[inline(always)]`, and every function it calls in the loop.
+    fn run(self) -> Self::Output;
+}
+
+/// Runs `kernel` compiled for AVX2 and FMA where the CPU has them (as [`vectorized`] runs a
+/// closure, but certain to be compiled so: see [`Kernel`]), else plainly.
+#[inline(always)]
+pub fn vectorize<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    if level() >= Level::Avx2 {
+        // SAFETY: `run_avx2_fma`'s only requirement is that the CPU supports AVX2 and FMA;
+        // `level` gives `Avx2` or above only when `cpu_level` detected both.
+        return unsafe { run_avx2_fma(kernel) };
+    }
+    kernel.run()
+}
+
+/// [`vectorize`] for loops bound by computation: AVX-512 where the CPU has it and [`level`]
+/// allows (as [`vectorized_wide`]), else as [`vectorize`].
+#[inline(always)]
+pub fn vectorize_wide<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::Avx512 {
+        // SAFETY: `run_avx512`'s only requirement is that the CPU supports the features it
+        // enables; `level` gives `Avx512` only when `cpu_level` detected all of them.
+        return unsafe { run_avx512(kernel) };
+    }
+    vectorize(kernel)
+}
+
+/// Runs `kernel` in a function compiled with AVX2 and FMA; the caller must have checked that
+/// the CPU has both.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+fn run_avx2_fma<K: Kernel>(kernel: K) -> K::Output {
+    kernel.run()
+}
+
+/// Runs `kernel` in a function compiled with AVX-512 F, BW, VL and DQ, AVX2 and FMA; the
+/// caller must have checked that the CPU has them all.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")]
+#[inline]
+fn run_avx512<K: Kernel>(kernel: K) -> K::Output {
+    kernel.run()
 }
 
 /// x86's truncating conversion of one float to a signed integer (`cvttss2si`, `cvttsd2si`,

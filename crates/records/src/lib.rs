@@ -25,7 +25,9 @@
 //!   [`ReaderOptions::allow_incomplete_tail`].
 //! - **Splitting.** [`RecordIndex`] reads only the headers of an uncompressed file; its
 //!   [`RecordIndex::split`] gives byte-balanced ranges of records that threads (or workers)
-//!   read with [`RecordReader::open_at`].
+//!   read with [`RecordReader::open_at`]. [`scan()`] visits every record of a file on several
+//!   threads in one pass, each thread reading, checking and visiting chunks of its own (what
+//!   `tensorcast inspect` summarises large files with).
 //! - **Writers.** [`RecordWriter`] streams to any `Write`; [`FileWriter`] / [`write_file`]
 //!   write a temporary file and rename it into place, so a reader never sees a partial file.
 //!
@@ -98,6 +100,7 @@ mod inflate;
 mod parse;
 mod prefetch;
 mod reader;
+mod scan;
 mod sequence;
 mod wire;
 mod writer;
@@ -116,6 +119,7 @@ pub use reader::{
     read_records, slice_records, ReaderOptions, RecordReader, Records, DEFAULT_MAX_RECORD_BYTES,
     FOOTER_BYTES, HEADER_BYTES,
 };
+pub use scan::{scan, Scan};
 pub use sequence::{parse_sequence_example, SequenceParsed};
 pub use writer::{write_file, FileWriter, RecordWriter};
 

@@ -9,6 +9,8 @@
 use serde_json::{json, Value};
 use tensorcast::{DataType, Tensor};
 
+use tensorcast::buffer::simd::Kernel;
+
 use super::decode::{Chunk, Decoder, Kind, CHUNK_ELEMS};
 use super::table::Align;
 
@@ -206,7 +208,7 @@ impl Accum {
 fn f32_lanes(bytes: &[u8]) -> Lanes {
     // NaN-free data (almost all) in one pass of min, max and add; a NaN shows in a lane's
     // sum, and then the chunk is done again counting and skipping them.
-    let fast = tensorcast::buffer::simd::vectorized(|| f32_lanes_no_nan(bytes));
+    let fast = tensorcast::buffer::simd::vectorize(F32Lanes(bytes));
     if fast.sum.is_nan() {
         f32_lanes_nan(bytes)
     } else {
@@ -214,14 +216,35 @@ fn f32_lanes(bytes: &[u8]) -> Lanes {
     }
 }
 
+/// [`f32_lanes_no_nan`] as a [`Kernel`] (certain to be compiled for AVX2 where the CPU has it).
+struct F32Lanes<'a>(&'a [u8]);
+
+impl Kernel for F32Lanes<'_> {
+    type Output = Lanes;
+    #[inline(always)]
+    fn run(self) -> Lanes {
+        f32_lanes_no_nan(self.0)
+    }
+}
+
+/// [`float_lanes_inline`] as a [`Kernel`].
+struct FloatLanes<'a>(&'a [f64]);
+
+impl Kernel for FloatLanes<'_> {
+    type Output = Lanes;
+    #[inline(always)]
+    fn run(self) -> Lanes {
+        float_lanes_inline(self.0)
+    }
+}
+
 /// The 8 lanes of `f32`s a block of 32 bytes holds.
 #[inline(always)]
 fn f32_block(b: &[u8]) -> [f32; 8] {
-    let mut x = [0f32; 8];
-    for (i, e) in b.chunks_exact(4).enumerate() {
-        x[i] = f32::from_le_bytes([e[0], e[1], e[2], e[3]]);
-    }
-    x
+    // Whole-array indexing: a vector load, not a byte shuffle per element.
+    std::array::from_fn(|i| {
+        f32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+    })
 }
 
 /// [`f32_lanes`] of bytes without NaNs (with one, its sum is NaN and the rest undefined).
@@ -235,8 +258,10 @@ fn f32_lanes_no_nan(bytes: &[u8]) -> Lanes {
     for b in &mut blocks {
         let x = f32_block(b);
         for i in 0..W {
-            min[i] = min[i].min(x[i]);
-            max[i] = max[i].max(x[i]);
+            // Plain comparisons (one `minps`/`maxps` each): without NaNs they are `min` and
+            // `max`, and a NaN is caught by the sum.
+            min[i] = if x[i] < min[i] { x[i] } else { min[i] };
+            max[i] = if x[i] > max[i] { x[i] } else { max[i] };
             sum[i] += f64::from(x[i]);
         }
     }
@@ -297,7 +322,7 @@ struct Lanes {
 /// waiting on one serial chain of additions; branch-free (`f64::min`/`max` ignore a NaN
 /// operand, and a NaN adds 0 to the sum). Compiled for AVX2 where the CPU has it.
 fn float_lanes(v: &[f64]) -> Lanes {
-    tensorcast::buffer::simd::vectorized(|| float_lanes_inline(v))
+    tensorcast::buffer::simd::vectorize(FloatLanes(v))
 }
 
 #[inline(always)]

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use tensorcast_buffer::simd::{vectorized, vectorized_wide};
+use tensorcast_buffer::simd::{vectorize, vectorize_wide, Kernel as Loop};
 use tensorcast_buffer::{Allocator, Writer};
 
 use tensorcast_core::layout::{coalesce, Layout};
@@ -351,8 +351,8 @@ where
                     let pb = self.b0 + (r + i) * self.sb[0] + c;
                     let out = &mut band[i * width + c..i * width + c + k];
                     let (x, y) = (&self.a[pa..pa + k], &self.b[pb..pb + k]);
-                    if simd::<T, _>(|| both(out, x, y, &self.k.fast, &self.k.special)) {
-                        simd::<T, _>(|| both(out, x, y, &self.k.main, &never));
+                    if simd::<T, _>(Both::new(&mut *out, x, y, &self.k.fast, &self.k.special)) {
+                        simd::<T, _>(Both::new(out, x, y, &self.k.main, &never));
                     }
                 }
                 c += k;
@@ -412,20 +412,20 @@ where
                 match (sa, sb) {
                     (1, 1) => {
                         let (x, y) = (&self.a[pa..pa + k], &self.b[pb..pb + k]);
-                        if simd::<T, _>(|| both(out, x, y, fast, special)) {
-                            simd::<T, _>(|| both(out, x, y, f, &never));
+                        if simd::<T, _>(Both::new(&mut *out, x, y, fast, special)) {
+                            simd::<T, _>(Both::new(out, x, y, f, &never));
                         }
                     }
                     (0, 1) => {
                         let (x, y) = (&self.a[pa], &self.b[pb..pb + k]);
-                        if simd::<T, _>(|| left_one(out, x, y, fast, special)) {
-                            simd::<T, _>(|| left_one(out, x, y, f, &never));
+                        if simd::<T, _>(LeftOne::new(&mut *out, x, y, fast, special)) {
+                            simd::<T, _>(LeftOne::new(out, x, y, f, &never));
                         }
                     }
                     (1, 0) => {
                         let (x, y) = (&self.a[pa..pa + k], &self.b[pb]);
-                        if simd::<T, _>(|| right_one(out, x, y, fast, special)) {
-                            simd::<T, _>(|| right_one(out, x, y, f, &never));
+                        if simd::<T, _>(RightOne::new(&mut *out, x, y, fast, special)) {
+                            simd::<T, _>(RightOne::new(out, x, y, f, &never));
                         }
                     }
                     (0, 0) => {
@@ -488,14 +488,65 @@ impl<O: bytemuck::Pod> Stage<'_, O> {
 /// elements (`bfloat16` and `half` convert each element to `float` and back, which makes
 /// their loops bound by computation), AVX2 for wider ones (bound by memory, and slower with
 /// 512-bit vectors on the development machine; see `tensorcast_buffer::simd::vectorized`).
+/// The loop is a [`Loop`] (one of [`Both`], [`LeftOne`], [`RightOne`]), not a closure, so
+/// that it is certain to be compiled for those vectors (see [`Loop`]).
 #[inline(always)]
-fn simd<T, R>(f: impl FnOnce() -> R) -> R {
+fn simd<T, K: Loop>(kernel: K) -> K::Output {
     if std::mem::size_of::<T>() <= 2 {
-        vectorized_wide(f)
+        vectorize_wide(kernel)
     } else {
-        vectorized(f)
+        vectorize(kernel)
     }
 }
+
+/// The three loops below as [`Loop`]s: the output, the operands (`X` and `Y` a slice or one
+/// element), the function and the special-case test.
+macro_rules! loop_kernel {
+    ($(#[$doc:meta])* $name:ident, $body:ident, $x:ty, $y:ty) => {
+        $(#[$doc])*
+        struct $name<'a, T, O, F, S, M> {
+            out: &'a mut [O],
+            x: $x,
+            y: $y,
+            f: &'a F,
+            special: &'a S,
+            flag: std::marker::PhantomData<M>,
+        }
+
+        impl<'a, T, O, F, S, M> $name<'a, T, O, F, S, M> {
+            #[inline(always)]
+            fn new(out: &'a mut [O], x: $x, y: $y, f: &'a F, special: &'a S) -> Self {
+                Self { out, x, y, f, special, flag: std::marker::PhantomData }
+            }
+        }
+
+        impl<T, O, F, S, M> Loop for $name<'_, T, O, F, S, M>
+        where
+            F: Fn(&T, &T) -> O,
+            S: Fn(&T, &T, &O) -> M,
+            M: Flag,
+        {
+            type Output = bool;
+            #[inline(always)]
+            fn run(self) -> bool {
+                $body(self.out, self.x, self.y, self.f, self.special)
+            }
+        }
+    };
+}
+
+loop_kernel!(
+    /// [`both`] as a [`Loop`].
+    Both, both, &'a [T], &'a [T]
+);
+loop_kernel!(
+    /// [`left_one`] as a [`Loop`].
+    LeftOne, left_one, &'a T, &'a [T]
+);
+loop_kernel!(
+    /// [`right_one`] as a [`Loop`].
+    RightOne, right_one, &'a [T], &'a T
+);
 
 // The three tight loops. Each returns whether any element was `special` (an OR reduction
 // the compiler vectorises with the loop, and removes for `never`). They run through
