@@ -647,15 +647,11 @@ pub(crate) fn inspect(
     }
     let listed_count = listed.len() as u64;
     let tensors = (content == Content::Tensors).then(|| {
-        super::inspect::tensors_report(
+        listed_report(
             path,
             file_bytes,
-            format!(
-                "tfrecord ({}), {records} serialize_tensor record{}",
-                compression_name(compression),
-                if records == 1 { "" } else { "s" }
-            ),
-            Vec::new(),
+            compression,
+            records,
             std::mem::take(&mut listed),
             args,
         )
@@ -674,6 +670,30 @@ pub(crate) fn inspect(
         summary,
         values: args.values,
     })
+}
+
+/// The report on the tensors of the listed records of a file of `records` serialize_tensor
+/// records, as a tensor file's tensors are reported.
+fn listed_report(
+    path: &Path,
+    file_bytes: u64,
+    compression: Compression,
+    records: u64,
+    listed: Vec<NamedTensor>,
+    args: &InspectArgs,
+) -> FileReport {
+    super::inspect::tensors_report(
+        path,
+        file_bytes,
+        format!(
+            "tfrecord ({}), {records} serialize_tensor record{}",
+            compression_name(compression),
+            if records == 1 { "" } else { "s" }
+        ),
+        Vec::new(),
+        listed,
+        args,
+    )
 }
 
 /// What the records of one chunk of a scanned file give `inspect` (see [`scan_tensors`]).
@@ -778,18 +798,7 @@ fn scan_tensors(
         listed.extend(c.listed);
     }
     let listed_count = listed.len() as u64;
-    let tensors = super::inspect::tensors_report(
-        path,
-        len,
-        format!(
-            "tfrecord ({}), {records} serialize_tensor record{}",
-            compression_name(compression),
-            if records == 1 { "" } else { "s" }
-        ),
-        Vec::new(),
-        listed,
-        args,
-    );
+    let tensors = listed_report(path, len, compression, records, listed, args);
     Ok(Some(RecordsReport {
         path: path.display().to_string(),
         file_bytes: len,
