@@ -106,7 +106,7 @@ pub fn scan<S: Send>(
         }),
         Condvar::new(),
     );
-    let results: Mutex<Vec<Option<(S, u64)>>> = Mutex::new((0..chunks).map(|_| None).collect());
+    let results: Mutex<Vec<Option<S>>> = Mutex::new((0..chunks).map(|_| None).collect());
     let job = Job {
         file,
         len,
@@ -148,7 +148,7 @@ pub fn scan<S: Send>(
     let mut states = Vec::with_capacity(chunks);
     for r in results.into_inner().unwrap_or_else(|e| e.into_inner()) {
         match r {
-            Some((s, _)) => states.push(s),
+            Some(s) => states.push(s),
             None => return Scan::Irregular,
         }
     }
@@ -184,7 +184,7 @@ impl Job<'_> {
         self.walk.1.notify_all();
     }
 
-    /// Reads, walks and visits chunk `k`: its state and the number of its records, or `None`
+    /// Reads, walks and visits chunk `k`: its state, or `None`
     /// when the scan is irregular (or stopped).
     fn chunk<S>(
         &self,
@@ -192,7 +192,7 @@ impl Job<'_> {
         buf: &mut Vec<u8>,
         start: &impl Fn(u64) -> S,
         visit: &impl Fn(&mut S, u64, &[u8]) -> bool,
-    ) -> Option<(S, u64)> {
+    ) -> Option<S> {
         let from = k as u64 * self.chunk;
         let to = (from + self.chunk).min(self.len);
         // Within the chunk size, a usize.
@@ -220,7 +220,7 @@ impl Job<'_> {
         {
             let mut w = self.walk.0.lock().unwrap_or_else(|e| e.into_inner());
             w.walked = k + 1;
-            w.offset = at.max(to);
+            w.offset = at;
             w.index = first + spans.len() as u64;
             self.walk.1.notify_all();
         }
@@ -243,7 +243,7 @@ impl Job<'_> {
                 return None;
             }
         }
-        Some((state, spans.len() as u64))
+        Some(state)
     }
 
     /// The record whose header starts at file offset `at` (within the chunk that starts at
